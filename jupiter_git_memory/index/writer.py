@@ -1,0 +1,50 @@
+"""The one write path into the index. Seeding, candidates and repair all hand it a WritePlan.
+
+Order matters for crash safety: vectors are written first and the catalog last, in one transaction.
+The next seed diffs against Chroma's actual ids, so a crash at any point leaves at worst orphan vectors
+or missing ones, which that seed deletes or re-embeds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .catalog import CatalogChanges, ChunkRow
+from .handle import Index
+
+
+def meta_hash(meta: dict) -> str:
+    return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass
+class WritePlan:
+    embed: list[tuple[ChunkRow, dict]] = field(default_factory=list)  # new vectors: chunk + chroma metadata
+    update_meta: list[tuple[str, dict]] = field(default_factory=list)  # existing vectors, new metadata
+    delete_vectors: list[str] = field(default_factory=list)
+    catalog: CatalogChanges = field(default_factory=CatalogChanges)
+
+    def empty(self) -> bool:
+        c = self.catalog
+        return not (self.embed or self.update_meta or self.delete_vectors or c.upsert_records or c.delete_records
+                    or c.upsert_chunks or c.delete_chunks or c.meta)
+
+
+def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=None) -> int:
+    """Write `plan` (vectors for `plan.embed`, in order). `fault(stage)` lets tests inject failures."""
+    if plan.embed:
+        assert vectors is not None and len(vectors) == len(plan.embed)
+        index.vectors.add([c.id for c, _ in plan.embed], vectors, [m for _, m in plan.embed])
+    if fault:
+        fault("after-add")
+    if plan.update_meta:
+        index.vectors.update_metadata([i for i, _ in plan.update_meta], [m for _, m in plan.update_meta])
+    if plan.delete_vectors:
+        index.vectors.delete(plan.delete_vectors)
+    if fault:
+        fault("before-catalog")
+    return index.catalog.apply(plan.catalog)

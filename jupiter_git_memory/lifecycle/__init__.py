@@ -1,0 +1,1 @@
+"""Lifecycle resolution: effective status from supersede links and false facts (pure)."""

@@ -1,0 +1,1 @@
+"""Recall under the memory contract: floor, weights, default filters, hybrid evidence, receipts."""

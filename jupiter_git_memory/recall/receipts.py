@@ -1,0 +1,65 @@
+"""Receipts: what was asked, against which index state, and what came back — stored append-only."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+
+from .. import PROVIDER, __version__
+from ..index.catalog import Catalog
+
+
+def normalise_query(q: str) -> str:
+    return " ".join(q.lower().split())
+
+
+def query_hash(q: str) -> str:
+    return hashlib.sha256(normalise_query(q).encode("utf-8")).hexdigest()
+
+
+def make_receipt(query: str, ids: list[str], workspace: str, index_state: dict, filters: dict, k: int,
+                 mode: str) -> dict:
+    return {
+        "id": "rcpt_" + uuid.uuid4().hex[:20],
+        "query_sha256": query_hash(query),
+        "query": query,
+        "ids": ids,
+        "provider": {"name": PROVIDER, "version": __version__},
+        "index": index_state,
+        "workspace": workspace,
+        "filters": filters,
+        "k": k,
+        "mode": mode,
+        "timestamp": time.time(),
+    }
+
+
+def store_receipt(catalog: Catalog, receipt: dict) -> None:
+    catalog.db.execute("INSERT INTO receipts(id, created_at, data) VALUES(?,?,?)",
+                       (receipt["id"], receipt["timestamp"], json.dumps(receipt, sort_keys=True)))
+
+
+def get_receipt(catalog: Catalog, rid: str) -> dict | None:
+    row = catalog.db.execute("SELECT data FROM receipts WHERE id=?", (rid,)).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def explain_difference(old: dict, new: dict, changed_records: list[str]) -> list[str]:
+    """Why a re-run returned other ids: the reasons a reader can act on."""
+    why = []
+    o, n = old["index"], new["index"]
+    if o.get("identity") != n.get("identity"):
+        why.append(f"different model identity ({o.get('identity')} → {n.get('identity')})")
+    if o.get("commit") != n.get("commit"):
+        why.append(f"new commit seeded ({(o.get('commit') or '')[:12]} → {(n.get('commit') or '')[:12]})")
+    if o.get("dirty") != n.get("dirty"):
+        why.append("working-tree changes differ from the receipt's")
+    if o.get("floor") != n.get("floor"):
+        why.append(f"floor changed ({o.get('floor')} → {n.get('floor')})")
+    if changed_records:
+        why.append("records changed since the receipt: " + ", ".join(changed_records[:10]))
+    if o.get("generation") != n.get("generation") and not why:
+        why.append("the index was reseeded since the receipt")
+    return why

@@ -1,0 +1,1 @@
+"""Knowledge records: the Markdown + YAML frontmatter format and its parser (pure)."""

@@ -1,0 +1,82 @@
+"""The record format: kinds, their status vocabularies, and the parsed Record value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, asdict
+from typing import Any
+
+# Each kind has a closed status vocabulary. An unknown kind or status is an error, never coerced.
+STATUSES: dict[str, tuple[str, ...]] = {
+    "decision": ("proposed", "accepted", "rejected", "deprecated", "superseded"),
+    "adr": ("proposed", "accepted", "rejected", "deprecated", "superseded"),
+    "fact": ("unverified", "verified", "false"),
+    "finding": ("unverified", "verified", "false"),
+    "history": ("historical",),
+    "candidate": ("candidate",),
+}
+KINDS: tuple[str, ...] = tuple(STATUSES)
+# Statuses that are "in force": a record in one of these can retire what it supersedes.
+IN_FORCE = frozenset({"accepted", "verified"})
+# Effective statuses that exist only after lifecycle resolution.
+EFFECTIVE_ONLY = ("invalidated",)
+ALL_EFFECTIVE = tuple(sorted({s for v in STATUSES.values() for s in v} | set(EFFECTIVE_ONLY)))
+REQUIRED = ("id", "kind", "status", "title")
+KNOWN_KEYS = frozenset(REQUIRED + ("supersedes", "superseded_by", "tags", "date", "source", "scope"))
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+# Documented size limit of one record file (bytes): larger files are reported, not indexed.
+MAX_RECORD_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Record:
+    """One parsed record. `path` is repo-relative POSIX; `content_hash` covers the raw file bytes."""
+
+    id: str
+    kind: str
+    status: str
+    title: str
+    body: str
+    path: str
+    content_hash: str
+    supersedes: tuple[str, ...] = ()
+    superseded_by: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    date: str | None = None
+    source: str | None = None
+    scope: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    lines: dict[str, int] = field(default_factory=dict)  # frontmatter key -> 1-based line
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        for k in ("supersedes", "superseded_by", "tags"):
+            d[k] = list(d[k])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Record":
+        d = dict(d)
+        for k in ("supersedes", "superseded_by", "tags"):
+            d[k] = tuple(d.get(k) or ())
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A problem found in the knowledge base: names the file, the line where known, and the fix."""
+
+    path: str
+    message: str
+    fix: str
+    severity: str = "error"  # "error" | "warning"
+    line: int | None = None
+    record_id: str | None = None
+
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def render(self) -> str:
+        return f"{self.where()}: {self.severity}: {self.message} — fix: {self.fix}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

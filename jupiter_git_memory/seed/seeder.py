@@ -1,0 +1,192 @@
+"""`jgm seed`: bring a workspace's index in line with its knowledge files, incrementally.
+
+A no-op reseed only hashes files: unchanged files reuse their parsed record and chunks from the catalog,
+and Git commit lookups cover only commits since the last seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..chunking.chunker import chunk_record
+from ..config import Settings, load_settings
+from ..embedding.registry import load_embedder
+from ..index.catalog import RecordRow
+from ..index.handle import Index, open_index, vector_identity
+from ..index.store import workspace_dir, workspace_lock
+from ..index.workspace import Workspace, find_workspace
+from ..index.writer import apply_plan
+from ..lifecycle.resolve import resolve
+from ..records.model import Issue, Record
+from ..records.parse import parse_record
+from . import sources
+from .plan import plan_changes
+
+
+@dataclass
+class SeedReport:
+    workspace: str
+    commit: str | None
+    dirty: bool
+    rev: str | None
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    embedded_chunks: int = 0
+    metadata_updates: int = 0
+    deleted_vectors: int = 0
+    errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+    records: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    generation: int = 0
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["counts"] = {"added": len(self.added), "updated": len(self.updated), "removed": len(self.removed),
+                       "unchanged": self.unchanged, "errors": len(self.errors), "embedded_chunks": self.embedded_chunks}
+        return d
+
+
+def _file_row(r: Record, effective: str, commit: str | None, dirty: bool, error: str | None = None) -> RecordRow:
+    return RecordRow(r.id, r.path, r.kind, r.status, effective, r.title, r.content_hash, commit, dirty, "file",
+                     r.to_dict(), error)
+
+
+def collect(files, previous: dict[str, RecordRow]) -> tuple[list[Record], list[Issue], list[dict], dict[str, str]]:
+    """Parse files (reusing the catalog's parse for unchanged bytes). Returns records, issues, skipped,
+    and path -> first error message for files that failed."""
+    prev_by_path = {r.path: r for r in previous.values() if r.origin == "file" and not r.error}
+    records: list[Record] = []
+    issues: list[Issue] = []
+    skipped: list[dict] = []
+    failed: dict[str, str] = {}
+    for f in files:
+        digest = hashlib.sha256(f.data).hexdigest()
+        prev = prev_by_path.get(f.path)
+        if prev is not None and prev.content_hash == digest:
+            records.append(Record.from_dict(prev.data))
+            continue
+        out = parse_record(f.path, f.data)
+        if out.record:
+            records.append(out.record)
+        elif out.skipped:
+            skipped.append({"path": f.path, "reason": out.skipped})
+        else:
+            issues.extend(out.issues)
+            failed[f.path] = out.issues[0].render()
+    return records, issues, skipped, failed
+
+
+class Seeder:
+    """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
+
+    def __init__(self, repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None):
+        self.workspace: Workspace = find_workspace(repo)
+        self.settings = settings or load_settings(self.workspace.root)
+        self.embedder = load_embedder(self.settings.model)
+        self.identity = vector_identity(self.embedder.spec)
+        self.root = root
+        self.wsdir = workspace_dir(self.workspace.id, root)
+
+    def chunker(self, title: str, body: str):
+        return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
+
+    def open(self, rebuild: bool = False) -> Index:
+        return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root)
+
+    def seed(self, rev: str | None = None, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
+             fault: Callable[[str], None] | None = None, lock_timeout: float | None = None) -> SeedReport:
+        t0 = time.perf_counter()
+        with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
+            index = self.open(rebuild=rebuild)
+            try:
+                report = self._seed_locked(index, rev, progress, fault)
+            finally:
+                index.close()
+        report.seconds = round(time.perf_counter() - t0, 3)
+        return report
+
+    def _seed_locked(self, index: Index, rev, progress, fault) -> SeedReport:
+        root, settings, cat = self.workspace.root, self.settings, index.catalog
+        head = sources.head_commit(root)
+        commit = head
+        if rev:
+            files, read_issues = sources.read_rev(root, rev, settings)
+            commit = sources.git(root, "rev-parse", f"{rev}^{{commit}}").decode().strip()
+            dirty_set: set[str] = set()
+        else:
+            files, read_issues = sources.read_worktree(root, settings)
+            dirty_set = sources.dirty_paths(root, settings) if head else {f.path for f in files}
+        previous = cat.records()
+        records, issues, skipped, failed = collect(files, previous)
+        issues = read_issues + issues
+        for i in read_issues:
+            failed.setdefault(i.path, i.render())
+        # last-commit per path: incremental from the last seeded commit when it is an ancestor
+        commits = self._commits(cat, root, commit, previous)
+        resolution = resolve(records)
+        issues += resolution.issues
+        for i in resolution.issues:
+            if i.severity == "error":
+                failed.setdefault(i.path, i.render())
+        desired: dict[str, RecordRow] = {}
+        for rid, rec in resolution.records.items():
+            desired[rid] = _file_row(rec, resolution.effective[rid], commits.get(rec.path), rec.path in dirty_set)
+        # nothing already indexed is lost: a file that now fails keeps its last good record, flagged
+        for prev in previous.values():
+            if prev.origin != "file" or prev.id in desired:
+                continue
+            if prev.path in failed and not any(r.path == prev.path for r in desired.values()):
+                desired[prev.id] = RecordRow(**{**prev.__dict__, "error": failed[prev.path]})
+        for prev in previous.values():  # candidates live in the store; seeding keeps them
+            if prev.origin != "file":
+                desired.setdefault(prev.id, prev)
+        plan, counts = plan_changes(desired, previous, cat.chunks(), index.vectors.ids(), self.chunker)
+        texts = [c.text for c, _ in plan.embed]
+        vectors = self._embed(texts, progress)
+        meta = {"last_seeded_commit": commit or "", "dirty": json.dumps(bool(dirty_set)),
+                "last_seed_at": str(time.time()), "settings_source": settings.source or ""}
+        if not rev:
+            meta["commits_at"] = commit or ""
+        plan.catalog.meta.update(meta)
+        gen = apply_plan(index, plan, vectors, fault)
+        errors = [i.to_dict() for i in issues if i.severity == "error"]
+        warnings = [i.to_dict() for i in issues if i.severity != "error"]
+        return SeedReport(self.workspace.id, commit, bool(dirty_set), rev, counts.added, counts.updated, counts.removed,
+                          counts.unchanged, counts.embedded_chunks, counts.metadata_updates, counts.deleted_vectors,
+                          errors, warnings, skipped, records=len(desired), chunks=len(cat.chunk_ids()), generation=gen)
+
+    def _commits(self, cat, root: Path, commit: str | None, previous: dict[str, RecordRow]) -> dict[str, str]:
+        if not commit:
+            return {}
+        known = {r.path: r.commit_sha for r in previous.values() if r.origin == "file" and r.commit_sha}
+        since = cat.get_meta("commits_at")
+        if since == commit and known:
+            return known
+        if since and known and sources.is_ancestor(root, since, commit):
+            known.update(sources.last_commits(root, commit, self.settings, since=since))
+            return known
+        return sources.last_commits(root, commit, self.settings)
+
+    def _embed(self, texts: list[str], progress):
+        import numpy as np
+
+        if not texts:
+            return None
+        out = []
+        step = 256
+        for i in range(0, len(texts), step):
+            out.append(self.embedder.embed_passages(texts[i : i + step]))
+            if progress:
+                progress(min(i + step, len(texts)), len(texts))
+        return np.concatenate(out)

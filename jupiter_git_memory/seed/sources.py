@@ -1,0 +1,134 @@
+"""Read candidate record files from the working tree or straight from Git objects (`--rev`)."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from ..config import Settings
+from ..index.workspace import git
+from ..records.model import Issue
+
+
+@dataclass
+class SourceFile:
+    path: str  # repo-relative POSIX
+    data: bytes | None  # None with an issue when unreadable
+
+
+def _ignored(path: str, patterns: tuple[str, ...]) -> bool:
+    p = PurePosixPath(path)
+    for pat in patterns:
+        if p.match(pat) or fnmatch.fnmatch(path, pat) or (pat.startswith("**/") and fnmatch.fnmatch(p.name, pat[3:])):
+            return True
+    return False
+
+
+def is_record_path(path: str, settings: Settings) -> bool:
+    """True for a Markdown file under a knowledge root that is not ignored."""
+    if not path.endswith((".md", ".markdown")):
+        return False
+    if not any(path == r or path.startswith(r.rstrip("/") + "/") for r in settings.roots):
+        return False
+    return not _ignored(path, settings.ignore)
+
+
+def read_worktree(root: Path, settings: Settings) -> tuple[list[SourceFile], list[Issue]]:
+    files: list[SourceFile] = []
+    issues: list[Issue] = []
+    real_root = root.resolve()
+    for r in settings.roots:
+        base = root / r
+        if not base.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for fn in sorted(filenames):
+                full = Path(dirpath) / fn
+                rel = full.relative_to(root).as_posix()
+                if not is_record_path(rel, settings):
+                    continue
+                if full.is_symlink():
+                    target = full.resolve()
+                    if not target.is_relative_to(real_root):
+                        issues.append(Issue(rel, f"symlink points outside the repository ({os.readlink(full)})",
+                                            "replace the link with the file itself, or remove it"))
+                        continue
+                try:
+                    files.append(SourceFile(rel, full.read_bytes()))
+                except OSError as e:
+                    issues.append(Issue(rel, f"cannot read file: {e.strerror}", "check the file's permissions"))
+    return files, issues
+
+
+def read_rev(root: Path, rev: str, settings: Settings) -> tuple[list[SourceFile], list[Issue]]:
+    """Files at commit `rev`, from Git objects only (the working tree is not touched)."""
+    try:
+        commit = git(root, "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
+    except subprocess.CalledProcessError:
+        raise ValueError(f"--rev {rev!r} is not a commit in {root}") from None
+    listing = git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *settings.roots).split(b"\0")
+    entries = []
+    issues: list[Issue] = []
+    for item in filter(None, listing):
+        info, _, path_b = item.partition(b"\t")
+        mode, otype, sha = info.decode().split()
+        path = path_b.decode("utf-8", "surrogateescape")
+        if otype != "blob" or not is_record_path(path, settings):
+            continue
+        if mode == "120000":
+            issues.append(Issue(path, "symlink in the commit is not followed by `--rev`", "commit the file itself"))
+            continue
+        entries.append((path, sha))
+    if not entries:
+        return [], issues
+    out = git(root, "cat-file", "--batch", input="\n".join(sha for _, sha in entries).encode() + b"\n")
+    files, pos = [], 0
+    for path, _sha in entries:
+        header_end = out.index(b"\n", pos)
+        size = int(out[pos:header_end].split()[2])
+        data = out[header_end + 1 : header_end + 1 + size]
+        pos = header_end + 1 + size + 1
+        files.append(SourceFile(path, data))
+    return files, issues
+
+
+def head_commit(root: Path) -> str | None:
+    try:
+        return git(root, "rev-parse", "--verify", "HEAD").decode().strip()
+    except subprocess.CalledProcessError:
+        return None
+
+
+def dirty_paths(root: Path, settings: Settings) -> set[str]:
+    """Paths under the roots whose working-tree content differs from HEAD (incl. untracked)."""
+    out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
+              *settings.roots, check=False)
+    paths = set()
+    for item in filter(None, out.split(b"\0")):
+        paths.add(item[3:].decode("utf-8", "surrogateescape"))
+    return paths
+
+
+def last_commits(root: Path, commit: str, settings: Settings, since: str | None = None) -> dict[str, str]:
+    """path -> the newest commit (reachable from `commit`) that touched it; only `since..commit` when given."""
+    rng = f"{since}..{commit}" if since else commit
+    out = git(root, "log", "--format=%x01%H", "--name-only", "--no-renames", "-z", rng, "--", *settings.roots,
+              check=False)
+    result: dict[str, str] = {}
+    current = None
+    for token in out.split(b"\0"):
+        for part in token.split(b"\n"):
+            if part.startswith(b"\x01"):
+                current = part[1:].decode()
+            elif part and current:
+                result.setdefault(part.decode("utf-8", "surrogateescape"), current)
+    return result
+
+
+def is_ancestor(root: Path, old: str, new: str) -> bool:
+    return subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new],
+                          capture_output=True).returncode == 0

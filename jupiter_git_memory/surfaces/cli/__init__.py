@@ -1,0 +1,1 @@
+"""The `jgm` command line (Typer)."""

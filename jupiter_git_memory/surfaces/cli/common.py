@@ -1,0 +1,43 @@
+"""Shared CLI helpers: JSON output, error exits, progress."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+
+import typer
+from rich.console import Console
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def emit_json(data) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
+
+
+def fail(message: str, code: int = 1, as_json: bool = False, error_code: str = "error") -> None:
+    if as_json:
+        emit_json({"error": {"code": error_code, "message": message}})
+    else:
+        err.print(f"[bold red]error:[/] {message}", markup=True)
+    raise typer.Exit(code)
+
+
+@contextmanager
+def progress_bar(enabled: bool, label: str):
+    """Yield a callback(done, total); a rich bar on a terminal, silent otherwise."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as p:
+        task = p.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            p.update(task, completed=done, total=total)
+
+        yield update

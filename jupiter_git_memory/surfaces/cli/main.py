@@ -1,0 +1,138 @@
+"""`jgm`: seed, recall, check and the command groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ...config import ConfigError, load_settings
+from ...embedding.onnx_embedder import ModelError
+from ...index.store import LockTimeout
+from ...index.vectors import IdentityMismatch
+from ...index.workspace import NotARepo, find_workspace
+from .common import emit_json, err, fail, out, progress_bar
+
+app = typer.Typer(help="jupiter-git-memory: Git-native long-term memory for coding agents.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
+JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+
+
+def known_errors():
+    return (NotARepo, ModelError, IdentityMismatch, ConfigError, LockTimeout, ValueError)
+
+
+@app.command()
+def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None, "--rev", help="Index this commit from Git objects."),
+         rebuild: bool = typer.Option(False, "--rebuild", help="Drop vectors and re-embed everything (e.g. after a model change)."),
+         as_json: bool = JsonOpt, verbose: bool = typer.Option(False, "-v", "--verbose", help="List skipped files.")):
+    """Index the repo's knowledge records (incremental)."""
+    from ...seed.seeder import Seeder
+
+    try:
+        seeder = Seeder(repo)
+        with progress_bar(not as_json, "embedding") as cb:
+            report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        c = report.to_json()["counts"]
+        out.print(f"seeded {report.workspace} at {(report.commit or 'no commit')[:12]}{' (dirty)' if report.dirty else ''}: "
+                  f"{c['added']} added, {c['updated']} updated, {c['removed']} removed, {c['unchanged']} unchanged, "
+                  f"{report.embedded_chunks} chunks embedded, {len(report.errors)} errors in {report.seconds:.2f}s")
+        for e in report.errors + report.warnings:
+            where = f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
+            err.print(f"  {where}: {e['severity']}: {e['message']} — fix: {e['fix']}")
+        if verbose:
+            for s in report.skipped:
+                out.print(f"  skipped {s['path']}: {s['reason']}")
+    raise typer.Exit(1 if report.errors else 0)
+
+
+@app.command()
+def recall(query: str = typer.Argument(..., help="What you want to know."), repo: Optional[Path] = RepoOpt,
+           k: int = typer.Option(5, "-k", min=1, max=100, help="How many records at most."),
+           kind: list[str] = typer.Option([], "--kind", help="Only these kinds (repeatable)."),
+           status: list[str] = typer.Option([], "--status", help="Replace the default statuses (repeatable)."),
+           mode: Optional[str] = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
+           as_json: bool = JsonOpt):
+    """Recall records for a question under the memory contract."""
+    from ...recall.service import RecallError, Recaller
+
+    if mode not in (None, "hybrid", "dense", "lexical"):
+        fail(f"--mode must be hybrid, dense or lexical, not {mode!r}", 2, as_json, "bad-request")
+    try:
+        res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode)
+    except RecallError as e:
+        fail(str(e), 3, as_json, "retrieval-failed")
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    if as_json:
+        emit_json(res.to_json())
+        return
+    for w in res.warnings:
+        err.print(f"[yellow]warning:[/] {w}")
+    if not res.results:
+        out.print(f"no match above the floor ({res.floor}); the knowledge base may not know this.")
+    for i, r in enumerate(res.results, 1):
+        out.print(f"[bold]{i}. {r['title']}[/]  [dim]{r['id']} · {r['kind']}/{r['status']} · score {r['score']}[/]", markup=True)
+        out.print(f"   {r['path'] or r['origin']}{'@' + r['commit'][:10] if r.get('commit') else ''}"
+                  f"{' (uncommitted changes)' if r.get('dirty') else ''}", markup=False)
+        out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
+    out.print(f"[dim]receipt {res.receipt['id']} · floor {res.floor} ({res.floor_source})[/]", markup=True)
+
+
+@app.command()
+def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Validate the knowledge base (no index needed). Exits 1 on errors: fit for CI and pre-commit."""
+    from ...lifecycle.resolve import resolve
+    from ...records.parse import parse_record
+    from ...seed.sources import read_worktree
+
+    try:
+        ws = find_workspace(repo)
+        settings = load_settings(ws.root)
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    files, issues = read_worktree(ws.root, settings)
+    records, skipped = [], []
+    for f in files:
+        o = parse_record(f.path, f.data)
+        if o.record:
+            records.append(o.record)
+        elif o.skipped:
+            skipped.append({"path": f.path, "reason": o.skipped})
+        issues.extend(o.issues)
+    res = resolve(records)
+    issues.extend(res.issues)
+    errors = [i for i in issues if i.severity == "error"]
+    if as_json:
+        emit_json({"ok": not errors, "records": len(res.records), "files": len(files), "skipped": skipped,
+                   "errors": [i.to_dict() for i in errors],
+                   "warnings": [i.to_dict() for i in issues if i.severity != "error"]})
+    else:
+        for i in issues:
+            (err if i.severity == "error" else out).print(i.render(), markup=False)
+        out.print(f"{len(files)} files, {len(res.records)} valid records, {len(errors)} errors, "
+                  f"{len(issues) - len(errors)} warnings, {len(skipped)} skipped (no frontmatter)")
+    raise typer.Exit(1 if errors else 0)
+
+
+def _register_commands() -> None:
+    """Every `surfaces/cli/*_cmd.py` module registers its commands with `register(app)`."""
+    import importlib
+    import pkgutil
+
+    from .. import cli
+
+    for info in sorted(pkgutil.iter_modules(cli.__path__), key=lambda m: m.name):
+        if info.name.endswith("_cmd"):
+            importlib.import_module(f"{cli.__name__}.{info.name}").register(app)
+
+
+_register_commands()

@@ -1,0 +1,61 @@
+"""`jgm model list | pull | add`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ...embedding import registry
+from ...embedding.onnx_embedder import ModelError
+from .common import emit_json, fail, out
+
+app = typer.Typer(help="Embedding models: list specs, pull from the hub, register a local folder.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_(as_json: bool = typer.Option(False, "--json")):
+    """Show model specs and whether their files are available."""
+    rows = registry.list_models()
+    if as_json:
+        emit_json({"models": rows})
+        return
+    for r in rows:
+        flag = "default" if r["default"] else ("available" if r["available"] else "not installed")
+        out.print(f"{r['name']:<22} {r['dimension']:>4}d {r['pooling']:<5} {flag:<13} {r['description']}", markup=False)
+
+
+@app.command()
+def pull(name: str, as_json: bool = typer.Option(False, "--json")):
+    """Download a shipped spec's files at its pinned revision (needs the hub)."""
+    try:
+        spec = registry.pull_model(name)
+    except ModelError as e:
+        fail(str(e), 2, as_json, "model-unavailable")
+    out.print(f"installed {spec.name} ({spec.model_id}@{spec.revision})")
+
+
+@app.command()
+def add(name: str, dir: Path = typer.Option(..., "--dir", exists=True, file_okay=False, help="Folder with model.onnx and tokenizer.json."),
+        pooling: Optional[str] = typer.Option(None, "--pooling", help="cls | mean (new names only)."),
+        dimension: Optional[int] = typer.Option(None, "--dimension", help="Vector size (new names only)."),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+        query_instruction: Optional[str] = typer.Option(None, "--query-instruction"),
+        as_json: bool = typer.Option(False, "--json")):
+    """Register a model from a local folder; files are hashed and the model is test-run."""
+    if pooling not in (None, "cls", "mean"):
+        fail("--pooling must be cls or mean", 2, as_json, "bad-request")
+    try:
+        spec = registry.add_model(name, dir, pooling, dimension, max_tokens, query_instruction)
+    except ModelError as e:
+        fail(str(e), 2, as_json, "model-unavailable")
+    if as_json:
+        emit_json({"name": spec.name, "files": spec.files, "dimension": spec.dimension, "pooling": spec.pooling})
+    else:
+        out.print(f"registered {spec.name}: {spec.dimension}d, {spec.pooling} pooling; use it with JGM_MODEL={spec.name} "
+                  f"or `model = \"{spec.name}\"` in jgm.toml, then `jgm seed --rebuild`")
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="model")

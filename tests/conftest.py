@@ -1,0 +1,96 @@
+"""Shared fixtures: an isolated store per test, real git repos in temp dirs, the real offline model."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def run_git(repo: Path, *args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
+    env = dict(os.environ, **GIT_ENV)
+    return subprocess.run(["git", "-C", str(repo), *args], check=check, capture_output=True, text=True, env=env, **kw)
+
+
+def record_text(id: str, kind: str = "decision", status: str = "accepted", title: str | None = None,
+                body: str = "", **extra) -> str:
+    lines = ["---", f"id: {id}", f"kind: {kind}", f"status: {status}", f"title: {title or id}"]
+    for k, v in extra.items():
+        lines.append(f"{k}: {v}")
+    lines.append("---")
+    return "\n".join(lines) + "\n" + textwrap.dedent(body).strip() + "\n"
+
+
+class Repo:
+    """A real git repository in a temp dir with helpers to write and commit records."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        run_git(path, "init", "-q", "-b", "main")
+        run_git(path, "config", "user.email", "t@example.com")
+        run_git(path, "config", "user.name", "Test")
+        run_git(path, "config", "commit.gpgsign", "false")
+
+    def write(self, rel: str, text: str | bytes) -> Path:
+        p = self.path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            p.write_bytes(text)
+        else:
+            p.write_text(text, encoding="utf-8")
+        return p
+
+    def record(self, id: str, rel: str | None = None, **kw) -> Path:
+        return self.write(rel or f"knowledge/{id}.md", record_text(id, **kw))
+
+    def commit(self, message: str = "update") -> str:
+        run_git(self.path, "add", "-A")
+        run_git(self.path, "commit", "-q", "--allow-empty", "-m", message)
+        return run_git(self.path, "rev-parse", "HEAD").stdout.strip()
+
+    def git(self, *args: str, **kw) -> subprocess.CompletedProcess:
+        return run_git(self.path, *args, **kw)
+
+
+@pytest.fixture(autouse=True)
+def jgm_home(tmp_path_factory, monkeypatch) -> Path:
+    """Every test gets its own store, so tests never share an index."""
+    home = tmp_path_factory.mktemp("jgm-home")
+    monkeypatch.setenv("JGM_HOME", str(home))
+    monkeypatch.delenv("JGM_MODEL", raising=False)
+    monkeypatch.delenv("JGM_CHROMA_URL", raising=False)
+    for k, v in GIT_ENV.items():
+        monkeypatch.setenv(k, v)
+    from jupiter_git_memory.index.vectors import reset_clients
+
+    reset_clients()
+    yield home
+    reset_clients()
+
+
+@pytest.fixture
+def repo(tmp_path) -> Repo:
+    return Repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def make_repo(tmp_path):
+    def _make(name: str = "repo") -> Repo:
+        return Repo(tmp_path / name)
+
+    return _make
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real offline model (MiniLM int8), loaded once per test session."""
+    from jupiter_git_memory.embedding.registry import load_embedder
+
+    return load_embedder()
