@@ -29,6 +29,7 @@ class Settings:
     floor: float | None = None  # overrides the calibrated/shipped floor when set
     hybrid: bool = True
     lexical_weight: float = 0.3
+    corroborate_margin: float = 0.05  # hybrid: records this close above the floor need lexical evidence
     global_workspace: bool = False  # share this workspace's records with global recall
     source: str | None = None  # the file these settings came from
 
@@ -72,6 +73,8 @@ def load_settings(repo: Path) -> Settings:
         kw["hybrid"] = bool(data["hybrid"])
     if "lexical_weight" in data:
         kw["lexical_weight"] = float(data["lexical_weight"])
+    if "corroborate_margin" in data:
+        kw["corroborate_margin"] = float(data["corroborate_margin"])
     if "global" in data:
         kw["global_workspace"] = bool(data["global"])
     if os.environ.get("JGM_MODEL"):

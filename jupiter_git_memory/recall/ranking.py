@@ -64,8 +64,12 @@ class Hit:
 
 
 def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k: int, mode: str = "hybrid",
-         lexical_weight: float = 0.3) -> list[Hit]:
-    """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring)."""
+         lexical_weight: float = 0.3, corroborate_margin: float = 0.0) -> list[Hit]:
+    """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring).
+
+    In hybrid mode a record whose cosine is within `corroborate_margin` above the floor also needs some
+    lexical evidence: right at the floor the dense signal is noise, and a shared content word is cheap,
+    independent corroboration. This only ever removes results, so the no-answer property holds."""
     if mode == "lexical":
         scored = [h for h in hits if h.lexical > 0]
         top = max((h.lexical for h in scored), default=1.0) or 1.0
@@ -73,6 +77,8 @@ def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k:
             h.relevance = h.lexical / top
     else:
         scored = [h for h in hits if h.cos > floor]
+        if mode == "hybrid" and corroborate_margin > 0:
+            scored = [h for h in scored if h.cos > floor + corroborate_margin or h.lexical > 0]
         top = max((h.lexical for h in scored), default=0.0)
         for h in scored:
             dense = relevance(h.cos, floor)

@@ -146,7 +146,8 @@ class Recaller:
                 raise
             except Exception as e:
                 raise RecallError(f"index unavailable: {e}") from e
-            ranked = rank(hits, floor, self.weights, k, mode, self.settings.lexical_weight)
+            ranked = rank(hits, floor, self.weights, k, mode, self.settings.lexical_weight,
+                          self.settings.corroborate_margin)
             rows = index.catalog.records_by_ids([h.record_id for h in ranked])
             chunks = index.catalog.chunks_by_id([h.chunk_id for h in ranked])
             results = []

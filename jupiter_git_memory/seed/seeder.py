@@ -155,7 +155,8 @@ class Seeder:
         texts = [c.text for c, _ in plan.embed]
         vectors = self._embed(texts, progress)
         meta = {"last_seeded_commit": commit or "", "dirty": json.dumps(bool(dirty_set)),
-                "last_seed_at": str(time.time()), "settings_source": settings.source or ""}
+                "last_seed_at": str(time.time()), "settings_source": settings.source or "",
+                "global": "true" if settings.global_workspace else "false"}
         if not rev:
             meta["commits_at"] = commit or ""
         plan.catalog.meta.update(meta)

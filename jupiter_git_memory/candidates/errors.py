@@ -1,0 +1,39 @@
+"""Errors of the candidate flow, with stable codes every surface (CLI, API, MCP) reports as is.
+
+They extend the surfaces' OperationError so the HTTP API maps them without a handler of its own.
+Messages never quote candidate text (it may hold a secret); they name ids, paths and fixes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..surfaces.records_ops import OperationError
+
+
+class CandidateError(OperationError):
+    def __init__(self, code: str, message: str, status: int = 400, **details: Any):
+        super().__init__(code, message, status)
+        self.details = {k: v for k, v in details.items() if v is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.details}
+
+
+def not_found(rid: str, workspace: str) -> CandidateError:
+    return CandidateError("memory/not-found", f"no record or candidate {rid!r} in workspace {workspace}; "
+                          "`jgm candidates list` shows the candidates", 404, id=rid)
+
+
+def file_backed(rid: str, path: str | None, commit: str | None, dirty: bool) -> CandidateError:
+    """Records that live in files change only through Git, so review and history stay in one place."""
+    where = f"{path}" + (f" (last changed in commit {commit[:12]})" if commit else " (not committed yet)")
+    extra = "; it also has uncommitted changes in the working tree" if dirty else ""
+    return CandidateError("memory/file-backed",
+                          f"{rid} is a file-backed record: edit {where} and commit{extra}. The next `jgm seed` "
+                          "(or the post-merge hook) reindexes it; only candidates are revised or forgotten in the store.",
+                          409, id=rid, path=path, commit=commit, dirty=dirty)
+
+
+def invalid_state(rid: str, state: str, fix: str) -> CandidateError:
+    return CandidateError("memory/invalid-state", f"candidate {rid} is {state}: {fix}", 409, id=rid, state=state)

@@ -1,0 +1,146 @@
+"""Candidate values: what an agent sends (CandidateInput), what it gets back (Answer), and how a
+candidate is stored as a catalog row (origin 'candidate', declared status 'candidate').
+
+A candidate keeps the kind it asked for, but its status is always `candidate`: asking for a decision
+never makes one. Its *effective* status says what recall sees: `candidate` while open or proposed,
+`rejected` once a reviewer rejected it, `superseded` once its promoted file record is merged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..index.catalog import RecordRow
+
+REQUESTABLE_KINDS = ("decision", "adr", "fact", "finding", "history")
+# Review states. `open` and `proposed` are the queue; the other two are outcomes.
+OPEN, PROPOSED, PROMOTED, REJECTED = "open", "proposed", "promoted", "rejected"
+STATES = (OPEN, PROPOSED, PROMOTED, REJECTED)
+EFFECTIVE_BY_STATE = {OPEN: "candidate", PROPOSED: "candidate", PROMOTED: "superseded", REJECTED: "rejected"}
+CANDIDATE_ID_PREFIX = "cand-"
+
+
+@dataclass
+class CandidateInput:
+    """One observation. `evidence` lists what backs it (paths, URLs, commands, commits)."""
+
+    kind: str
+    title: str
+    body: str
+    tags: list[str] = field(default_factory=list)
+    source: str | None = None
+    evidence: list[str] = field(default_factory=list)
+    agent: str | None = None
+    session: str | None = None
+    work_item: str | None = None  # a work item or bundle id
+    run_key: str | None = None
+
+    def provenance(self) -> dict[str, str]:
+        p = {"agent": self.agent, "session": self.session, "work_item": self.work_item, "run_key": self.run_key}
+        return {k: v for k, v in p.items() if v}
+
+    def text_fields(self) -> dict[str, str]:
+        """Every caller-supplied text, by field name (what the secret scan covers)."""
+        out = {"title": self.title or "", "body": self.body or "", "source": self.source or ""}
+        for i, t in enumerate(self.tags or []):
+            out[f"tags[{i}]"] = str(t)
+        for i, e in enumerate(self.evidence or []):
+            out[f"evidence[{i}]"] = str(e)
+        for k, v in self.provenance().items():
+            out[f"provenance.{k}"] = v
+        return out
+
+    def content_sha(self) -> str:
+        return content_hash(self.title, self.body)
+
+
+@dataclass
+class Answer:
+    """The outcome of record/validate. `decision` is created | merged | skipped | rejected; `written` says
+    whether the store changed, so a successful call is never mistaken for a created record."""
+
+    decision: str
+    reason_code: str
+    reason: str
+    warnings: list[str] = field(default_factory=list)
+    id: str | None = None  # the candidate created or merged into
+    matched: dict[str, Any] | None = None  # the record/candidate that made it merged/skipped
+    written: bool = False
+    dry_run: bool = False
+    indexed: bool | None = None  # None when nothing was to be indexed
+    index_error: str | None = None
+    replayed: bool = False  # the (agent, run key) was answered before: this is that answer
+    agent: str | None = None
+    run_key: str | None = None
+    fields: list[str] = field(default_factory=list)  # for rejections: the offending fields
+
+    @property
+    def ok(self) -> bool:
+        return self.decision != "rejected"
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["ok"] = self.ok
+        if self.index_error:
+            d["retry"] = ("the candidate is saved but not indexed yet: call again with the same run key, "
+                          "or run `jgm seed`, to finish indexing")
+        return d
+
+
+def content_hash(title: str, body: str) -> str:
+    return hashlib.sha256(json.dumps([title.strip(), body.strip()]).encode("utf-8")).hexdigest()
+
+
+def new_candidate_id() -> str:
+    return CANDIDATE_ID_PREFIX + uuid.uuid4().hex[:12]
+
+
+def is_candidate(row: RecordRow | None) -> bool:
+    return row is not None and row.origin == "candidate"
+
+
+def evidence_entry(inp: CandidateInput, now: float) -> dict[str, Any]:
+    """What one observation contributes: its provenance and backing (and its text when merged)."""
+    e = {"at": now, **inp.provenance(), "source": inp.source, "evidence": list(inp.evidence or [])}
+    return {k: v for k, v in e.items() if v not in (None, [], "")}
+
+
+def new_row(cid: str, inp: CandidateInput, run: dict | None, warnings: list[str], now: float | None = None) -> RecordRow:
+    now = now or time.time()
+    data = {
+        "title": inp.title.strip(), "body": inp.body.strip(), "tags": list(inp.tags or []), "source": inp.source,
+        "requested_kind": inp.kind, "provenance": inp.provenance(), "evidence": [evidence_entry(inp, now)],
+        "runs": [run] if run else [], "state": OPEN, "reason": None, "proposal": None, "promoted_to": None,
+        "warnings": warnings, "created_at": now, "updated_at": now,
+    }
+    return RecordRow(cid, None, inp.kind, "candidate", EFFECTIVE_BY_STATE[OPEN], inp.title.strip(),
+                     inp.content_sha(), None, False, "candidate", data)
+
+
+def with_data(row: RecordRow, **changes: Any) -> RecordRow:
+    """A copy of `row` with data keys changed; `state` also moves the effective status."""
+    data = dict(row.data, **changes, updated_at=time.time())
+    effective = EFFECTIVE_BY_STATE.get(data.get("state", OPEN), row.effective)
+    title = data.get("title", row.title)
+    return RecordRow(row.id, row.path, row.kind, row.status, effective, title,
+                     content_hash(title, data.get("body", "")), row.commit_sha, row.dirty, row.origin, data, row.error)
+
+
+def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
+    """A candidate as shown to reviewers and agents."""
+    d = row.data
+    out = {"id": row.id, "kind": row.kind, "status": row.status, "effective": row.effective, "state": d.get("state"),
+           "title": row.title, "body": d.get("body", ""), "tags": d.get("tags", []), "source": d.get("source"),
+           "provenance": d.get("provenance", {}), "evidence": d.get("evidence", []), "reason": d.get("reason"),
+           "proposal": d.get("proposal"), "promoted_to": d.get("promoted_to"), "warnings": d.get("warnings", []),
+           "created_at": d.get("created_at"), "updated_at": d.get("updated_at"),
+           "run_keys": [{"agent": r.get("agent"), "run_key": r.get("run_key"), "decision": r.get("decision")}
+                        for r in d.get("runs", [])]}
+    if indexed is not None:
+        out["indexed"] = indexed
+    return out

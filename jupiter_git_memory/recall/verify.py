@@ -1,0 +1,35 @@
+"""`jgm receipt verify`: run a receipt's request again and say whether the same ids come back, and why not."""
+
+from __future__ import annotations
+
+from .receipts import explain_difference, get_receipt
+from .service import Recaller
+
+
+def verify_receipt(recaller: Recaller, receipt_id: str) -> dict:
+    catalog = recaller.index().catalog
+    old = get_receipt(catalog, receipt_id)
+    if old is None:
+        raise KeyError(f"no receipt {receipt_id!r} in workspace {recaller.workspace.id}")
+    req = old.get("request") or {"type": "recall"}
+    if req["type"] == "task":
+        from .task import recall_task
+
+        new = recall_task(recaller, req["goal"], req.get("errors", ()), req.get("files", ()), k=old["k"])["receipt"]
+    elif req["type"] == "context":
+        from .context import build_context
+
+        new = build_context(recaller, req["goal"], req["budget_tokens"], k=old["k"])["receipt"]
+    else:
+        f = old.get("filters", {})
+        new = recaller.recall(old["query"], k=old["k"], kinds=f.get("kinds") or None,
+                              statuses=f.get("statuses") or None, mode=old.get("mode"), store=False).receipt
+    current = catalog.records_by_ids(old.get("record_hashes", {}).keys())
+    changed = sorted(rid for rid, h in old.get("record_hashes", {}).items()
+                     if rid not in current or current[rid].content_hash != h)
+    same = new["ids"] == old["ids"]
+    reasons = [] if same else explain_difference(old, new, changed)
+    if not same and not reasons:
+        reasons = ["other records now rank differently (no index change recorded)"]
+    return {"receipt": receipt_id, "same": same, "old_ids": old["ids"], "new_ids": new["ids"],
+            "reasons": reasons, "changed_records": changed, "old_index": old["index"], "new_index": new["index"]}

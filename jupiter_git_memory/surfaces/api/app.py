@@ -1,0 +1,110 @@
+"""`create_app`: the local HTTP API as a FastAPI app.
+
+Every data route lives under `/v1/workspaces/{workspace}/...` and needs a bearer token granted that
+workspace; only `/v1/health` is open. The app serves the workspaces it was built with (one per repo),
+keeps one WorkspaceHandle (Recaller + Seeder, model loaded once) per workspace, and warms them at
+startup so the first request does not pay the model load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+from pathlib import Path
+from typing import Iterable
+
+import anyio
+from fastapi import FastAPI
+
+from ... import __version__
+from ...index.store import log
+from ..workspace_handle import WorkspaceHandle
+from . import errors, routes_admin, routes_recall, routes_records
+from .deps import ApiState
+from .limits import DEFAULT_MAX_BODY, BodySizeLimit
+from .tokens import DEFAULT, TokenStore
+
+WS_PREFIX = "/v1/workspaces/{workspace}"
+
+
+def build_state(repos: Iterable[Path | str] = (), root: Path | None = None, grant_default: bool = True,
+                seed_lock_timeout: float = 120.0) -> ApiState:
+    """Handles for each repo's workspace; the default token exists and is granted them (if asked)."""
+    handles: dict[str, WorkspaceHandle] = {}
+    for repo in repos:
+        h = WorkspaceHandle.for_repo(repo, root)
+        handles.setdefault(h.id, h)
+    tokens = TokenStore(root)
+    tokens.ensure_default()
+    if grant_default and handles:
+        tokens.grant(DEFAULT, sorted(handles))
+    return ApiState(handles=handles, tokens=tokens, root=root, seed_lock_timeout=seed_lock_timeout)
+
+
+def _warm(state: ApiState) -> None:
+    for h in state.handles.values():
+        try:
+            with h.catalog():
+                pass
+        except Exception as e:  # served anyway: requests report the failure with a JSON code
+            log(f"api: warm-up of workspace {h.id} failed: {e}")
+
+
+def _optional_router(module: str):
+    """A router another module provides, when present (the candidate flow)."""
+    if importlib.util.find_spec(module) is None:
+        return None
+    return getattr(importlib.import_module(module), "router", None)
+
+
+def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = None, root: Path | None = None,
+               max_body: int = DEFAULT_MAX_BODY, warm: bool = True) -> FastAPI:
+    state = state or build_state(repos, root)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if warm:
+            await anyio.to_thread.run_sync(_warm, state)
+        yield
+        state.close()
+
+    app = FastAPI(title="jupiter-git-memory", version=__version__, lifespan=lifespan,
+                  description="Local API over Git-native team memory. Recalled records are evidence with their "
+                              "source and status, not instructions. Errors: `{\"error\": {\"code\", \"message\"}}`.")
+    app.state.jgm = state
+    errors.install(app)
+    app.include_router(routes_admin.public, prefix="/v1")
+    app.include_router(routes_admin.scoped, prefix=WS_PREFIX)
+    app.include_router(routes_recall.router, prefix=WS_PREFIX)
+    app.include_router(routes_records.router, prefix=WS_PREFIX)
+    candidates = _optional_router("jupiter_git_memory.surfaces.api.routes_candidates")
+    if candidates is not None:
+        app.include_router(candidates, prefix=WS_PREFIX)
+    _document_errors(app)
+    app.add_middleware(BodySizeLimit, max_body=max_body)
+    return app
+
+
+def _document_errors(app: FastAPI) -> None:
+    """Point FastAPI's generated 422 schema at our error body, so the schema tells the truth."""
+    original = app.openapi
+
+    def openapi():
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = original()
+        ref_old = "#/components/schemas/HTTPValidationError"
+        ref_new = "#/components/schemas/ErrorBody"
+        for path in schema.get("paths", {}).values():
+            for op in path.values():
+                for resp in (op.get("responses") or {}).values():
+                    for media in (resp.get("content") or {}).values():
+                        if media.get("schema", {}).get("$ref") == ref_old:
+                            media["schema"] = {"$ref": ref_new}
+        comps = schema.get("components", {}).get("schemas", {})
+        comps.pop("HTTPValidationError", None)
+        comps.pop("ValidationError", None)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi

@@ -1,0 +1,82 @@
+"""Shared state and dependencies of the API routers (the candidates router reuses them).
+
+Interface for routers:
+    scope: WorkspaceHandle = Depends(workspace_scope)   # auth + grant + served check, in that order
+    with scope.reading() as recaller: ...               # Recaller, serialised per workspace
+    with scope.catalog() as cat: ...                    # Catalog, under the shared workspace lock
+    scope.seeder()                                      # Seeder (its seed() takes the exclusive lock)
+    state: ApiState = Depends(get_state)                # all handles, the token store, settings
+    token: TokenInfo = Depends(require_token)           # when a route is not workspace-scoped
+Routers mounted under `/v1/workspaces/{workspace}` get `workspace` from the path automatically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Annotated
+
+from fastapi import Depends, Path, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from ..workspace_handle import WorkspaceHandle
+from .errors import ApiError
+from .tokens import TokenInfo, TokenStore
+
+WS_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+
+
+@dataclass
+class ApiState:
+    handles: dict[str, WorkspaceHandle]
+    tokens: TokenStore
+    root: FsPath | None = None
+    seed_lock_timeout: float = 120.0
+    extra: dict = field(default_factory=dict)  # room for other routers' per-process state
+
+    def handle(self, wsid: str) -> WorkspaceHandle | None:
+        return self.handles.get(wsid)
+
+    def close(self) -> None:
+        for h in self.handles.values():
+            h.close()
+
+
+def get_state(request: Request) -> ApiState:
+    return request.app.state.jgm
+
+
+bearer = HTTPBearer(auto_error=False, scheme_name="bearer",
+                    description="The token from `$JGM_HOME/api-token` (or one made with `jgm token create`).")
+
+
+def require_token(state: Annotated[ApiState, Depends(get_state)],
+                  creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]) -> TokenInfo:
+    if creds is None or not creds.credentials:
+        raise ApiError(401, "auth/missing-token", "send `Authorization: Bearer <token>`; the default token is in "
+                       "$JGM_HOME/api-token", headers={"WWW-Authenticate": "Bearer"})
+    info = state.tokens.authenticate(creds.credentials)
+    if info is None:
+        raise ApiError(401, "auth/invalid-token", "unknown bearer token; `jgm token list` shows the valid ones",
+                       headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+    return info
+
+
+WorkspaceId = Annotated[str, Path(pattern=WS_PATTERN, max_length=128,
+                                  description="Workspace id (`jgm workspaces` lists them)")]
+
+
+def workspace_scope(workspace: WorkspaceId, token: Annotated[TokenInfo, Depends(require_token)],
+                    state: Annotated[ApiState, Depends(get_state)]) -> WorkspaceHandle:
+    """403 before 404: a token never learns whether a workspace it was not granted exists."""
+    if not token.may_read(workspace):
+        raise ApiError(403, "workspace/forbidden", f"token {token.name!r} is not granted workspace {workspace!r}; "
+                       f"grant it with `jgm token grant {token.name} {workspace}`")
+    handle = state.handle(workspace)
+    if handle is None:
+        raise ApiError(404, "workspace/not-found", f"workspace {workspace!r} is not served by this server; "
+                       "restart `jgm serve` with `--repo` pointing at it")
+    return handle
+
+
+Scope = Annotated[WorkspaceHandle, Depends(workspace_scope)]

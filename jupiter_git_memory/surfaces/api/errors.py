@@ -1,0 +1,106 @@
+"""Every error the API returns has one JSON shape with a stable code:
+
+    {"error": {"code": "memory/not-found", "message": "...", "details": [...]}}
+
+including FastAPI's validation errors (422), Starlette's unknown routes (404/405) and crashes (500),
+so clients branch on `code`, never on prose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ...index.store import LockTimeout, log
+from ...recall.service import RecallError
+from ..records_ops import OperationError
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    details: list[dict[str, Any]] | None = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+def error_response(status: int, code: str, message: str, details: list | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+_HTTP_CODES = {404: "route/not-found", 405: "route/method-not-allowed", 400: "request/bad-request",
+               413: "request/too-large", 415: "request/unsupported-media-type"}
+
+
+def _validation_details(exc: RequestValidationError) -> list[dict]:
+    out = []
+    for e in exc.errors():
+        # the rejected input is the caller's own data (and may be large): name the place, not the value
+        out.append({"loc": [str(p) for p in e.get("loc", ())], "type": e.get("type"), "msg": e.get("msg")})
+    return jsonable_encoder(out)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError):
+        return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
+
+    @app.exception_handler(OperationError)
+    async def _operation_error(request: Request, exc: OperationError):
+        return error_response(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError):
+        details = _validation_details(exc)
+        where = ", ".join(".".join(d["loc"]) + f": {d['msg']}" for d in details[:5])
+        return error_response(422, "request/invalid", f"invalid request: {where}", details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        code = _HTTP_CODES.get(exc.status_code, f"http/{exc.status_code}")
+        message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+        if exc.status_code == 404:
+            message = f"no route {request.method} {request.url.path}; see /docs or /openapi.json"
+        return error_response(exc.status_code, code, message, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(RecallError)
+    async def _recall(request: Request, exc: RecallError):
+        return error_response(503, "memory/retrieval-failed", f"recall could not run: {exc}")
+
+    @app.exception_handler(LockTimeout)
+    async def _busy(request: Request, exc: LockTimeout):
+        return error_response(409, "index/busy", str(exc), headers={"Retry-After": "5"})
+
+    @app.exception_handler(Exception)
+    async def _crash(request: Request, exc: Exception):
+        log(f"api: {request.method} {request.url.path} failed: {exc.__class__.__name__}: {exc}")
+        return error_response(500, "internal/error", f"internal error ({exc.__class__.__name__}); details are in the store log")
+
+
+# Documented on every route so clients (and schema-driven tests) know the error shape.
+COMMON_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "Bad request (e.g. an id outside the id pattern)"},
+    401: {"model": ErrorBody, "description": "Missing or unknown bearer token"},
+    403: {"model": ErrorBody, "description": "The token is not granted this workspace"},
+    404: {"model": ErrorBody, "description": "Unknown workspace, record, receipt or route"},
+    413: {"model": ErrorBody, "description": "Request body over the size limit"},
+    422: {"model": ErrorBody, "description": "Request failed validation"},
+}

@@ -1,0 +1,54 @@
+"""Recall endpoints: plain recall, recall for a task, context packs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from ...recall.service import RecallError
+from .deps import Scope
+from .errors import COMMON_RESPONSES, ApiError
+from .schemas import ContextRequest, RecallRequest, TaskRequest
+
+router = APIRouter(tags=["recall"], responses={**COMMON_RESPONSES,
+                                                503: {"description": "Model or index unavailable"}})
+
+
+@router.post("/recall", summary="Recall records for a question under the memory contract")
+def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
+    with scope.reading() as recaller:
+        try:
+            res = recaller.recall(body.query, k=body.k, kinds=list(body.kinds) or None,
+                                  statuses=list(body.statuses) or None, mode=body.mode)
+        except ValueError as e:
+            raise ApiError(400, "request/bad-request", str(e)) from None
+    return dict(res.to_json(), workspace=scope.id)
+
+
+@router.post("/recall-task", summary="Memories for a task (goal, error signatures, files)")
+def recall_task(body: TaskRequest, scope: Scope) -> dict[str, Any]:
+    from ...recall.task import recall_task as run
+
+    with scope.reading() as recaller:
+        try:
+            res = run(recaller, body.goal, body.errors, body.files, k=body.k, include_global=body.include_global,
+                      global_k=body.global_k, root=scope.root)
+        except ValueError as e:
+            raise ApiError(400, "request/bad-request", str(e)) from None
+    if res["status"] == "retrieval-failed":
+        raise ApiError(503, "memory/retrieval-failed", "; ".join(res.get("warnings") or ["recall could not run"]))
+    return res
+
+
+@router.post("/context", summary="A context pack: the best records trimmed to a token budget")
+def context(body: ContextRequest, scope: Scope) -> dict[str, Any]:
+    from ...recall.context import build_context
+
+    with scope.reading() as recaller:
+        try:
+            return build_context(recaller, body.goal, body.budget_tokens, k=body.k)
+        except RecallError:
+            raise
+        except ValueError as e:
+            raise ApiError(400, "request/bad-request", str(e)) from None

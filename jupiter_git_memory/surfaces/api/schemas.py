@@ -1,0 +1,64 @@
+"""Request bodies. Closed vocabularies (kinds, statuses, modes) are enums so the OpenAPI schema says them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ...records.model import ALL_EFFECTIVE, KINDS
+
+Kind = Literal[KINDS]  # type: ignore[valid-type]
+Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
+MAX_TEXT = 4000
+
+
+def _not_blank(v: str) -> str:
+    if not v.strip():
+        raise ValueError("must not be blank")
+    return v
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RecallRequest(Strict):
+    query: str = Field(min_length=1, max_length=MAX_TEXT, description="What you want to know.")
+    k: int = Field(5, ge=1, le=100)
+    kinds: list[Kind] = Field(default_factory=list, max_length=len(KINDS), description="Only these kinds.")
+    statuses: list[Status] = Field(default_factory=list, max_length=len(ALL_EFFECTIVE),
+                                   description="Replace the default statuses (accepted, verified, unverified).")
+    mode: Literal["hybrid", "dense", "lexical"] | None = None
+
+    _q = field_validator("query")(_not_blank)
+
+
+class TaskRequest(Strict):
+    goal: str = Field(min_length=1, max_length=MAX_TEXT, description="What the task is.")
+    errors: list[str] = Field(default_factory=list, max_length=20, description="Error signatures seen.")
+    files: list[str] = Field(default_factory=list, max_length=50, description="Files the task touches.")
+    k: int = Field(5, ge=1, le=50)
+    include_global: bool = False
+    global_k: int = Field(3, ge=1, le=50)
+
+    _g = field_validator("goal")(_not_blank)
+
+    @field_validator("errors", "files")
+    @classmethod
+    def _short(cls, v: list[str]) -> list[str]:
+        if any(len(x) > MAX_TEXT for x in v):
+            raise ValueError(f"each entry must be at most {MAX_TEXT} characters")
+        return v
+
+
+class ContextRequest(Strict):
+    goal: str = Field(min_length=1, max_length=MAX_TEXT, description="What the new task is.")
+    budget_tokens: int = Field(1500, ge=32, le=100_000)
+    k: int = Field(8, ge=1, le=50)
+
+    _g = field_validator("goal")(_not_blank)
+
+
+class SeedRequest(Strict):
+    rebuild: bool = Field(False, description="Drop vectors and re-embed everything.")

@@ -1,0 +1,84 @@
+"""`jgm eval` and `jgm calibrate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import emit_json, fail, out
+from .recall_cmd import _recaller
+
+RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
+
+
+def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="YAML question set."),
+             repo: Optional[Path] = RepoOpt, k: int = typer.Option(3, "-k", min=1, max=50),
+             mode: str = typer.Option("hybrid", "--mode", help="hybrid | dense | lexical | all"),
+             min_recall: Optional[float] = typer.Option(None, "--min-recall", help="Exit 1 below this recall@k."),
+             min_no_answer: Optional[float] = typer.Option(None, "--min-no-answer",
+                                                           help="Exit 1 below this no-answer-empty rate."),
+             out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON report here."),
+             as_json: bool = typer.Option(False, "--json")):
+    """Measure recall@k, MRR, no-answer emptiness and forbidden leaks. Exit 1 on a leak or below the gates."""
+    import json
+
+    from ...recall.eval import run_eval
+
+    modes = ["dense", "lexical", "hybrid"] if mode == "all" else [mode]
+    if any(m not in ("dense", "lexical", "hybrid") for m in modes):
+        fail(f"--mode must be hybrid, dense, lexical or all, not {mode!r}", 2, as_json, "bad-request")
+    try:
+        report = run_eval(_recaller(repo, as_json), file, k, modes)
+    except ValueError as e:
+        fail(str(e), 2, as_json, "bad-request")
+    gate = modes[-1]
+    main = report["modes"][gate]
+    problems = []
+    if min_recall is not None and (main["recall_at_k"] or 0) < min_recall:
+        problems.append(f"recall@{k} {main['recall_at_k']} < {min_recall}")
+    if min_no_answer is not None and main["no_answer_empty_rate"] is not None and main["no_answer_empty_rate"] < min_no_answer:
+        problems.append(f"no-answer-empty {main['no_answer_empty_rate']} < {min_no_answer}")
+    if main["forbidden_leaks"]:
+        problems.append(f"{main['forbidden_leaks']} forbidden leaks")
+    report["gate"] = {"mode": gate, "passed": not problems, "problems": problems}
+    if out_path:
+        out_path.write_text(json.dumps(report, indent=2), "utf-8")
+    if as_json:
+        emit_json(report)
+    else:
+        out.print(f"eval {file} sha256 {report['eval_sha256'][:12]} · model {report['model']} ({report['identity']}) · "
+                  f"floor {report['floor']} ({report['floor_source']})", markup=False)
+        out.print(f"{'mode':<8} {'recall@' + str(k):>9} {'MRR':>6} {'no-answer':>10} {'leaks':>6}", markup=False)
+        for m, r in report["modes"].items():
+            out.print(f"{m:<8} {r['recall_at_k']!s:>9} {r['mrr']!s:>6} {r['no_answer_empty_rate']!s:>10} "
+                      f"{r['forbidden_leaks']:>6}", markup=False)
+        for q in main["per_question"]:
+            if not q["ok"]:
+                out.print(f"  miss {q['id']}: {q['query']!r} expected {q['expect']} got {q['returned']}", markup=False)
+        out.print("gate: passed" if not problems else "gate: FAILED: " + "; ".join(problems), markup=False)
+    raise typer.Exit(0 if not problems else 1)
+
+
+def calibrate_cmd(probes: Path = typer.Argument(..., exists=True, dir_okay=False,
+                                                help="Questions the knowledge base cannot answer (YAML or one per line)."),
+                  repo: Optional[Path] = RepoOpt, dry_run: bool = typer.Option(False, "--dry-run", help="Measure only."),
+                  as_json: bool = typer.Option(False, "--json")):
+    """Measure and store the no-match floor for the current model identity."""
+    from ...recall.calibrate import calibrate
+
+    try:
+        res = calibrate(_recaller(repo, as_json), probes, save=not dry_run)
+    except ValueError as e:
+        fail(str(e), 2, as_json, "bad-request")
+    if as_json:
+        emit_json(res)
+    else:
+        out.print(f"floor {res['floor']} ({'saved' if res['saved'] else 'not saved'}) from {res['probe_count']} probes; "
+                  f"highest cosine {res['max_cos']} for {res['max_probe']!r} (record {res['max_record']})", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_cmd)
+    app.command("calibrate")(calibrate_cmd)

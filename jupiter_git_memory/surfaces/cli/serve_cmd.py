@@ -1,0 +1,65 @@
+"""`jgm serve`: the local HTTP API (FastAPI on uvicorn), bound to 127.0.0.1 by default."""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import err, fail
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
+          port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
+          repo: list[Path] = typer.Option([], "--repo", help="Repository to serve (repeatable; default: the current one)."),
+          max_body: int = typer.Option(256 * 1024, "--max-body", min=1024, help="Largest request body in bytes."),
+          log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level.")):
+    """Serve recall, records, receipts and seeding over HTTP. Prints one JSON line (url, token file) when bound."""
+    import uvicorn
+
+    from ...index.store import store_root
+    from ..api.app import build_state, create_app
+    from ..api.tokens import TokenError
+    from .main import known_errors
+
+    try:
+        state = build_state(repo or [Path(".")])
+    except (*known_errors(), TokenError) as e:
+        fail(str(e), 2, False, type(e).__name__)
+    if not _loopback(host):
+        err.print(f"[yellow]warning:[/] binding {host}: the API is reachable from other machines; "
+                  "anyone with a token can read the granted workspaces", markup=True)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        fail(f"cannot bind {host}:{port}: {e.strerror}; pick another --port (0 picks a free one)", 2)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    app = create_app(state=state, max_body=max_body)
+    info = {"url": f"http://{shown}:{bound}", "workspaces": sorted(state.handles),
+            "token_file": str(store_root() / "api-token"), "docs": f"http://{shown}:{bound}/docs"}
+    sys.stdout.write(json.dumps(info) + "\n")
+    sys.stdout.flush()
+    config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=5, server_header=False)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)

@@ -1,0 +1,53 @@
+"""The workspaces a store holds, read from each catalog's meta (no model, no Chroma, no writes).
+
+Read-only on purpose: listing must work while a seed holds the write lock and must never create a
+catalog, so it opens each SQLite file with `mode=ro` instead of going through Catalog/open_index.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ..index.store import store_root
+
+
+def _meta(db: sqlite3.Connection) -> dict[str, str]:
+    return {k: v for k, v in db.execute("SELECT key, value FROM meta")}
+
+
+def describe(catalog_path: Path) -> dict[str, Any]:
+    """One workspace's summary; `error` set (and the rest best-effort) when its catalog is unreadable."""
+    folder_id = catalog_path.parent.name
+    info: dict[str, Any] = {"id": folder_id, "name": None, "root": None, "records": 0, "candidates": 0,
+                            "last_seeded_commit": None, "last_seed_at": None, "dirty": False, "global": False,
+                            "generation": 0, "root_exists": False, "error": None}
+    try:
+        db = sqlite3.connect(f"file:{catalog_path}?mode=ro", uri=True, timeout=10)
+        try:
+            meta = _meta(db)
+            counts = dict(db.execute("SELECT origin = 'file', COUNT(*) FROM records GROUP BY origin = 'file'").fetchall())
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        info["error"] = f"{catalog_path}: unreadable catalog ({e}); reseed with `jgm seed --repo ROOT`"
+        return info
+    ws = json.loads(meta.get("workspace") or "{}")
+    info.update(
+        id=ws.get("id") or folder_id, name=ws.get("name"), root=ws.get("root"),
+        records=int(counts.get(1, 0)), candidates=int(counts.get(0, 0)),
+        last_seeded_commit=meta.get("last_seeded_commit") or None,
+        last_seed_at=float(meta["last_seed_at"]) if meta.get("last_seed_at") else None,
+        dirty=meta.get("dirty") == "true", generation=int(meta.get("generation") or 0))
+    info["global"] = meta.get("global") == "true"
+    info["root_exists"] = bool(info["root"]) and Path(info["root"]).is_dir()
+    return info
+
+
+def list_workspaces(root: Path | None = None) -> list[dict[str, Any]]:
+    base = (root or store_root()) / "workspaces"
+    if not base.is_dir():
+        return []
+    return [describe(p) for p in sorted(base.glob("*/catalog.sqlite"))]
