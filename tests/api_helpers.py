@@ -1,4 +1,4 @@
-"""Helpers for API/MCP/workspace tests: run `jgm serve` as a real subprocess and talk HTTP to it."""
+"""Helpers for API/MCP/workspace tests: real seeded repos in a shared store, `jgm serve` as a subprocess."""
 
 from __future__ import annotations
 
@@ -13,23 +13,74 @@ from pathlib import Path
 
 import httpx
 
+from conftest import Repo
+
 JGM = str(Path(sys.executable).parent / "jgm")
 
 
+def make_alpha(path: Path) -> Repo:
+    """Team alpha: storage decisions with a supersede chain, facts (one false), history."""
+    r = Repo(path)
+    r.record("dec-a-db", title="Use PostgreSQL as the primary database", tags="[db, storage]",
+             source="ADR meeting 2026-03-02", supersedes="[dec-a-mysql]",
+             body="All services store their primary data in PostgreSQL 16. We chose it for JSONB, "
+                  "transactional DDL and mature replication.")
+    r.record("dec-a-mysql", title="Use MySQL as the primary database", tags="[db]",
+             body="Services store their primary data in MySQL 5.7.")
+    r.record("dec-a-cache", title="Cache user sessions in Memcached", tags="[cache]",
+             body="User sessions are cached in Memcached with a 30 minute TTL.")
+    r.record("dec-a-redis", status="proposed", title="Cache user sessions in Redis instead", tags="[cache]",
+             supersedes="[dec-a-cache]", body="Proposal: move the session cache to Redis for persistence.")
+    r.record("fact-a-port", kind="fact", status="verified", title="The API gateway listens on port 8443",
+             tags="[network]", source="infra/gateway.yaml", body="The public API gateway terminates TLS on port 8443.")
+    r.record("fact-a-old-port", kind="fact", status="false", title="The API gateway listens on port 80",
+             tags="[network]", body="The gateway serves plain HTTP on port 80.")
+    r.record("hist-a-2019", kind="history", status="historical", title="Split the monolith in 2019", tags="[db]",
+             body="In 2019 the monolith was split into services, each with its own schema.")
+    r.commit("alpha knowledge")
+    return r
+
+
+def make_beta(path: Path) -> Repo:
+    """Team beta: payments, nothing about databases."""
+    r = Repo(path)
+    r.record("dec-b-payments", title="Stripe is the payment processor", tags="[payments]", source="contract 2025",
+             body="Card payments and refunds go through Stripe; we never store card numbers.")
+    r.record("fact-b-cents", kind="fact", status="verified", title="Money amounts are integers in cents",
+             tags="[payments]", body="Every amount is stored as an integer number of cents, never as a float.")
+    r.commit("beta knowledge")
+    return r
+
+
+def seed_in_process(path: Path, home: Path) -> dict:
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    report = Seeder(path, root=home).seed()
+    assert not report.errors, report.errors
+    return report.to_json()
+
+
+def workspace_id(path: Path) -> str:
+    from jupiter_git_memory.index.workspace import find_workspace
+
+    return find_workspace(path).id
+
+
 class Server:
-    """A `jgm serve --port 0` subprocess; `url` from its first stdout line, token from the store."""
+    """A `jgm serve --port 0` subprocess: `url` from its first stdout line, the default token from the store."""
 
     def __init__(self, repos: list[Path], home: Path, extra_args: tuple[str, ...] = (), timeout: float = 180):
         args = [JGM, "serve", "--port", "0", *extra_args]
         for r in repos:
             args += ["--repo", str(r)]
+        self.home = home
         self.stderr_lines: list[str] = []
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env=dict(os.environ, JGM_HOME=str(home)))
         threading.Thread(target=self._drain, daemon=True).start()
         line = self.proc.stdout.readline()
         if not line:
-            self.stop()
+            self.proc.wait(timeout=30)
             raise RuntimeError("jgm serve exited before binding:\n" + "".join(self.stderr_lines))
         self.info = json.loads(line)
         self.url = self.info["url"]
@@ -54,31 +105,36 @@ class Server:
         raise RuntimeError("jgm serve did not become ready:\n" + "".join(self.stderr_lines))
 
     def client(self, token: str | None = "default") -> httpx.Client:
-        headers = {}
         if token == "default":
             token = self.token
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=120)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:
-                self.proc.wait(timeout=20)
+                self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
 
 
-def seed(repo_path: Path, home: Path) -> dict:
-    out = subprocess.run([JGM, "seed", "--repo", str(repo_path), "--json"], capture_output=True, text=True,
-                         env=dict(os.environ, JGM_HOME=str(home)))
-    assert out.returncode == 0, out.stderr + out.stdout
-    return json.loads(out.stdout)
+def error_code(resp: httpx.Response) -> str:
+    assert resp.headers["content-type"].startswith("application/json"), resp.text
+    return resp.json()["error"]["code"]
 
 
-def workspace_id(repo_path: Path) -> str:
-    from jupiter_git_memory.index.workspace import find_workspace
+def raw_get(base_url: str, path: str, token: str) -> tuple[int, dict]:
+    """GET with the path sent byte for byte (httpx normalises `..` segments away before sending)."""
+    import http.client
+    from urllib.parse import urlsplit
 
-    return find_workspace(repo_path).id
+    u = urlsplit(base_url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+        resp = conn.getresponse()
+        return resp.status, json.loads(resp.read() or b"{}")
+    finally:
+        conn.close()

@@ -65,7 +65,7 @@ def scan_text(text: str) -> list[str]:
             break
     for m in _ASSIGN.finditer(text):
         if _assignment_is_secret(m.group(1), m.group(2), m.group(3)):
-            found.append(f"a {m.group(1).lower()} value")
+            found.append(f"a value assigned to {m.group(1).lower()}")
             break
     return found
 

@@ -40,13 +40,25 @@ result results summary session run task record candidate about on in of for and 
 _RATIONALE = re.compile(
     r"(?i)\b(because|since|so that|so we|in order to|to (?:avoid|keep|make|reduce|prevent|allow|ensure|support|stop|get)|"
     r"due to|given that|as a result|otherwise|reason|rationale|why|trade-?offs?|consequences?|instead of|rather than|"
-    r"motivat\w*|drive[nrs]? by|which (?:means|lets|avoids))\b")
+    r"motivat\w*|drive[nrs]? by|which (?:means|lets|avoids)|thus|therefore|hence|so (?:the|we|it|they|each|every|our)|"
+    r"needs? to|goal)\b|,\s*so\b")
 _EVIDENCE = re.compile(
     r"(?i)(https?://\S+|\b[\w./-]+\.(?:py|js|ts|go|rs|java|rb|md|toml|yaml|yml|json|sql|sh|c|h|cpp|txt|lock|cfg|ini)\b|"
     r"`[^`\n]{3,}`|\b[0-9a-f]{7,40}\b|\b(?:measured|observed|reproduced|verified|benchmark\w*|according to|"
     r"logs? show|stack ?trace|traceback|see )\b)")
 _DATE = re.compile(r"(?i)\b(\d{4}-\d{2}(-\d{2})?|\d{1,2}/\d{1,2}/\d{2,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d{4}|"
                    r"v?\d+\.\d+(\.\d+)?|q[1-4]\s*\d{4}|\d{4})\b")
+
+
+_BAD_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
 
 
 @dataclass
@@ -84,6 +96,10 @@ def check(inp: CandidateInput) -> Verdict:
         return Verdict("secret", f"{', '.join(where)} contains {' and '.join(kinds)}; nothing was stored. Remove "
                        "the secret (name where it lives instead, e.g. `the DEPLOY_TOKEN CI secret`) and send it again",
                        where)
+    for name, text in inp.text_fields().items():
+        if _BAD_CHARS.search(text) or _has_surrogates(text):
+            return Verdict("bad-text", f"{name} contains control characters or invalid Unicode; send plain UTF-8 text",
+                           [name])
     if inp.kind not in REQUESTABLE_KINDS:
         return Verdict("unknown-kind", f"kind {inp.kind!r} cannot be requested; use one of {', '.join(REQUESTABLE_KINDS)}",
                        ["kind"])

@@ -50,7 +50,9 @@ class OnnxEmbedder:
         self.tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self.tokenizer.enable_truncation(max_length=spec.max_tokens)
         self.tokenizer.no_padding()
-        self._counter = Tokenizer.from_file(str(tokenizer_path))  # untruncated, for chunk budgets
+        self._counter = Tokenizer.from_file(str(tokenizer_path))  # untruncated, unpadded: chunk budgets
+        self._counter.no_padding()
+        self._counter.no_truncation()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or int(os.environ.get("JGM_THREADS", 0)) or (os.cpu_count() or 1)
         opts.inter_op_num_threads = 1
@@ -91,10 +93,13 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.spec.dimension), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.zeros((len(texts), self.spec.dimension), dtype=np.float32)
+        out = None
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            out[idx] = self._run([texts[i] for i in idx])
+            vecs = self._run([texts[i] for i in idx])
+            if out is None:  # sized from the model's output, so a wrong spec dimension is detectable
+                out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[idx] = vecs
         return out
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:

@@ -74,16 +74,17 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         return ParseOutcome(skipped="no frontmatter")
     text = text.lstrip("\ufeff")
     try:
-        post = frontmatter.loads(text)
+        fm_text, content = frontmatter.YAMLHandler().split(text)
+    except ValueError:
+        return ParseOutcome(issues=[Issue(path, "frontmatter is not closed", "end the YAML block with a `---` line", line=1)])
+    try:
+        meta = yaml.safe_load(fm_text) if fm_text.strip() else {}
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the opening fence
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         return ParseOutcome(issues=[Issue(path, f"frontmatter is not valid YAML: {problem}",
                                           "fix the YAML syntax between the `---` fences", line=line)])
-    except Exception as e:  # frontmatter raises ValueError-like errors for odd inputs
-        return ParseOutcome(issues=[Issue(path, f"frontmatter could not be read: {e}", "fix the `---` fenced YAML block", line=1)])
-    meta = post.metadata
     if not isinstance(meta, dict):
         return ParseOutcome(issues=[Issue(path, "frontmatter must be a YAML mapping of keys to values",
                                           "write `key: value` lines between the `---` fences", line=2)])
@@ -134,7 +135,7 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
 
     extra = {k: v for k, v in meta.items() if k not in KNOWN_KEYS}
     record = Record(
-        id=rid, kind=kind, status=status, title=str(meta["title"]).strip(), body=post.content.strip(),
+        id=rid, kind=kind, status=status, title=str(meta["title"]).strip(), body=content.strip(),
         path=path, content_hash=hashlib.sha256(raw).hexdigest(), supersedes=supersedes,
         superseded_by=superseded_by, tags=tags, date=_scalar(meta.get("date")), source=_scalar(meta.get("source")),
         scope=_scalar(meta.get("scope")), metadata=_jsonable(extra), lines=lines,

@@ -14,12 +14,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from ..candidates.promote import mark_promotions
 from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..index.catalog import RecordRow
 from ..index.handle import Index, open_index, vector_identity
 from ..index.store import workspace_dir, workspace_lock
+from ..index.vectors import reset_clients
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
 from ..lifecycle.resolve import resolve
@@ -108,6 +110,9 @@ class Seeder:
              fault: Callable[[str], None] | None = None, lock_timeout: float | None = None) -> SeedReport:
         t0 = time.perf_counter()
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
+            # a Chroma client cached by this process holds the HNSW as it was when opened; writing through
+            # it after another process wrote would clobber that process's vectors, so reopen under the lock
+            reset_clients()
             index = self.open(rebuild=rebuild)
             try:
                 report = self._seed_locked(index, rev, progress, fault)
@@ -151,6 +156,7 @@ class Seeder:
         for prev in previous.values():  # candidates live in the store; seeding keeps them
             if prev.origin != "file":
                 desired.setdefault(prev.id, prev)
+        mark_promotions(desired)  # a merged record file that claims a candidate promotes it
         plan, counts = plan_changes(desired, previous, cat.chunks(), index.vectors.ids(), self.chunker)
         texts = [c.text for c, _ in plan.embed]
         vectors = self._embed(texts, progress)

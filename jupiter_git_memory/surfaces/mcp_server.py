@@ -50,7 +50,7 @@ def _fail(e: Exception) -> ToolError:
 
 
 def build_server(handle: WorkspaceHandle) -> MCPServer:
-    server = MCPServer("jupiter-git-memory", version=__version__, instructions=INSTRUCTIONS)
+    server = MCPServer("jupiter-git-memory", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     wsid = handle.id
 
     @server.tool(annotations=READ, title="Recall project memory")
@@ -119,7 +119,7 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
                 rel = ops.relations(cat, id, wsid)
         except (OperationError, RecallError) as e:
             raise _fail(e) from None
-        return dict(rel, kind="relations", workspace=wsid, note=EVIDENCE_NOTE)
+        return {"kind": "relations", "note": EVIDENCE_NOTE, "workspace": wsid, "relations": rel}
 
     @server.tool(annotations=READ, title="Context pack for a task")
     def context(goal: Annotated[str, Field(min_length=1, max_length=4000, description="What the new task is.")],
@@ -154,3 +154,31 @@ def warm(handle: WorkspaceHandle) -> None:
             pass
     except Exception:
         pass
+
+
+class BearerGate:
+    """ASGI wrapper for `--http`: the MCP endpoint needs a bearer token granted this workspace, like the API."""
+
+    def __init__(self, app, tokens, wsid: str):
+        self.app, self.tokens, self.wsid = app, tokens, wsid
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            auth = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
+            secret = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+            info = self.tokens.authenticate(secret)
+            if info is None or not info.may_read(self.wsid):
+                from starlette.responses import JSONResponse
+
+                code, status = ("auth/invalid-token", 401) if info is None else ("workspace/forbidden", 403)
+                resp = JSONResponse({"error": {"code": code, "message": "send `Authorization: Bearer <token>` "
+                                               f"granted workspace {self.wsid}"}}, status_code=status,
+                                    headers={"WWW-Authenticate": "Bearer"})
+                return await resp(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
+def http_app(server: MCPServer, handle: WorkspaceHandle, tokens, host: str = "127.0.0.1"):
+    from .api.limits import BodySizeLimit
+
+    return BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.id))

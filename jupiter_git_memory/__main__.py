@@ -1,0 +1,23 @@
+"""`python -m jupiter_git_memory`: the `jgm` CLI.
+
+Git hooks call `python -m jupiter_git_memory hooks run <hook> ...` after every checkout, so that path
+skips loading the full CLI (Typer and every command module): a checkout that changed no knowledge
+should cost little more than the interpreter's start.
+"""
+
+import sys
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    if argv[:1] == ["hooks"] and argv[1:2] in (["run"], ["_reseed"]):
+        from .surfaces.githooks import main as hooks_main
+
+        raise SystemExit(hooks_main(argv[1:]))
+    from .surfaces.cli.main import app
+
+    app(prog_name="jgm")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Promotion: a candidate is promoted exactly when a committed record file claims it (`candidate: cand-…`).
+
+Pure, and called by the seeder on the rows it is about to write, so the post-merge reseed (a plain
+`jgm seed` after `git merge`) marks the candidate in the same write that indexes the new file. Why
+"committed": a file only in someone's working tree (e.g. the proposal branch checked out and edited)
+has not been through review. Why reversible: the tree is the truth — seeding an older commit where
+the file does not exist puts the candidate back to the state it had before.
+"""
+
+from __future__ import annotations
+
+from ..index.catalog import RecordRow
+from .model import CANDIDATE_ID_PREFIX, EFFECTIVE_BY_STATE, OPEN, PROMOTED
+
+
+def claims(desired: dict[str, RecordRow]) -> dict[str, RecordRow]:
+    """candidate id -> the committed file record that claims it (first by id when several do)."""
+    out: dict[str, RecordRow] = {}
+    for rid in sorted(desired):
+        row = desired[rid]
+        if row.origin != "file" or row.dirty or not row.commit_sha:
+            continue
+        cid = (row.data.get("metadata") or {}).get("candidate")
+        if isinstance(cid, str) and cid.startswith(CANDIDATE_ID_PREFIX):
+            out.setdefault(cid, row)
+    return out
+
+
+def _promoted(row: RecordRow, by: RecordRow) -> RecordRow:
+    data = dict(row.data, state=PROMOTED, promoted_to=by.id, promoted_path=by.path, promoted_commit=by.commit_sha,
+                state_before_promotion=row.data.get("state_before_promotion") or row.data.get("state") or OPEN)
+    return RecordRow(row.id, row.path, row.kind, row.status, EFFECTIVE_BY_STATE[PROMOTED], row.title, row.content_hash,
+                     row.commit_sha, row.dirty, row.origin, data, row.error)
+
+
+def _unpromoted(row: RecordRow) -> RecordRow:
+    data = dict(row.data)
+    state = data.pop("state_before_promotion", None) or OPEN
+    for k in ("promoted_to", "promoted_path", "promoted_commit"):
+        data.pop(k, None)
+    data["state"] = state
+    return RecordRow(row.id, row.path, row.kind, row.status, EFFECTIVE_BY_STATE.get(state, "candidate"), row.title,
+                     row.content_hash, row.commit_sha, row.dirty, row.origin, data, row.error)
+
+
+def mark_promotions(desired: dict[str, RecordRow]) -> dict[str, RecordRow]:
+    """Update candidate rows in `desired` (in place, also returned) to match the file records' claims."""
+    claimed = claims(desired)
+    for rid, row in list(desired.items()):
+        if row.origin != "candidate":
+            continue
+        by = claimed.get(rid)
+        state = row.data.get("state")
+        if by is not None and (state != PROMOTED or row.data.get("promoted_to") != by.id):
+            desired[rid] = _promoted(row, by)
+        elif by is None and state == PROMOTED:
+            desired[rid] = _unpromoted(row)
+    return desired

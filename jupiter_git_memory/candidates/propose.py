@@ -1,0 +1,195 @@
+"""`propose`: turn a candidate into a record file on a new branch, ready for a pull request.
+
+Why Git plumbing (hash-object, a temporary index, commit-tree, update-ref) instead of checkout+commit:
+the user's branch, index and working tree — including uncommitted work — must stay exactly as they
+were, and no hook of theirs should run for a commit they did not make. The commit only adds one file
+on top of the base commit; review and promotion then happen through the ordinary PR and merge.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import secrets
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..index.catalog import RecordRow
+from ..records.parse import parse_record
+from ..seed.sources import is_record_path
+from .errors import CandidateError, invalid_state
+from .model import OPEN, PROMOTED, PROPOSED, REJECTED
+
+KIND_DIRS = {"decision": "decisions", "adr": "adr", "fact": "facts", "finding": "findings", "history": "history"}
+KIND_PREFIX = {"decision": "dec", "adr": "adr", "fact": "fact", "finding": "find", "history": "hist"}
+CHOSEN_STATUSES = ("proposed", "accepted")
+BRANCH_PREFIX = "jgm/"
+
+
+def record_status(kind: str, chosen: str) -> str:
+    """The reviewer's choice in the kind's own vocabulary (facts are verified, not accepted)."""
+    if chosen not in CHOSEN_STATUSES:
+        raise CandidateError("request/bad-status", f"--status must be one of {', '.join(CHOSEN_STATUSES)}, not {chosen!r}")
+    if kind in ("fact", "finding"):
+        return {"proposed": "unverified", "accepted": "verified"}[chosen]
+    if kind == "history":
+        return "historical"
+    return chosen
+
+
+def slug(title: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    if len(s) > 40:  # cut at a word boundary when there is one
+        s = s[:41].rsplit("-", 1)[0] if "-" in s[:41] else s[:40]
+    return s.strip("-") or "record"
+
+
+def _git(root: Path, *args: str, env: dict | None = None, input: bytes | None = None, check: bool = True) -> str:
+    proc = subprocess.run(["git", "-C", str(root), *args], input=input, capture_output=True, env=env)
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise CandidateError("propose/git-failed", f"`git {args[0]}` failed in {root}: {msg[-1] if msg else 'no output'}"
+                             + ("; set `git config user.name` and `user.email`" if args[0] == "commit-tree" else ""), 409)
+    return proc.stdout.decode("utf-8", "replace").strip()
+
+
+def render(row: RecordRow, record_id: str, status: str, today: str) -> str:
+    """The record file: frontmatter with provenance (so the reseed can mark the promotion) + body + evidence."""
+    d = row.data
+    prov = d.get("provenance") or {}
+    fm: dict[str, Any] = {"id": record_id, "kind": row.kind, "status": status, "title": row.title, "date": today}
+    if d.get("tags"):
+        fm["tags"] = list(d["tags"])
+    if d.get("source"):
+        fm["source"] = d["source"]
+    fm["candidate"] = row.id
+    for key in ("agent", "session", "work_item", "run_key"):
+        if prov.get(key):
+            fm[key] = prov[key]
+    body = d.get("body", "").strip()
+    lines = []
+    for e in d.get("evidence") or []:
+        who = ", ".join(f"{k} `{e[k]}`" for k in ("agent", "session", "work_item", "run_key") if e.get(k))
+        backing = "; ".join(x for x in [e.get("source"), *(e.get("evidence") or [])] if x)
+        line = f"- {who or 'unknown agent'}" + (f": {backing}" if backing else "")
+        if e.get("title"):
+            line += f" — also observed as “{e['title']}”"
+        lines.append(line)
+    text = "---\n" + yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=10_000) + "---\n" + body + "\n"
+    if lines:
+        text += "\n## Evidence\n\n" + "\n".join(lines) + "\n"
+    return text
+
+
+def commit_message(row: RecordRow, record_id: str, status: str) -> str:
+    prov = row.data.get("provenance") or {}
+    trailers = [f"Candidate: {row.id}"] + [f"{label}: {prov[k]}" for k, label in
+                                           (("agent", "Agent"), ("session", "Session"), ("work_item", "Work-Item"),
+                                            ("run_key", "Run-Key")) if prov.get(k)]
+    trailers.append(f"Status: {status}")
+    return (f"Propose {row.kind} {record_id}: {row.title}\n\n"
+            f"Recorded as candidate {row.id} by {prov.get('agent', 'an unknown agent')}. Merging this pull request\n"
+            "makes it a project record; the post-merge reseed marks the candidate promoted.\n\n" + "\n".join(trailers) + "\n")
+
+
+def write_branch(root: Path, base: str, path: str, content: bytes, branch: str, message: str) -> str:
+    """Commit `content` at `path` on top of `base` as new branch `branch`; returns the commit sha.
+    Only the object store and the new ref change: a temporary index stands in for the user's."""
+    with tempfile.TemporaryDirectory(prefix="jgm-propose-") as tmp:
+        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
+        _git(root, "read-tree", base, env=env)
+        blob = _git(root, "hash-object", "-w", "--stdin", input=content)
+        _git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+        tree = _git(root, "write-tree", env=env)
+    commit = _git(root, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode("utf-8"))
+    _git(root, "update-ref", "-m", f"jgm propose {path}", f"refs/heads/{branch}", commit, "0" * 40)
+    return commit
+
+
+def _branch_exists(root: Path, branch: str) -> bool:
+    return bool(_git(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False))
+
+
+def pr_command(root: Path, branch: str, base_branch: str | None) -> tuple[str | None, str]:
+    remotes = _git(root, "remote", check=False).split()
+    remote = "origin" if "origin" in remotes else (remotes[0] if remotes else None)
+    gh = ["gh", "pr", "create", "--head", branch, "--fill"] + (["--base", base_branch] if base_branch else [])
+    push = ["git", "push", "-u", remote or "origin", branch]
+    return remote, f"{shlex.join(push)} && {shlex.join(gh)}"
+
+
+def open_pr(root: Path, remote: str | None, branch: str, base_branch: str | None, command: str) -> dict[str, Any]:
+    """Push and open the PR with `gh`; failures are reported (the branch stays), never raised."""
+    if not shutil.which("gh"):
+        return {"opened": False, "error": f"the GitHub CLI `gh` is not installed; push and open the PR with: {command}"}
+    if remote is None:
+        return {"opened": False, "error": f"the repository has no remote to push to; add one, then run: {command}"}
+    steps = [["git", "-C", str(root), "push", "-u", remote, branch],
+             ["gh", "pr", "create", "--head", branch, "--fill"] + (["--base", base_branch] if base_branch else [])]
+    for cmd in steps:
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()
+            return {"opened": False, "error": f"`{shlex.join(cmd[:3])}` failed: {tail[-1] if tail else 'no output'}; "
+                    f"retry with: {command}"}
+    url = proc.stdout.strip().splitlines()
+    return {"opened": True, "url": url[-1] if url else None}
+
+
+def propose(service, cid: str, status: str = "proposed", base: str | None = None, open_pull_request: bool = False,
+            today: str | None = None) -> dict[str, Any]:
+    row = service.row(cid)
+    state = row.data.get("state")
+    root: Path = service.workspace.root
+    if state == REJECTED:
+        raise invalid_state(cid, state, f"rejected ({row.data.get('reason')}); record a new candidate instead")
+    if state == PROMOTED:
+        raise invalid_state(cid, state, f"already promoted to {row.data.get('promoted_to')}")
+    chosen = record_status(row.kind, status)
+    prior = row.data.get("proposal") or {}
+    if state == PROPOSED and prior.get("branch") and _branch_exists(root, prior["branch"]):
+        return dict(prior, candidate=cid, already_proposed=True)
+    if state not in (OPEN, PROPOSED):
+        raise invalid_state(cid, str(state), "only open candidates can be proposed")
+    base_commit = _git(root, "rev-parse", "--verify", "--quiet", f"{base or 'HEAD'}^{{commit}}", check=False)
+    if not base_commit:
+        raise CandidateError("propose/no-base", f"{base or 'HEAD'} is not a commit in {root}; commit something first "
+                             "or pass --base REV", 400)
+    base_branch = base if base else (_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None)
+    settings = service.seeder.settings
+    today = today or _dt.date.today().isoformat()
+    for _ in range(8):
+        record_id = f"{KIND_PREFIX[row.kind]}-{slug(row.title)}-{secrets.token_hex(2)}"
+        path = f"{settings.roots[0].rstrip('/')}/{KIND_DIRS[row.kind]}/{record_id}.md"
+        branch = BRANCH_PREFIX + record_id
+        taken = (service.exists(record_id) or _branch_exists(root, branch)
+                 or subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{base_commit}:{path}"],
+                                   capture_output=True).returncode == 0)
+        if not taken:
+            break
+    else:
+        raise CandidateError("propose/no-id", "could not find a free record id; try again", 500)
+    if not is_record_path(path, settings):
+        raise CandidateError("propose/ignored-path", f"{path} would be ignored by the knowledge settings "
+                             f"({settings.source or 'defaults'}); check `roots` and `ignore`", 400)
+    content = render(row, record_id, chosen, today).encode("utf-8")
+    parsed = parse_record(path, content)
+    if parsed.record is None:  # our own rendering must always be a valid record
+        raise CandidateError("propose/invalid-record", f"the rendered record does not parse: "
+                             f"{'; '.join(i.render() for i in parsed.issues) or parsed.skipped}", 500)
+    commit = write_branch(root, base_commit, path, content, branch, commit_message(row, record_id, chosen))
+    remote, command = pr_command(root, branch, base_branch)
+    proposal = {"record_id": record_id, "path": path, "branch": branch, "commit": commit, "base": base_commit,
+                "base_branch": base_branch, "status": chosen, "pr_command": command}
+    service.mark_proposed(cid, proposal)
+    out = dict(proposal, candidate=cid, already_proposed=False)
+    if open_pull_request:
+        out["pr"] = open_pr(root, remote, branch, base_branch, command)
+    return out

@@ -1,0 +1,164 @@
+"""Candidate endpoints: record / validate an observation, the review queue, propose, reject, and
+revise/forget (which only candidates allow; file-backed records answer `memory/file-backed`).
+
+Status codes tell a write from a non-write: 201 created, 200 merged or skipped (`written` says whether
+the store changed), 202 saved but not indexed yet (retry with the same run key), 422 rejected (the
+error body carries the full answer). `/candidates/validate` always answers 200 with what would happen.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+from pydantic import Field
+
+from ...candidates import service as candidate_service
+from ...candidates.errors import CandidateError
+from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
+from ...candidates.validate import MAX_BODY_BYTES, MAX_TAGS, MAX_TITLE_CHARS
+from ...records.model import ID_PATTERN
+from .deps import Scope
+from .errors import COMMON_RESPONSES, ApiError, ErrorBody
+from .schemas import Strict
+
+RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
+StateFilter = Literal[("queue", "all", *STATES)]  # type: ignore[valid-type]
+RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=128, description="Record or candidate id")]
+Short = Annotated[str, Field(max_length=400)]
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    **COMMON_RESPONSES,
+    409: {"model": ErrorBody, "description": "File-backed record (edit it in Git), wrong candidate state, or busy index"},
+    503: {"model": ErrorBody, "description": "Model or index unavailable"},
+}
+router = APIRouter(tags=["candidates"], responses=RESPONSES)
+
+
+class CandidateRequest(Strict):
+    kind: RequestedKind = Field(description="Requested kind; the result is always a candidate of that kind.")
+    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS, description="One line: what is true or decided.")
+    body: str = Field(max_length=MAX_BODY_BYTES, description="The explanation; a decision says why, a fact its evidence.")
+    tags: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=MAX_TAGS)
+    source: Short | None = Field(None, description="Where it comes from (path, URL, command).")
+    evidence: list[Short] = Field(default_factory=list, max_length=20, description="What backs it.")
+    agent: Annotated[str, Field(max_length=200)] | None = Field(None, description="Who observed it.")
+    session: Annotated[str, Field(max_length=200)] | None = None
+    work_item: Annotated[str, Field(max_length=200)] | None = Field(None, description="Work item or bundle id.")
+    run_key: Annotated[str, Field(max_length=200)] | None = Field(
+        None, description="Idempotency key: the same (agent, run_key) never creates a second candidate.")
+
+    def to_input(self) -> CandidateInput:
+        return CandidateInput(self.kind, self.title, self.body, list(self.tags), self.source, list(self.evidence),
+                              self.agent, self.session, self.work_item, self.run_key)
+
+
+class ProposeRequest(Strict):
+    status: Literal["proposed", "accepted"] = "proposed"
+    base: Annotated[str, Field(max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/^~-]*$")] | None = None
+    open_pr: bool = False
+
+
+class RejectRequest(Strict):
+    why: str = Field(min_length=1, max_length=2000, description="Kept with the candidate for the agent.")
+
+
+class ReviseRequest(Strict):
+    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS)] | None = None
+    body: Annotated[str, Field(max_length=MAX_BODY_BYTES)] | None = None
+    tags: list[Annotated[str, Field(max_length=40)]] | None = Field(None, max_length=MAX_TAGS)
+    source: Short | None = None
+    agent: Annotated[str, Field(max_length=200)] | None = None
+
+
+def _svc(scope):
+    try:
+        return candidate_service.for_handle(scope)
+    except Exception as e:  # the model or the workspace is unavailable
+        raise ApiError(503, "memory/unavailable", f"the candidate service could not start: {e}") from None
+
+
+def _error(e: CandidateError, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": e.to_dict(), **extra}, status_code=e.status)
+
+
+@router.post("/candidates", status_code=201, summary="Record an observation as a candidate (never a rule by itself)",
+             responses={200: {"description": "Merged into an existing candidate, or skipped (see `written`)"},
+                        202: {"description": "Saved but not indexed yet: retry with the same run key"},
+                        422: {"model": ErrorBody, "description": "Rejected by the checks (the body has the answer), "
+                                                                 "or an invalid request"}})
+def record_candidate(body: CandidateRequest, scope: Scope):
+    try:
+        a = _svc(scope).record(body.to_input())
+    except CandidateError as e:
+        return _error(e)
+    data = dict(a.to_json(), workspace=scope.id)
+    if a.decision == "rejected":
+        return JSONResponse({"error": {"code": f"candidate/{a.reason_code}", "message": a.reason}, "answer": data},
+                            status_code=422)
+    status = 202 if a.index_error else (201 if a.decision == "created" and a.written else 200)
+    return JSONResponse(data, status_code=status)
+
+
+@router.post("/candidates/validate", summary="Run the candidate checks without writing anything")
+def validate_candidate(body: CandidateRequest, scope: Scope):
+    try:
+        a = _svc(scope).validate(body.to_input())
+    except CandidateError as e:
+        return _error(e)
+    return dict(a.to_json(), workspace=scope.id)
+
+
+@router.get("/candidates", summary="Candidates, oldest first (the review queue by default)")
+def list_candidates(scope: Scope, state: Annotated[StateFilter, Query()] = "queue") -> dict[str, Any]:
+    try:
+        rows = _svc(scope).list(state)
+    except CandidateError as e:
+        return _error(e)
+    return {"candidates": rows, "workspace": scope.id}
+
+
+@router.get("/candidates/{candidate_id}", summary="One candidate with provenance and evidence")
+def show_candidate(candidate_id: RecordId, scope: Scope):
+    try:
+        return {"candidate": _svc(scope).show(candidate_id), "workspace": scope.id}
+    except CandidateError as e:
+        return _error(e)
+
+
+@router.post("/candidates/{candidate_id}/propose",
+             summary="Write the record file on a new branch (the served checkout is not touched)")
+def propose_candidate(candidate_id: RecordId, scope: Scope, body: ProposeRequest | None = None):
+    from ...candidates.propose import propose
+
+    body = body or ProposeRequest()
+    try:
+        return dict(propose(_svc(scope), candidate_id, body.status, body.base, body.open_pr), workspace=scope.id)
+    except CandidateError as e:
+        return _error(e)
+
+
+@router.post("/candidates/{candidate_id}/reject", summary="Reject a candidate; the reason is kept")
+def reject_candidate(candidate_id: RecordId, body: RejectRequest, scope: Scope):
+    try:
+        return {"candidate": _svc(scope).reject(candidate_id, body.why), "workspace": scope.id}
+    except CandidateError as e:
+        return _error(e)
+
+
+@router.patch("/records/{record_id}", summary="Revise an open candidate (file-backed records: edit them in Git)")
+def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
+    try:
+        c = _svc(scope).revise(record_id, title=body.title, body=body.body, tags=body.tags, source=body.source,
+                               agent=body.agent)
+    except CandidateError as e:
+        return _error(e)
+    return {"candidate": c, "workspace": scope.id}
+
+
+@router.delete("/records/{record_id}", summary="Forget a candidate (file-backed records: remove them in Git)")
+def forget(record_id: RecordId, scope: Scope):
+    try:
+        return dict(_svc(scope).forget(record_id), workspace=scope.id)
+    except CandidateError as e:
+        return _error(e)

@@ -1,0 +1,125 @@
+"""`jgm candidates list | show ID | propose ID | reject ID --why`: the reviewer's side of the flow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ...candidates.errors import CandidateError
+from .common import emit_json, err, out
+from .remember_cmd import JsonOpt, RepoOpt, fail_candidate, service
+
+app = typer.Typer(help="Review agents' candidates: list, show, propose as a PR branch, reject.", no_args_is_help=True)
+
+
+@app.command("list")
+def list_(state: str = typer.Option("queue", "--state", help="queue (open + proposed) | open | proposed | promoted | "
+                                    "rejected | all"),
+          repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Candidates, oldest first (the review queue by default)."""
+    svc = service(repo, as_json)
+    try:
+        rows = svc.list(state)
+    except CandidateError as e:
+        fail_candidate(e, as_json)
+    if as_json:
+        emit_json({"candidates": rows, "workspace": svc.workspace.id})
+        return
+    if not rows:
+        out.print(f"no candidates ({state})")
+    for c in rows:
+        agent = c["provenance"].get("agent", "?")
+        extra = {"proposed": f" → {(c.get('proposal') or {}).get('branch')}", "promoted": f" → {c.get('promoted_to')}",
+                 "rejected": f": {c.get('reason')}"}.get(c["state"], "")
+        pending = "" if c.get("indexed") else " [not indexed]"
+        out.print(f"{c['id']}  {c['kind']:<8} {c['state']:<8} {c['title']}  ({agent}, "
+                  f"{len(c['evidence'])} observation(s)){extra}{pending}", markup=False)
+
+
+@app.command()
+def show(candidate_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """One candidate with its provenance and evidence."""
+    svc = service(repo, as_json)
+    try:
+        c = svc.show(candidate_id)
+    except CandidateError as e:
+        fail_candidate(e, as_json)
+    if as_json:
+        emit_json({"candidate": c})
+        return
+    out.print(f"{c['id']} · requested kind {c['kind']} · status candidate · state {c['state']}"
+              f"{'' if c.get('indexed') else ' · not indexed'}", markup=False)
+    out.print(f"title: {c['title']}", markup=False)
+    if c["tags"]:
+        out.print(f"tags: {', '.join(c['tags'])}", markup=False)
+    if c["source"]:
+        out.print(f"source: {c['source']}", markup=False)
+    out.print("provenance: " + ", ".join(f"{k}={v}" for k, v in c["provenance"].items()), markup=False)
+    out.print("\n" + c["body"] + "\n", markup=False)
+    for e in c["evidence"]:
+        who = ", ".join(f"{k}={e[k]}" for k in ("agent", "session", "work_item", "run_key") if e.get(k))
+        backing = "; ".join(x for x in [e.get("source"), *(e.get("evidence") or [])] if x)
+        out.print(f"  observed by {who or '?'}{': ' + backing if backing else ''}"
+                  f"{' as ' + repr(e['title']) if e.get('title') else ''}", markup=False)
+    if c.get("proposal"):
+        p = c["proposal"]
+        out.print(f"proposed as {p['record_id']} ({p['status']}) on branch {p['branch']}: {p['pr_command']}", markup=False)
+    if c.get("promoted_to"):
+        out.print(f"promoted to {c['promoted_to']}", markup=False)
+    if c.get("reason"):
+        out.print(f"rejected: {c['reason']}", markup=False)
+    for w in c.get("warnings") or []:
+        err.print(f"  warning: {w}", markup=False)
+
+
+@app.command()
+def propose(candidate_id: str,
+            status: str = typer.Option("proposed", "--status", help="proposed | accepted (facts: unverified | verified)."),
+            base: Optional[str] = typer.Option(None, "--base", help="Commit/branch to branch from (default: HEAD)."),
+            open_pr: bool = typer.Option(False, "--open-pr", help="Push the branch and open the PR with `gh`."),
+            repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Write the record file on a new branch (your branch and working tree are not touched)."""
+    from ...candidates.propose import propose as do_propose
+
+    svc = service(repo, as_json)
+    try:
+        res = do_propose(svc, candidate_id, status, base, open_pr)
+    except CandidateError as e:
+        fail_candidate(e, as_json)
+    if as_json:
+        emit_json(res)
+    else:
+        again = " (already proposed)" if res.get("already_proposed") else ""
+        out.print(f"proposed {candidate_id} as {res['record_id']} ({res['status']}){again}", markup=False)
+        out.print(f"  branch {res['branch']} · commit {res['commit'][:12]} · file {res['path']}", markup=False)
+        pr = res.get("pr")
+        if pr and pr.get("opened"):
+            out.print(f"  pull request: {pr.get('url')}", markup=False)
+        else:
+            if pr:
+                err.print(f"  could not open the PR: {pr['error']}", markup=False)
+            out.print(f"  open the PR with: {res['pr_command']}", markup=False)
+        out.print("  after the merge, `jgm seed` (or the post-merge hook) marks the candidate promoted", markup=False)
+    pr = res.get("pr")
+    raise typer.Exit(1 if pr and not pr.get("opened") else 0)
+
+
+@app.command()
+def reject(candidate_id: str, why: str = typer.Option(..., "--why", help="Why: kept with the candidate for the agent."),
+           repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Reject a candidate; it stays in the store with the reason, out of recall."""
+    svc = service(repo, as_json)
+    try:
+        c = svc.reject(candidate_id, why)
+    except CandidateError as e:
+        fail_candidate(e, as_json)
+    if as_json:
+        emit_json({"candidate": c})
+    else:
+        out.print(f"rejected {c['id']}: {c['reason']}", markup=False)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="candidates")

@@ -1,0 +1,97 @@
+"""`jgm hooks install | uninstall | status | run`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import emit_json, err, fail, out
+
+app = typer.Typer(help="Git hooks that reindex after merges, checkouts, rebases and amends.", no_args_is_help=True)
+
+RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
+JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+
+
+def _errors():
+    from ...index.workspace import NotARepo
+    from ..githooks import HookConflict
+
+    return (NotARepo, HookConflict, OSError)
+
+
+def _print_actions(actions: list[dict], as_json: bool) -> None:
+    if as_json:
+        emit_json({"hooks": actions})
+        return
+    for a in actions:
+        out.print(f"{a['hook']:<14} {a['action']}  [dim]{a['path']}[/]", markup=True)
+
+
+@app.command()
+def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Install post-merge, post-checkout and post-rewrite hooks (existing hooks are chained, not replaced)."""
+    from .. import githooks
+
+    try:
+        actions = githooks.install(repo)
+    except _errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    _print_actions(actions, as_json)
+
+
+@app.command()
+def uninstall(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Remove jgm's hooks and restore the hooks they chained."""
+    from .. import githooks
+
+    try:
+        actions = githooks.uninstall(repo)
+    except _errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    _print_actions(actions, as_json)
+
+
+@app.command()
+def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Show which hooks are installed, the last hook-triggered reseed and any still running."""
+    from .. import githooks
+
+    try:
+        st = githooks.status(repo)
+    except _errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    if as_json:
+        emit_json(st)
+        return
+    out.print(f"hooks in {st['hooks_dir']}", markup=False)
+    for h in st["hooks"]:
+        extra = f" (chains {h['hook']}.jgm-chained)" if h["chained"] else ""
+        out.print(f"  {h['hook']:<14} {h['state']}{extra}", markup=False)
+    last = st["last_run"]
+    if last:
+        out.print(f"last run: {last['hook']} {'ok' if last.get('ok') else 'FAILED'}: {last.get('summary', '')}",
+                  markup=False)
+    if st["running"]:
+        out.print(f"running: pid {', '.join(map(str, st['running']))}", markup=False)
+    out.print(f"log: {st['log']}", markup=False)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def run(hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite"),
+        args: Optional[list[str]] = typer.Argument(None, help="The arguments git passed to the hook.")):
+    """What the hook shims call (git's arguments follow; post-rewrite reads stdin). Always exits 0."""
+    from .. import githooks
+
+    if hook not in githooks.HOOKS:
+        err.print(f"jgm: unknown hook {hook!r}; expected one of {', '.join(githooks.HOOKS)}")
+        raise typer.Exit(0)
+    stdin = sys.stdin.read() if hook == "post-rewrite" and not sys.stdin.isatty() else ""
+    raise typer.Exit(githooks.run_hook(hook, list(args or []), stdin))
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="hooks")

@@ -1,0 +1,59 @@
+"""`jgm mcp`: serve the memory to MCP clients over stdio (default) or streamable HTTP (`--http`)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import fail
+
+
+def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+        http: bool = typer.Option(False, "--http", help="Serve streamable HTTP at /mcp instead of stdio."),
+        host: str = typer.Option("127.0.0.1", "--host", help="With --http: interface to bind."),
+        port: int = typer.Option(8766, "--port", min=0, max=65535, help="With --http: port (0 picks a free one).")):
+    """MCP tools: recall, recall_for_task, get_record, list_records, get_relations, context (+ candidate tools).
+
+    stdio keeps stdout for the protocol; with --http one JSON line (url, token file) is printed, and requests
+    need `Authorization: Bearer <token>` granted this workspace (the default token is granted it)."""
+    from ..mcp_server import build_server, http_app, warm
+    from ..workspace_handle import WorkspaceHandle
+    from .main import known_errors
+
+    try:
+        handle = WorkspaceHandle.for_repo(repo)
+    except known_errors() as e:
+        fail(str(e), 2, False, type(e).__name__)
+    warm(handle)
+    server = build_server(handle)
+    if not http:
+        server.run("stdio")
+        return
+    import uvicorn
+
+    from ...index.store import store_root
+    from ..api.tokens import DEFAULT, TokenStore
+
+    tokens = TokenStore()
+    tokens.ensure_default()
+    tokens.grant(DEFAULT, [handle.id])
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        fail(f"cannot bind {host}:{port}: {e.strerror}; pick another --port (0 picks a free one)", 2)
+    url = f"http://{host}:{sock.getsockname()[1]}/mcp"
+    sys.stdout.write(json.dumps({"url": url, "workspace": handle.id, "token_file": str(store_root() / "api-token")}) + "\n")
+    sys.stdout.flush()
+    uvicorn.Server(uvicorn.Config(http_app(server, handle, tokens, host), log_level="warning",
+                                  lifespan="on")).run(sockets=[sock])
+
+
+def register(app: typer.Typer) -> None:
+    app.command("mcp")(mcp)

@@ -1,0 +1,147 @@
+"""`jgm remember` (record or --dry-run validate a candidate), `jgm revise`, `jgm forget`.
+
+Exit codes: 0 created/merged/skipped, 1 rejected, 3 saved but not indexed (re-run with the same
+--run-key, or `jgm seed`, to finish), 2 usage/environment errors, 4 the record is file-backed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ...candidates.errors import CandidateError
+from ...candidates.model import REQUESTABLE_KINDS, CandidateInput
+from .common import emit_json, err, fail, out
+
+RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
+JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+EXIT_CODES = {"memory/file-backed": 4, "memory/not-found": 2}
+
+
+def service(repo: Optional[Path], as_json: bool):
+    from ...candidates.service import CandidateService
+    from .main import known_errors
+
+    try:
+        return CandidateService(repo)
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+
+
+def fail_candidate(e: CandidateError, as_json: bool) -> None:
+    """Like common.fail, but the JSON keeps the error's details (path, commit, state ...)."""
+    code = EXIT_CODES.get(e.code, 1)
+    if as_json:
+        emit_json({"error": e.to_dict()})
+    else:
+        err.print(f"error [{e.code}]: {e.message}", markup=False)
+    raise typer.Exit(code)
+
+
+def _read_body(body: Optional[str], body_file: Optional[str], as_json: bool) -> str:
+    if body is not None and body_file is not None:
+        fail("give --body or --body-file, not both", 2, as_json, "bad-request")
+    if body_file == "-":
+        return sys.stdin.read()
+    if body_file is not None:
+        try:
+            return Path(body_file).read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            fail(f"--body-file {body_file}: cannot read it ({e.__class__.__name__}); pass a UTF-8 text file", 2,
+                 as_json, "bad-request")
+    return body or ""
+
+
+def print_answer(a, as_json: bool) -> None:
+    if as_json:
+        emit_json(a.to_json())
+        return
+    verb = f"would be {a.decision}" if a.dry_run else a.decision
+    if a.decision == "rejected":
+        err.print(f"{verb} ({a.reason_code}): {a.reason}", markup=False)
+    else:
+        target = f" {a.id}" if a.id else ""
+        out.print(f"{verb}{target}: {a.reason}", markup=False)
+        if a.decision in ("created", "merged") and not a.dry_run:
+            out.print("  a candidate is not a project rule: review it with `jgm candidates show|propose|reject`",
+                      markup=False)
+    for w in a.warnings:
+        err.print(f"  warning: {w}", markup=False)
+    if a.index_error:
+        err.print(f"  not indexed yet ({a.index_error}); re-run with the same --run-key or `jgm seed` to finish",
+                  markup=False)
+
+
+def answer_exit(a) -> int:
+    if a.decision == "rejected":
+        return 1
+    return 3 if a.index_error else 0
+
+
+def remember(kind: str = typer.Option(..., "--kind", help=f"Requested kind: {', '.join(REQUESTABLE_KINDS)}."),
+             title: str = typer.Option(..., "--title", help="One line: what is true or decided."),
+             body: Optional[str] = typer.Option(None, "--body", help="The explanation (for a decision: why)."),
+             body_file: Optional[str] = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
+             tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),
+             source: Optional[str] = typer.Option(None, "--source", help="Where it comes from (path, URL, command)."),
+             evidence: list[str] = typer.Option([], "--evidence", help="What backs it (repeatable)."),
+             agent: Optional[str] = typer.Option(None, "--agent", envvar="JGM_AGENT", help="Who observed it ($JGM_AGENT)."),
+             session: Optional[str] = typer.Option(None, "--session", envvar="JGM_SESSION", help="The agent session."),
+             work_item: Optional[str] = typer.Option(None, "--work-item", help="Work item or bundle id."),
+             run_key: Optional[str] = typer.Option(None, "--run-key", help="Idempotency key: the same agent + key never "
+                                                   "creates a second candidate."),
+             dry_run: bool = typer.Option(False, "--dry-run", help="Validate only: say what would happen, write nothing."),
+             repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Record an observation as a candidate (never a project rule by itself)."""
+    text = _read_body(body, body_file, as_json)
+    inp = CandidateInput(kind, title, text, list(tag), source, list(evidence), agent, session, work_item, run_key)
+    svc = service(repo, as_json)
+    try:
+        a = svc.record(inp, dry_run=dry_run)
+    except CandidateError as e:
+        fail_candidate(e, as_json)
+    print_answer(a, as_json)
+    raise typer.Exit(answer_exit(a))
+
+
+def revise(record_id: str = typer.Argument(..., help="A candidate id (file-backed records are edited in Git)."),
+           title: Optional[str] = typer.Option(None, "--title"), body: Optional[str] = typer.Option(None, "--body"),
+           body_file: Optional[str] = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
+           tag: Optional[list[str]] = typer.Option(None, "--tag", help="Replace the tags (repeatable)."),
+           source: Optional[str] = typer.Option(None, "--source"),
+           agent: Optional[str] = typer.Option(None, "--agent", envvar="JGM_AGENT"),
+           repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Edit an open candidate in the store."""
+    text = _read_body(body, body_file, as_json) if (body is not None or body_file is not None) else None
+    svc = service(repo, as_json)
+    try:
+        c = svc.revise(record_id, title=title, body=text, tags=tag, source=source, agent=agent)
+    except CandidateError as e:
+        fail_candidate(e, as_json)
+    if as_json:
+        emit_json({"candidate": c})
+    else:
+        out.print(f"revised {c['id']} ({c['kind']}, {c['state']})", markup=False)
+
+
+def forget(record_id: str = typer.Argument(..., help="A candidate id (file-backed records are removed in Git)."),
+           repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+    """Delete a candidate from the store (its row, chunks and vectors)."""
+    svc = service(repo, as_json)
+    try:
+        res = svc.forget(record_id)
+    except CandidateError as e:
+        fail_candidate(e, as_json)
+    if as_json:
+        emit_json(res)
+    else:
+        out.print(f"forgot {res['id']} (was {res['state']})", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("remember")(remember)
+    app.command("revise")(revise)
+    app.command("forget")(forget)

@@ -1,0 +1,99 @@
+"""`jgm token list | create | rotate | grant | revoke`: API tokens and their workspace grants."""
+
+from __future__ import annotations
+
+import time
+from typing import List
+
+import typer
+
+from .common import emit_json, err, fail, out
+
+app = typer.Typer(help="API tokens: each reads only the workspaces it is granted.", no_args_is_help=True)
+
+
+def _store():
+    from ..api.tokens import TokenStore
+
+    return TokenStore()
+
+
+def _warn_unknown(ids: list[str]) -> None:
+    from ..workspaces import list_workspaces
+
+    known = {w["id"] for w in list_workspaces()}
+    for w in ids:
+        if w not in known:
+            err.print(f"warning: no workspace {w!r} in this store yet (`jgm workspaces` lists them)", markup=False)
+
+
+@app.command("list")
+def list_(as_json: bool = typer.Option(False, "--json")):
+    """Token names and their granted workspaces (secrets are stored hashed and never shown)."""
+    from ..api.tokens import TokenError
+
+    try:
+        rows = [{"name": n, "workspaces": t.get("workspaces", []), "created_at": t.get("created_at")}
+                for n, t in sorted(_store().tokens().items())]
+    except TokenError as e:
+        fail(str(e), 2, as_json, "token/unreadable")
+    if as_json:
+        emit_json({"tokens": rows})
+        return
+    for r in rows:
+        when = time.strftime("%Y-%m-%d", time.localtime(r["created_at"] or 0))
+        out.print(f"{r['name']:<20} created {when}  {', '.join(r['workspaces']) or '(no workspaces)'}", markup=False)
+
+
+@app.command()
+def create(name: str, workspace: List[str] = typer.Option([], "--workspace", "-w", help="Grant this workspace id (repeatable).")):
+    """Create a token and print its secret once."""
+    from ..api.tokens import TokenError
+
+    _warn_unknown(workspace)
+    try:
+        secret = _store().create(name, workspace)
+    except TokenError as e:
+        fail(str(e), 2)
+    out.print(secret, markup=False)
+
+
+@app.command()
+def rotate(name: str):
+    """Give a token a new secret (grants kept); the old secret stops working at once."""
+    from ..api.tokens import TokenError
+
+    try:
+        secret = _store().create(name, replace=True)
+    except TokenError as e:
+        fail(str(e), 2)
+    out.print(secret, markup=False)
+
+
+@app.command()
+def grant(name: str, workspace: List[str] = typer.Argument(..., help="Workspace ids.")):
+    """Let a token read more workspaces."""
+    from ..api.tokens import TokenError
+
+    _warn_unknown(workspace)
+    try:
+        now = _store().grant(name, workspace)
+    except TokenError as e:
+        fail(str(e), 2)
+    out.print(f"{name}: {', '.join(now)}", markup=False)
+
+
+@app.command()
+def revoke(name: str, workspace: List[str] = typer.Argument(None, help="Workspace ids (none: delete the token).")):
+    """Withdraw grants, or delete the token when no workspace is given."""
+    from ..api.tokens import TokenError
+
+    try:
+        _store().revoke(name, list(workspace) if workspace else None)
+    except TokenError as e:
+        fail(str(e), 2)
+    out.print(f"{name}: {'revoked ' + ', '.join(workspace) if workspace else 'deleted'}", markup=False)
+
+
+def register(root: typer.Typer) -> None:
+    root.add_typer(app, name="token")

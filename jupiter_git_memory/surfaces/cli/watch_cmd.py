@@ -1,0 +1,28 @@
+"""`jgm watch`: reindex as record files change (the logic lives in surfaces/watch.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import fail
+
+
+def watch(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+          debounce: float = typer.Option(0.3, "--debounce", min=0.0, help="Seconds of quiet before reindexing."),
+          as_json: bool = typer.Option(False, "--json", help="Print one JSON object per line (ready, seed, stopped).")):
+    """Watch the knowledge roots and reindex after changes settle; stops cleanly on Ctrl-C or SIGTERM."""
+    from ..watch import run_cli
+    from .main import known_errors
+
+    try:
+        code = run_cli(repo, debounce, as_json)
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    raise typer.Exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("watch")(watch)

@@ -1,0 +1,35 @@
+"""`jgm workspaces`: the workspaces in the store (one per repository), read from their catalogs."""
+
+from __future__ import annotations
+
+import time
+
+import typer
+
+from .common import emit_json, out
+
+
+def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """List workspaces: id, name, root, records, last seeded commit, global flag."""
+    from ..workspaces import list_workspaces
+
+    rows = list_workspaces()
+    if as_json:
+        emit_json({"workspaces": rows})
+        return
+    if not rows:
+        out.print("no workspaces yet: run `jgm seed` in a repository")
+        return
+    for w in rows:
+        if w["error"]:
+            out.print(f"{w['id']}  [red]{w['error']}[/]", markup=True)
+            continue
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(w["last_seed_at"])) if w["last_seed_at"] else "never"
+        flags = " ".join(f for f, on in (("global", w["global"]), ("dirty", w["dirty"]),
+                                          ("root-missing", not w["root_exists"])) if on)
+        out.print(f"{w['id']:<28} {w['records']:>6} records  {(w['last_seeded_commit'] or '-')[:12]:<12} "
+                  f"seeded {when}  {w['root'] or '?'}  {flags}".rstrip(), markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("workspaces")(workspaces)

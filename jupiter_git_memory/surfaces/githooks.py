@@ -1,0 +1,348 @@
+"""Git hooks that keep the index in step with merges, checkouts and rewrites.
+
+Why hooks at all: after `git pull` or a branch switch the files an agent recalls from have changed,
+and nobody remembers to run `jgm seed`. Why this shape:
+- the hook files are one tiny shell shim (`hook_scripts/jgm-hook`, copied verbatim to `hooks/` at the
+  top of the repo), which records the installing interpreter and calls `python -m jupiter_git_memory
+  hooks run <hook> ...`; that entry skips the full CLI so a checkout without knowledge changes costs
+  a Python start and one `git diff`;
+- a hook that is already there is renamed to `<hook>.jgm-chained` and run first by the shim (with its
+  arguments and stdin, its exit status kept), the `.legacy` scheme pre-commit uses; uninstall renames
+  it back, so it is restored byte for byte;
+- the reseed runs detached so git returns at once (`JGM_HOOK_SYNC=1` runs it in the foreground), and
+  errors go to the store log: a hook never fails or blocks the git command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..config import load_settings
+from ..index.store import log, log_path, workspace_dir
+from ..index.workspace import find_workspace, git
+from ..seed.sources import is_record_path
+
+HOOKS = ("post-merge", "post-checkout", "post-rewrite")
+SHIM_MARKER = b"jgm-hook-shim"
+CHAINED_SUFFIX = ".jgm-chained"
+PYTHON_LINE = 'JGM_PYTHON=""'
+
+
+class HookConflict(RuntimeError):
+    pass
+
+
+# -- the shim ---------------------------------------------------------------------------------------
+def shim_template() -> str:
+    return resources.files("jupiter_git_memory.surfaces").joinpath("hook_scripts/jgm-hook").read_text("utf-8")
+
+
+def render_shim(python: str | None) -> str:
+    """The shim with `python` (an interpreter that has jupiter_git_memory) recorded; None keeps the
+    template as is, which falls back to `jgm` on PATH."""
+    text = shim_template()
+    return text if not python else text.replace(PYTHON_LINE, f"JGM_PYTHON={shlex.quote(python)}", 1)
+
+
+def is_shim(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return SHIM_MARKER in f.read(512)
+    except OSError:
+        return False
+
+
+def shim_python(path: Path) -> str | None:
+    for line in path.read_text("utf-8", "replace").splitlines():
+        if line.startswith("JGM_PYTHON="):
+            value = shlex.split(line.partition("=")[2] or "''")
+            return value[0] if value and value[0] else None
+    return None
+
+
+# -- install / uninstall / status ------------------------------------------------------------------
+def hooks_dir(repo: Path | str | None) -> Path:
+    """Where git really runs hooks from (honours core.hooksPath and worktrees)."""
+    top = find_workspace(repo).root
+    return Path(git(top, "rev-parse", "--path-format=absolute", "--git-path", "hooks").decode().strip())
+
+
+def _write_executable(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.jgm-tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, path)
+
+
+def install(repo: Path | str | None, python: str | None = None) -> list[dict]:
+    """Install the shim for every hook; idempotent. Raises HookConflict (before changing anything) when
+    a foreign hook is there and a chained one already exists, since chaining would overwrite it."""
+    d = hooks_dir(repo)
+    d.mkdir(parents=True, exist_ok=True)
+    text = render_shim(python or sys.executable)
+    for name in HOOKS:
+        p, chained = d / name, d / (name + CHAINED_SUFFIX)
+        if os.path.lexists(p) and not is_shim(p) and os.path.lexists(chained):
+            raise HookConflict(f"{p} is not jgm's hook and {chained} already exists; move one of them away, "
+                               "then run `jgm hooks install` again")
+    actions = []
+    for name in HOOKS:
+        p, chained = d / name, d / (name + CHAINED_SUFFIX)
+        if is_shim(p):
+            action = "unchanged" if p.read_text("utf-8", "replace") == text else "updated"
+            if action == "updated":
+                _write_executable(p, text)
+        else:
+            if os.path.lexists(p):
+                os.rename(p, chained)
+            _write_executable(p, text)
+            action = "installed"
+        if os.path.lexists(chained):
+            action += f", chaining {chained.name}"
+        actions.append({"hook": name, "path": str(p), "action": action})
+    return actions
+
+
+def uninstall(repo: Path | str | None) -> list[dict]:
+    """Remove jgm's shims and rename chained hooks back; a hook that is not jgm's is left alone."""
+    d = hooks_dir(repo)
+    actions = []
+    for name in HOOKS:
+        p, chained = d / name, d / (name + CHAINED_SUFFIX)
+        if os.path.lexists(p) and not is_shim(p):
+            action = "left alone (not jgm's hook)"
+        else:
+            action = "removed" if os.path.lexists(p) else "not installed"
+            if os.path.lexists(p):
+                os.unlink(p)
+            if os.path.lexists(chained):
+                os.rename(chained, p)
+                action += f", restored {name} from {chained.name}"
+        actions.append({"hook": name, "path": str(p), "action": action})
+    return actions
+
+
+def status(repo: Path | str | None) -> dict:
+    ws = find_workspace(repo)
+    d = hooks_dir(ws.root)
+    hooks = []
+    for name in HOOKS:
+        p, chained = d / name, d / (name + CHAINED_SUFFIX)
+        if is_shim(p):
+            py = shim_python(p)
+            state = "installed" if (py is None or os.access(py, os.X_OK)) else "installed (interpreter missing)"
+            hooks.append({"hook": name, "state": state, "python": py, "chained": os.path.lexists(chained)})
+        else:
+            hooks.append({"hook": name, "state": "foreign hook" if os.path.lexists(p) else "absent",
+                          "python": None, "chained": os.path.lexists(chained)})
+    wsdir = workspace_dir(ws.id)
+    last = None
+    if (wsdir / LAST_RUN).is_file():
+        last = json.loads((wsdir / LAST_RUN).read_text("utf-8"))
+    return {"workspace": ws.id, "hooks_dir": str(d), "hooks": hooks, "running": running_jobs(wsdir),
+            "last_run": last, "log": str(log_path())}
+
+
+# -- what a hook run decides ------------------------------------------------------------------------
+def _commit(top: Path, ref: str) -> str | None:
+    out = git(top, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False).decode().strip()
+    return out or None
+
+
+def _null(sha: str) -> bool:
+    return not sha.strip("0")
+
+
+def _split(out: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def _diff(top: Path, roots: tuple[str, ...], *revs: str) -> list[str]:
+    return _split(git(top, "diff", "--name-only", "-z", "--no-renames", *revs, "--", *roots))
+
+
+def _tree(top: Path, roots: tuple[str, ...], rev: str) -> list[str]:
+    return _split(git(top, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, "--", *roots))
+
+
+def changed_paths(top: Path, hook: str, args: list[str], stdin: str, roots: tuple[str, ...]) -> list[str]:
+    """Paths under the knowledge roots that the git command changed in the working tree."""
+    if hook == "post-checkout":
+        old, new, flag = (args + ["", "", "1"])[:3]
+        if flag == "0":  # a file checkout (`git checkout -- path`): not a branch switch
+            return []
+        new = new or "HEAD"
+        return _tree(top, roots, new) if not old or _null(old) else _diff(top, roots, old, new)
+    if hook == "post-merge":
+        if args[:1] == ["1"]:  # squash: HEAD did not move, the changes sit in the index and tree
+            return _diff(top, roots, "HEAD")
+        orig = _commit(top, "ORIG_HEAD")
+        return _diff(top, roots, orig, "HEAD") if orig else _tree(top, roots, "HEAD")
+    if hook == "post-rewrite":
+        if args[:1] == ["rebase"] and (orig := _commit(top, "ORIG_HEAD")):
+            return _diff(top, roots, orig, "HEAD")  # the whole move of the working tree
+        for line in stdin.splitlines():
+            pair = line.split()
+            if len(pair) >= 2 and (paths := _diff(top, roots, pair[0], pair[1])):
+                return paths
+        return []
+    raise ValueError(f"unknown hook {hook!r}; jgm handles {', '.join(HOOKS)}")
+
+
+# -- running ----------------------------------------------------------------------------------------
+LAST_RUN = "hook-last-run.json"
+JOBS_DIR = "hook-jobs"
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"jgm: {message}\n")
+    sys.stderr.flush()
+
+
+def _quiet_git_env() -> None:
+    """Never take git's optional index lock from a hook or its job: git may still be running."""
+    os.environ["GIT_OPTIONAL_LOCKS"] = "0"
+    for k in ("GIT_INDEX_FILE", "GIT_PREFIX"):
+        os.environ.pop(k, None)
+
+
+def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None = None) -> int:
+    """What the shim calls. Always returns 0; prints at most one line, and nothing when no record changed."""
+    if os.environ.get("JGM_HOOK_SKIP") == "1":
+        return 0
+    _quiet_git_env()
+    try:
+        top = Path(git(Path(cwd or "."), "rev-parse", "--show-toplevel").decode().strip())
+    except (subprocess.CalledProcessError, OSError):
+        return 0  # a bare repository: no working tree to index
+    try:
+        settings = load_settings(top)
+        changed = [p for p in changed_paths(top, hook, args, stdin, settings.roots) if is_record_path(p, settings)]
+        if not changed:
+            return 0
+        what = f"{len(changed)} knowledge file{'s' if len(changed) != 1 else ''} changed"
+        if os.environ.get("JGM_HOOK_SYNC") == "1":
+            result = reseed_job(top, hook, coalesce=False)
+            _say(f"{what}; {result['summary']}")
+        else:
+            spawn_reseed(top, hook)
+            _say(f"{what}; reindexing in the background (log: {log_path()})")
+    except Exception as e:  # a hook never fails the git command
+        _log_error(hook, e)
+        _say(f"{hook} hook could not reindex: {e} (details in {log_path()})")
+    return 0
+
+
+def _log_error(hook: str, e: BaseException) -> None:
+    import traceback
+
+    try:
+        log(f"hook {hook}: {type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)).rstrip())
+    except OSError:
+        pass
+
+
+def spawn_reseed(top: Path, hook: str) -> int:
+    """Start the reseed detached (own session, no inherited pipes, so git and its callers return now)."""
+    with open(log_path(), "ab") as logf:
+        proc = subprocess.Popen([sys.executable, "-m", "jupiter_git_memory", "hooks", "_reseed", hook, str(top)],
+                                cwd=top, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=logf,
+                                start_new_session=True, close_fds=True)
+    return proc.pid
+
+
+def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
+    """Seed the working tree and record the outcome in the workspace's hook-last-run.json.
+
+    With `coalesce`, a job that finds another one still waiting for the index lock leaves the work to
+    it: that one reads the files only after it gets the lock, so it sees these changes too."""
+    import fcntl
+
+    from ..seed.seeder import Seeder
+
+    _quiet_git_env()
+    wsdir = workspace_dir(find_workspace(top).id)
+    jobs = wsdir / JOBS_DIR
+    jobs.mkdir(exist_ok=True)
+    marker = jobs / str(os.getpid())
+    marker.write_text(json.dumps({"hook": hook, "started": time.time()}), encoding="utf-8")
+    pending = None
+    result: dict = {"hook": hook, "pid": os.getpid(), "started": time.time()}
+    try:
+        if coalesce:
+            pending = os.open(wsdir / "hook-pending.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(pending, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(pending)
+                pending = None
+                result = dict(result, ok=True, summary="left to the reseed already waiting", coalesced=True)
+                return result
+        seeder = Seeder(top)
+        if pending is not None:
+            from ..index.store import workspace_lock
+
+            with workspace_lock(wsdir, exclusive=True):  # wait for the writer ahead of us, holding our place
+                pass
+            os.close(pending)
+            pending = None
+        report = seeder.seed()
+        c = report.to_json()["counts"]
+        summary = (f"reindexed after {hook}: {c['added']} added, {c['updated']} updated, {c['removed']} removed"
+                   + (f", {c['errors']} errors (run `jgm check`)" if c["errors"] else ""))
+        result.update(ok=True, summary=summary, counts=c, generation=report.generation, finished=time.time())
+        if report.errors:
+            log(f"hook {hook}: {summary}: " + "; ".join(f"{e['path']}: {e['message']}" for e in report.errors))
+    except Exception as e:
+        _log_error(hook, e)
+        result.update(ok=False, summary=f"could not reindex: {e}", error=f"{type(e).__name__}: {e}",
+                      finished=time.time())
+    finally:
+        if pending is not None:
+            os.close(pending)
+        if not result.get("coalesced"):
+            _write_json(wsdir / LAST_RUN, result)
+        marker.unlink(missing_ok=True)
+    return result
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def running_jobs(wsdir: Path) -> list[int]:
+    """Pids of hook reseeds still running for this workspace (stale markers are cleaned up)."""
+    pids = []
+    for m in (wsdir / JOBS_DIR).glob("*") if (wsdir / JOBS_DIR).is_dir() else []:
+        if not m.name.isdigit():
+            continue
+        try:
+            os.kill(int(m.name), 0)
+            pids.append(int(m.name))
+        except ProcessLookupError:
+            m.unlink(missing_ok=True)
+        except PermissionError:
+            pids.append(int(m.name))
+    return sorted(pids)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m jupiter_git_memory hooks run|_reseed ...` without loading the full CLI."""
+    if len(argv) >= 2 and argv[0] == "run":
+        stdin = sys.stdin.read() if argv[1] == "post-rewrite" and not sys.stdin.isatty() else ""
+        return run_hook(argv[1], argv[2:], stdin)
+    if len(argv) == 3 and argv[0] == "_reseed":
+        result = reseed_job(Path(argv[2]), argv[1])
+        return 0 if result.get("ok") else 1
+    sys.stderr.write("usage: python -m jupiter_git_memory hooks run <hook> [args...]\n")
+    return 0

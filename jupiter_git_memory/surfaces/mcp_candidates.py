@@ -1,0 +1,107 @@
+"""MCP tools of the candidate flow: record_candidate, validate_candidate, revise, forget.
+
+An agent's observation only ever becomes a candidate: the answer says created / merged / skipped /
+rejected and whether anything was written (`written`), so a successful call is never mistaken for a
+new project rule. revise/forget work on candidates only; a file-backed record answers
+`[memory/file-backed]` with the file and commit to edit. Errors are ToolErrors with a stable code.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from ..candidates import service as candidate_service
+from ..candidates.model import REQUESTABLE_KINDS, CandidateInput
+from ..candidates.validate import MAX_BODY_BYTES, MAX_TAGS, MAX_TITLE_CHARS
+from .records_ops import OperationError
+
+RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
+RECORD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+VALIDATE = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+REVISE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description="One line: what is true or decided.")]
+Body = Annotated[str, Field(max_length=MAX_BODY_BYTES, description="The explanation: a decision says why, a fact "
+                                                                   "names its evidence.")]
+Tags = Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=MAX_TAGS, description="Single-word tags.")]
+Short = Annotated[str, Field(max_length=400)]
+Name = Annotated[str, Field(max_length=200)]
+
+
+def _tool_error(e: Exception) -> ToolError:
+    if isinstance(e, OperationError):
+        return ToolError(f"[{e.code}] {e.message}")
+    return ToolError(f"[request/bad-request] {e.__class__.__name__}")
+
+
+def register_candidate_tools(server, handle) -> None:
+    wsid = handle.id
+
+    def svc():
+        try:
+            return candidate_service.for_handle(handle)
+        except Exception as e:  # the model or the workspace is unavailable
+            raise ToolError(f"[memory/unavailable] the candidate service could not start: {e}") from None
+
+    def run(dry_run: bool, kind, title, body, tags, source, evidence, agent, session, work_item, run_key) -> dict:
+        inp = CandidateInput(kind, title, body, list(tags), source, list(evidence), agent, session, work_item, run_key)
+        try:
+            a = svc().record(inp, dry_run=dry_run)
+        except OperationError as e:
+            raise _tool_error(e) from None
+        return dict(a.to_json(), workspace=wsid,
+                    note="A candidate is not a project rule: a reviewer promotes it by merging a pull request.")
+
+    @server.tool(annotations=RECORD, title="Record a candidate observation")
+    def record_candidate(kind: Annotated[RequestedKind, Field(description="Requested kind; the result is a candidate.")],
+                         title: Title, body: Body, tags: Tags = [],  # noqa: B006
+                         source: Annotated[Short | None, Field(description="Path, URL or command it comes from.")] = None,
+                         evidence: Annotated[list[Short], Field(max_length=20, description="What backs it.")] = [],  # noqa: B006
+                         agent: Annotated[Name | None, Field(description="Who you are (agent name).")] = None,
+                         session: Name | None = None,
+                         work_item: Annotated[Name | None, Field(description="Work item or bundle id.")] = None,
+                         run_key: Annotated[Name | None, Field(description="Idempotency key: retrying with the same "
+                                                                           "agent + run_key never duplicates.")] = None,
+                         ) -> dict[str, Any]:
+        """Record what you learned as a *candidate* (status candidate, out of default recall) for a human to
+        review. Answer: decision created | merged (added to a candidate that says the same) | skipped (an
+        accepted record already says it) | rejected (failed checks: secrets, placeholders, missing rationale or
+        evidence), with the reason, warnings and `written`. Secrets are rejected and never stored."""
+        return run(False, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
+
+    @server.tool(annotations=VALIDATE, title="Validate a candidate without writing")
+    def validate_candidate(kind: Annotated[RequestedKind, Field(description="Requested kind.")],
+                           title: Title, body: Body, tags: Tags = [],  # noqa: B006
+                           source: Short | None = None,
+                           evidence: Annotated[list[Short], Field(max_length=20)] = [],  # noqa: B006
+                           agent: Name | None = None, session: Name | None = None, work_item: Name | None = None,
+                           run_key: Name | None = None) -> dict[str, Any]:
+        """The same checks as record_candidate (content per kind, low signal, secrets, near-duplicates), writing
+        nothing: says what record_candidate would answer."""
+        return run(True, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
+
+    @server.tool(annotations=REVISE, title="Revise a candidate")
+    def revise(id: Annotated[str, Field(max_length=128, description="Candidate id (cand-…)")],
+               title: Title | None = None, body: Body | None = None, tags: Tags | None = None,
+               source: Short | None = None, agent: Name | None = None) -> dict[str, Any]:
+        """Edit an open candidate in the store (checked again like a new one). A file-backed record cannot be
+        changed here: the error names the file and commit to edit in Git."""
+        try:
+            c = svc().revise(id, title=title, body=body, tags=tags, source=source, agent=agent)
+        except OperationError as e:
+            raise _tool_error(e) from None
+        return {"candidate": c, "workspace": wsid}
+
+    @server.tool(annotations=FORGET, title="Forget a candidate")
+    def forget(id: Annotated[str, Field(max_length=128, description="Candidate id (cand-…)")]) -> dict[str, Any]:
+        """Delete a candidate from the store. File-backed records are removed in Git, not here."""
+        try:
+            res = svc().forget(id)
+        except OperationError as e:
+            raise _tool_error(e) from None
+        return dict(res, workspace=wsid)

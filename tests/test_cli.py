@@ -1,0 +1,102 @@
+"""The `jgm` command line as users run it: real subprocesses, real repos."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def jgm(*args, cwd=None, check=False):
+    exe = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=os.environ.copy(), check=check)
+
+
+def test_check_reports_file_line_fix_and_exit_code(repo):
+    repo.record("OK")
+    repo.write("knowledge/bad.md", "---\nid: B\nkind: decision\nstatus: approved\ntitle: t\n---\n")
+    repo.record("C1", supersedes="C2")
+    repo.record("C2", supersedes="C1")
+    p = jgm("check", cwd=repo.path)
+    assert p.returncode == 1
+    assert "knowledge/bad.md:4: error: status 'approved' is not valid for kind 'decision'" in p.stderr
+    assert "fix: use one of: proposed, accepted" in p.stderr and "supersede cycle" in p.stderr
+    data = json.loads(jgm("check", "--json", cwd=repo.path).stdout)
+    assert data["ok"] is False and data["records"] == 1 and len(data["errors"]) == 3
+    (repo.path / "knowledge/bad.md").unlink()
+    (repo.path / "knowledge/C1.md").unlink()
+    (repo.path / "knowledge/C2.md").unlink()
+    assert jgm("check", cwd=repo.path).returncode == 0
+
+
+def test_seed_and_recall_json(repo):
+    repo.record("fact-port", kind="fact", status="verified", title="The API server listens on port 8321",
+                body="By default the HTTP API binds 127.0.0.1:8321.")
+    repo.commit()
+    out = json.loads(jgm("seed", "--json", "--repo", str(repo.path), check=True).stdout)
+    assert out["counts"]["added"] == 1 and out["counts"]["embedded_chunks"] == 1 and len(out["commit"]) == 40
+    rec = json.loads(jgm("recall", "what port does the API use?", "--json", cwd=repo.path, check=True).stdout)
+    (r,) = rec["results"]
+    assert {"id", "kind", "status", "title", "score", "source", "path", "commit", "snippet"} <= set(r)
+    assert r["id"] == "fact-port" and rec["receipt"]["ids"] == ["fact-port"]
+    shown = json.loads(jgm("receipt", "show", rec["receipt"]["id"], cwd=repo.path, check=True).stdout)
+    assert shown["ids"] == ["fact-port"]
+    assert jgm("receipt", "verify", rec["receipt"]["id"], cwd=repo.path).returncode == 0
+
+
+def test_recall_outside_repo_is_clear_error(tmp_path):
+    p = jgm("recall", "anything", cwd=tmp_path)
+    assert p.returncode == 2 and "not inside a git repository" in p.stderr
+    t = jgm("recall-task", "--goal", "anything", "--json", cwd=tmp_path)
+    assert t.returncode == 4 and json.loads(t.stdout)["status"] == "no-workspace"
+
+
+def test_recall_task_retrieval_failed_when_model_missing(repo):
+    repo.record("A")
+    repo.commit()
+    env_model = {"JGM_MODEL": "bge-base-en-v1.5"}  # a real spec whose files are not installed here
+    p = subprocess.run([shutil.which("jgm") or str(Path(sys.executable).parent / "jgm"), "recall-task", "--goal",
+                        "x", "--json"], cwd=repo.path, capture_output=True, text=True, env={**os.environ, **env_model})
+    out = json.loads(p.stdout)
+    assert p.returncode == 3 and out["status"] == "retrieval-failed" and "jgm model pull" in out["warnings"][0]
+
+
+def test_model_list(repo):
+    data = json.loads(jgm("model", "list", "--json", check=True).stdout)
+    names = {m["name"]: m for m in data["models"]}
+    assert names["minilm-l6-v2-int8"]["available"] and names["minilm-l6-v2-int8"]["default"]
+    assert set(names) >= {"bge-small-en-v1.5", "bge-base-en-v1.5"}
+
+
+def test_project_knowledge_base_passes_check_and_eval_gate(make_repo):
+    """Our own knowledge/ is valid and meets the eval targets (recall@3 >= 0.9, no-answer empty, no leaks)."""
+    kb = make_repo("self")
+    shutil.copytree(PROJECT / "knowledge", kb.path / "knowledge")
+    shutil.copy(PROJECT / "pyproject.toml", kb.path / "pyproject.toml")
+    kb.commit("knowledge")
+    assert jgm("check", cwd=kb.path).returncode == 0
+    jgm("seed", cwd=kb.path, check=True)
+    p = jgm("eval", str(PROJECT / "tests/eval/questions.yaml"), "--min-recall", "0.9", "--min-no-answer", "1.0",
+            "--json", cwd=kb.path)
+    report = json.loads(p.stdout)
+    hybrid = report["modes"]["hybrid"]
+    assert p.returncode == 0, [q for q in hybrid["per_question"] if not q["ok"]]
+    assert hybrid["recall_at_k"] >= 0.9 and hybrid["no_answer_empty_rate"] == 1.0 and hybrid["forbidden_leaks"] == 0
+    assert hybrid["questions"] >= 32 and hybrid["no_answer"] >= 3
+    assert len(report["eval_sha256"]) == 64 and report["floor_source"] == "shipped-default"
+
+
+def test_eval_gate_fails_on_leak(repo, tmp_path):
+    repo.record("dec-a", title="Use PostgreSQL as the database", body="We use PostgreSQL.")
+    repo.commit()
+    jgm("seed", cwd=repo.path, check=True)
+    f = tmp_path / "q.yaml"
+    f.write_text("questions:\n  - {id: q1, query: 'which database do we use?', expect: [dec-a], forbid: [dec-a]}\n")
+    p = jgm("eval", str(f), "--json", cwd=repo.path)
+    assert p.returncode == 1 and json.loads(p.stdout)["gate"]["problems"] == ["1 forbidden leaks"]
+    f.write_text("questions: [{query: 1}]\n")
+    bad = jgm("eval", str(f), cwd=repo.path)
+    assert bad.returncode == 2 and "needs `query`" in bad.stderr

@@ -1,0 +1,93 @@
+"""The real offline model: verification, pooling paths, ordering, model registry commands."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from jupiter_git_memory.embedding import registry
+from jupiter_git_memory.embedding.onnx_embedder import ModelError, OnnxEmbedder
+from jupiter_git_memory.embedding.specs import BGE_QUERY_INSTRUCTION, SHIPPED
+
+
+def test_default_model_embeds_normalised_and_semantic(embedder):
+    v = embedder.embed_passages(["The cat sat on the mat.", "A kitten is sitting on a rug.", "Quarterly tax filing deadlines."])
+    assert v.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+
+
+def test_order_preserved_despite_length_sorting(embedder):
+    texts = ["short", "a much longer sentence about databases and indexes " * 3, "mid length text here"]
+    batch = embedder.embed(texts)
+    single = np.stack([embedder.embed([t])[0] for t in texts])
+    assert np.allclose(batch, single, atol=1e-4)
+
+
+def test_sha256_mismatch_refused(tmp_path):
+    spec, model, tok = registry.locate("minilm-l6-v2-int8")
+    bad = tmp_path / "model.onnx"
+    data = bytearray(model.read_bytes())
+    data[-1] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="does not match its sha256"):
+        OnnxEmbedder(spec, bad, tok)
+
+
+def test_bge_specs_shipped_with_cls_and_instruction():
+    for name in ("bge-small-en-v1.5", "bge-base-en-v1.5"):
+        s = SHIPPED[name]
+        assert s.pooling == "cls" and s.normalize and s.query_instruction == BGE_QUERY_INSTRUCTION
+        assert s.passage_instruction == ""
+
+
+def test_bge_not_installed_says_how_to_get_it():
+    with pytest.raises(ModelError, match="jgm model pull bge-small-en-v1.5"):
+        registry.locate("bge-small-en-v1.5")
+
+
+def test_pull_unreachable_hub_is_clear_error(monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
+    with pytest.raises(ModelError, match=r"cannot download .*Connection refused.*`jgm model add bge-small-en-v1.5 --dir DIR`"):
+        registry.pull_model("bge-small-en-v1.5", timeout=3)
+
+
+def _minilm_dir(tmp_path):
+    _, model, tok = registry.locate("minilm-l6-v2-int8")
+    d = tmp_path / "local-model"
+    (d / "onnx").mkdir(parents=True)
+    shutil.copy(model, d / "onnx" / "model.onnx")
+    shutil.copy(tok, d / "tokenizer.json")
+    return d
+
+
+def test_add_local_dir_with_cls_pooling_and_instruction(tmp_path, embedder):
+    """The BGE code path (CLS pooling + query instruction) on real weights registered from a folder."""
+    spec = registry.add_model("local-cls", _minilm_dir(tmp_path), pooling="cls", dimension=384,
+                              query_instruction=BGE_QUERY_INSTRUCTION)
+    assert spec.files["model"][1] and len(spec.files["model"][1]) == 64
+    e = registry.load_embedder("local-cls")
+    q = e.embed_query("where are vectors stored")
+    raw = e.embed([BGE_QUERY_INSTRUCTION + "where are vectors stored"])[0]
+    assert np.allclose(q, raw) and not np.allclose(q, e.embed(["where are vectors stored"])[0])
+    p = e.embed_passages(["vectors are stored in chroma"])[0]
+    assert not np.allclose(p, embedder.embed_passages(["vectors are stored in chroma"])[0])  # cls != mean
+    names = {m["name"]: m for m in registry.list_models()}
+    assert names["local-cls"]["available"] and not names["bge-base-en-v1.5"]["available"]
+
+
+def test_add_shipped_bge_name_checks_dimension(tmp_path):
+    with pytest.raises(ModelError, match="768-dimensional|384-dimensional"):
+        registry.add_model("bge-base-en-v1.5", _minilm_dir(tmp_path))  # MiniLM is 384d, BGE base 768d
+
+
+def test_add_requires_files(tmp_path):
+    with pytest.raises(ModelError, match="needs model.onnx"):
+        registry.add_model("x", tmp_path, pooling="mean", dimension=384)
+
+
+def test_token_counting_and_truncation(embedder):
+    assert embedder.count_tokens("hello world") == 4  # [CLS] hello world [SEP]
+    long = "word " * 1000
+    assert embedder.count_tokens(long) > 256
+    assert embedder.embed([long]).shape == (1, 384)  # truncated, not failing
