@@ -76,9 +76,16 @@ def test_add_local_dir_with_cls_pooling_and_instruction(tmp_path, embedder):
     assert names["local-cls"]["available"] and not names["bge-base-en-v1.5"]["available"]
 
 
-def test_add_shipped_bge_name_checks_dimension(tmp_path):
-    with pytest.raises(ModelError, match="768-dimensional|384-dimensional"):
-        registry.add_model("bge-base-en-v1.5", _minilm_dir(tmp_path))  # MiniLM is 384d, BGE base 768d
+def test_add_shipped_name_checks_pinned_hash(tmp_path):
+    with pytest.raises(ModelError, match="tokenizer sha256 .* does not match the spec's d241a60d5e8f"):
+        registry.add_model("bge-base-en-v1.5", _minilm_dir(tmp_path))  # MiniLM's files are not BGE base's
+    assert not (registry.models_dir() / "bge-base-en-v1.5").exists()
+
+
+def test_add_checks_dimension(tmp_path):
+    with pytest.raises(ModelError, match="gives 384-dimensional vectors, the spec says 768"):
+        registry.add_model("wrong-dim", _minilm_dir(tmp_path), pooling="cls", dimension=768)
+    assert not (registry.models_dir() / "wrong-dim").exists()
 
 
 def test_add_requires_files(tmp_path):

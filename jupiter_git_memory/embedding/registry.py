@@ -91,7 +91,11 @@ def _install(spec: ModelSpec, model_src: Path, tok_src: Path) -> ModelSpec:
             raise ModelError(f"{spec.name}: {role} sha256 {digest[:12]}… does not match the spec's {expected[:12]}…")
         files[role] = (spec.files.get(role, (fname, ""))[0], digest)
     spec = spec.with_files(files)
-    probe = OnnxEmbedder(spec, tmp / "model.onnx", tmp / "tokenizer.json").embed(["dimension probe"])
+    try:
+        probe = OnnxEmbedder(spec, tmp / "model.onnx", tmp / "tokenizer.json").embed(["dimension probe"])
+    except Exception as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ModelError(f"{spec.name}: the model does not run: {e}") from e
     if probe.shape[1] != spec.dimension:
         shutil.rmtree(tmp, ignore_errors=True)
         raise ModelError(f"{spec.name}: the model gives {probe.shape[1]}-dimensional vectors, the spec says {spec.dimension}")

@@ -26,7 +26,8 @@ class ModelSpec:
     max_tokens: int
     query_instruction: str = ""
     passage_instruction: str = ""
-    # file role ("model", "tokenizer") -> (relative path in the hub repo, sha256 or "" when recorded on pull)
+    # file role ("model", "tokenizer") -> (path in the hub repo, sha256). Known hashes are pinned and checked
+    # on pull/add; an empty hash is recorded from the first pull/add and checked on every load after that.
     files: dict[str, tuple[str, str]] = field(default_factory=dict)
     default_floor: float = 0.5  # shipped no-match floor, measured on our probe set (see recall/probes)
     description: str = ""
@@ -73,16 +74,18 @@ MINILM_INT8 = ModelSpec(
 BGE_SMALL = ModelSpec(
     name="bge-small-en-v1.5", model_id="BAAI/bge-small-en-v1.5", revision="5c38ec7c405ec4b44b94cc5a9bb96e735b38267a",
     dimension=384, pooling="cls", normalize=True, max_tokens=512, query_instruction=BGE_QUERY_INSTRUCTION,
-    files={"model": ("onnx/model.onnx", ""), "tokenizer": ("tokenizer.json", "")},
-    default_floor=0.6,
+    files={"model": ("onnx/model.onnx", "828e1496d7fabb79cfa4dcd84fa38625c0d3d21da474a00f08db0f559940cf35"),
+           "tokenizer": ("tokenizer.json", "")},
+    default_floor=0.6,  # NOT measured (no BGE weights offline): calibrate after pulling
     description="BGE small v1.5 (CLS pooling, query instruction). `jgm model pull` or `jgm model add --dir`.",
 )
 
 BGE_BASE = ModelSpec(
     name="bge-base-en-v1.5", model_id="BAAI/bge-base-en-v1.5", revision="a5beb1e3e68b9ab74eb54cfd186867f64f240e1a",
     dimension=768, pooling="cls", normalize=True, max_tokens=512, query_instruction=BGE_QUERY_INSTRUCTION,
-    files={"model": ("onnx/model.onnx", ""), "tokenizer": ("tokenizer.json", "")},
-    default_floor=0.6,
+    files={"model": ("onnx/model.onnx", ""),
+           "tokenizer": ("tokenizer.json", "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66")},
+    default_floor=0.6,  # NOT measured (no BGE weights offline): calibrate after pulling
     description="BGE base v1.5 (CLS pooling, query instruction). `jgm model pull` or `jgm model add --dir`.",
 )
 
