@@ -9,6 +9,7 @@ knowledge/facts/fact-candidates-dedup-thresholds.md and used in jupiter_git_memo
 from __future__ import annotations
 
 import itertools
+import json
 
 from jupiter_git_memory.candidates.dedup import DUPLICATE_COS, disagreement
 from jupiter_git_memory.embedding.registry import load_embedder
@@ -70,17 +71,21 @@ def main() -> None:
         (para if names[i] == names[j] else diff).append((float(sim[i, j]), i, j))
     para.sort()
     diff.sort(reverse=True)
-    print(f"paraphrase pairs: {len(para)}; cos {[round(s, 3) for s, _, _ in para]}")
-    print(f"different-statement pairs: {len(diff)}; top cos {[round(s, 3) for s, _, _ in diff[:5]]}")
+    thresholds = {}
     for th in (0.8, 0.85, 0.9):
         hit = [p for p in para if p[0] >= th]
-        guarded = [p for p in hit if not disagreement(texts[p[1]], texts[p[2]])]
-        print(f"threshold {th}: paraphrases caught {len(hit)}/{len(para)} ({len(guarded)} after the guard), "
-              f"different statements over it {sum(s >= th for s, _, _ in diff)}/{len(diff)}")
+        thresholds[str(th)] = {"paraphrases_caught": len(hit),
+                               "caught_after_guard": sum(not disagreement(texts[i], texts[j]) for _, i, j in hit),
+                               "different_statements_over": sum(s >= th for s, _, _ in diff)}
     cv = e.embed_passages([x for pair in CORRECTIONS for x in pair])
+    corrections = []
     for k, (a, b) in enumerate(CORRECTIONS):
         cos = float(cv[2 * k] @ cv[2 * k + 1])
-        print(f"correction cos {cos:.3f} (>= {DUPLICATE_COS}: {cos >= DUPLICATE_COS}); guard: {disagreement(a, b)}")
+        corrections.append({"cos": round(cos, 3), "over_duplicate_cos": cos >= DUPLICATE_COS, "guard": disagreement(a, b)})
+    print(json.dumps({"model": e.spec.name, "duplicate_cos": DUPLICATE_COS, "paraphrase_pairs": len(para),
+                      "paraphrase_cos": [round(s, 3) for s, _, _ in para], "different_pairs": len(diff),
+                      "different_top_cos": [round(s, 3) for s, _, _ in diff[:5]], "thresholds": thresholds,
+                      "corrections": corrections}, indent=2))
 
 
 if __name__ == "__main__":

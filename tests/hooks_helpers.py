@@ -65,6 +65,27 @@ def snapshot(repo: Path) -> Snapshot:
             reset_clients()
 
 
+def small_hnsw_buffers(repo: Path) -> None:
+    """Create the workspace's collection so Chroma persists its HNSW every few writes (defaults: ~1000).
+
+    A writer whose Chroma client predates another process's write holds a stale HNSW in memory; when it
+    persists, the other writer's vectors vanish from search (or the files are corrupted). With default
+    buffers that needs ~1000 chunks; with these it shows within a test's few dozen."""
+    import json
+
+    from jupiter_git_memory.embedding.specs import identity_hash
+    from jupiter_git_memory.index.handle import collection_name, location_for
+    from jupiter_git_memory.index.vectors import _client
+
+    ws = find_workspace(repo)
+    identity = vector_identity(load_embedder(load_settings(ws.root).model).spec)
+    _client(location_for(workspace_dir(ws.id), None)).get_or_create_collection(
+        collection_name(ws.id), embedding_function=None,
+        metadata={"hnsw:space": "cosine", "hnsw:batch_size": 4, "hnsw:sync_threshold": 8,
+                  "jgm_identity": identity_hash(identity), "jgm_identity_json": json.dumps(identity, sort_keys=True)})
+    reset_clients()
+
+
 def file_records(repo: Path) -> dict[str, tuple[str, str]]:
     """id -> (path, sha256 of bytes) for every valid record file in the working tree."""
     files, _ = read_worktree(repo, load_settings(repo))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import os
 import stat
 
@@ -233,7 +234,7 @@ def test_bad_ids_and_unknown_routes_are_json_errors(env):
     assert status == 404 and body["error"]["code"] == "route/not-found"
     r = env.http.get("/v1/nowhere")
     assert r.status_code == 404 and error_code(r) == "route/not-found"
-    r = env.http.delete(ws(env, env.A, "/records/dec-a-db"))
+    r = env.http.put(ws(env, env.A, "/records/dec-a-db"), json={})
     assert r.status_code == 405 and error_code(r) == "route/method-not-allowed"
     r = env.http.post(ws(env, env.A, "/recall"), json={"query": "db", "k": 0, "surprise": 1})
     assert r.status_code == 422 and error_code(r) == "request/invalid"
@@ -255,10 +256,17 @@ def test_openapi_schema_documents_auth_and_error_shape(env):
 # -- schema-driven fuzzing -----------------------------------------------------------------------------
 
 def test_schemathesis_finds_no_server_errors(env):
-    """Positive and negative cases for every operation in the OpenAPI schema; no 5xx, responses conform."""
+    """Positive and negative cases for every operation in the OpenAPI schema: no 5xx; status codes, content
+    types and bodies conform to the schema; schema-valid requests to recall/records/admin are accepted.
+
+    Not checked: `negative_data_rejection` (we override the generated Authorization header with a valid token,
+    which can turn a negative case valid, and unknown query parameters are ignored by design), and
+    `positive_data_acceptance` on the candidate routes (their checks refuse schema-valid low-signal text with
+    422 on purpose)."""
     import schemathesis
     from hypothesis import HealthCheck, given, settings
     from schemathesis.generation import GenerationMode
+    from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
     raw = env.http.get("/openapi.json").json()
     schema = schemathesis.openapi.from_dict(raw)
@@ -267,18 +275,21 @@ def test_schemathesis_finds_no_server_errors(env):
     ran = 0
     for result in schema.get_all_operations():
         op = result.ok()
-        fixed = {"workspace": env.A} if "{workspace}" in op.path else None
+        fixed = {"workspace": env.G} if "{workspace}" in op.path else None  # gamma: writes land there
+        excluded = [negative_data_rejection]
+        if "/candidates" in op.path or op.method.upper() in ("PATCH", "DELETE"):
+            excluded.append(positive_data_acceptance)
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             strategy = op.as_strategy(mode, path_parameters=fixed)
 
-            @settings(max_examples=12, deadline=None, database=None, derandomize=True,
+            @settings(max_examples=8, deadline=None, database=None, derandomize=True,
                       suppress_health_check=list(HealthCheck))
             @given(case=strategy)
             def run(case):
                 nonlocal ran
                 ran += 1
                 try:
-                    case.call_and_validate(base_url=env.server.url, headers=auth)
+                    case.call_and_validate(base_url=env.server.url, headers=auth, excluded_checks=excluded)
                 except (Exception, BaseExceptionGroup) as e:  # collect, so one report names every failing operation
                     failures.append(f"{op.method.upper()} {op.path} [{mode.value}]: {str(e)[:600]}")
                     raise
@@ -289,3 +300,24 @@ def test_schemathesis_finds_no_server_errors(env):
                 pass
     assert ran > 100
     assert not failures, "\n\n".join(failures)
+
+
+def test_token_commands_take_effect_without_restart(env, monkeypatch):
+    from typer.testing import CliRunner
+
+    from jupiter_git_memory.surfaces.cli.main import app
+
+    monkeypatch.setenv("JGM_HOME", str(env.home))
+    cli = CliRunner()
+    made = cli.invoke(app, ["token", "create", "ci-bot", "-w", env.A])
+    assert made.exit_code == 0, made.output
+    c = env.server.client(token=made.stdout.strip())
+    assert c.get(ws(env, env.B, "/records")).status_code == 403
+    assert cli.invoke(app, ["token", "grant", "ci-bot", env.B]).exit_code == 0
+    assert c.get(ws(env, env.B, "/records")).status_code == 200
+    listed = cli.invoke(app, ["token", "list", "--json"])
+    tokens = {t["name"]: t for t in json.loads(listed.stdout)["tokens"]}
+    assert tokens["ci-bot"]["workspaces"] == sorted([env.A, env.B])
+    assert cli.invoke(app, ["token", "revoke", "ci-bot"]).exit_code == 0
+    r = c.get(ws(env, env.A, "/records"))
+    assert r.status_code == 401 and error_code(r) == "auth/invalid-token"

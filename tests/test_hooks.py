@@ -243,7 +243,8 @@ def test_background_reseed_lets_git_return_then_lands(repo, monkeypatch):
     githooks.install(repo.path)
     Seeder(repo.path).seed()
     out = git_ok(repo, "checkout", "-q", "feat")
-    assert jgm_lines(out.stderr) == [f"jgm: 3 knowledge files changed; reindexing in the background (log: {log_path()})"]
+    assert jgm_lines(out.stderr) == [
+        f"jgm: 3 knowledge files changed; reindexing in the background (log: {log_path()})"]
     wait_for(lambda: set(snapshot(repo.path).records) == {"a2", "b1"}, what="the background reseed")
     wait_hook_jobs(repo.path)
     last = last_hook_run(repo.path)
@@ -276,6 +277,17 @@ def test_missing_interpreter_and_jgm_never_fail_git(repo, tmp_path, monkeypatch,
     assert last_hook_run(repo.path) is None
 
 
+def test_shim_falls_back_to_jgm_on_path(repo, monkeypatch, sync_hooks):
+    import sys
+
+    two_branches(repo)
+    githooks.install(repo.path, python="/nonexistent/python3")
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")  # the venv's `jgm` script
+    out = git_ok(repo, "checkout", "-q", "feat")
+    assert len(jgm_lines(out.stderr)) == 1 and "reindexed after post-checkout: 2 added" in out.stderr
+    assert set(snapshot(repo.path).records) == {"a2", "b1"}
+
+
 def test_chained_post_checkout_keeps_its_exit_status(repo, tmp_path):
     two_branches(repo)
     logging_hook(repo.path / ".git/hooks/post-checkout", tmp_path / "calls.log", exit_code=3)
@@ -300,3 +312,16 @@ def test_status_reports_hooks_and_last_run(repo, sync_hooks):
     assert [h["state"] for h in st["hooks"]] == ["installed"] * 3
     assert all(h["python"] for h in st["hooks"])
     assert st["last_run"]["ok"] and st["last_run"]["counts"]["added"] == 2 and st["running"] == []
+
+
+def test_a_checked_out_branch_cannot_shadow_the_package(repo, tmp_path):
+    two_branches(repo)
+    marker = tmp_path / "pwned"
+    git_ok(repo, "checkout", "-q", "code")
+    repo.write("jupiter_git_memory/__init__.py", "")
+    repo.write("jupiter_git_memory/__main__.py", f"open({str(marker)!r}, 'w').write('ran')\n")
+    repo.commit("a package with our name")
+    git_ok(repo, "checkout", "-q", "main")
+    githooks.install(repo.path)
+    git_ok(repo, "checkout", "-q", "code")
+    assert not marker.exists()

@@ -173,3 +173,15 @@ def test_remote_url_normalisation():
     forms = ["git@github.com:Org/Repo.git", "https://github.com/org/repo", "ssh://git@github.com/org/repo.git",
              "https://user@github.com/org/repo.git/"]
     assert {normalise_remote(f) for f in forms} == {"github.com/org/repo"}
+
+
+def test_commits_recorded_after_rev_then_worktree_seed(repo):
+    repo.record("A", body="first")
+    first = repo.commit()
+    repo.record("B", body="second")
+    second = repo.commit()
+    s = Seeder(repo.path)
+    s.seed(rev=first)
+    s.seed()
+    recs, _, _ = index_state(s)
+    assert recs["A"].commit_sha == first and recs["B"].commit_sha == second

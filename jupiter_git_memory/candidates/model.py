@@ -86,6 +86,8 @@ class Answer:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["ok"] = self.ok
+        # the candidate is saved but its indexing is still owed (a retry with the run key, or a seed, pays it)
+        d["pending"] = "index" if self.id and self.indexed is False and not self.dry_run else None
         if self.index_error:
             d["retry"] = ("the candidate is saved but not indexed yet: call again with the same run key, "
                           "or run `jgm seed`, to finish indexing")

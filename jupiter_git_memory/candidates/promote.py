@@ -18,7 +18,7 @@ def claims(desired: dict[str, RecordRow]) -> dict[str, RecordRow]:
     out: dict[str, RecordRow] = {}
     for rid in sorted(desired):
         row = desired[rid]
-        if row.origin != "file" or row.dirty or not row.commit_sha:
+        if row.origin != "file" or row.dirty:
             continue
         cid = (row.data.get("metadata") or {}).get("candidate")
         if isinstance(cid, str) and cid.startswith(CANDIDATE_ID_PREFIX):

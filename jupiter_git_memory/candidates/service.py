@@ -11,6 +11,7 @@ same observation at once cannot both create it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import threading
 import time
@@ -18,7 +19,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..index.catalog import CatalogChanges, RecordRow
+from ..index.catalog import Catalog, CatalogChanges, RecordRow
 from ..index.handle import Index
 from ..index.store import workspace_lock
 from ..index.vectors import reset_clients
@@ -26,7 +27,7 @@ from ..index.writer import WritePlan, apply_plan
 from ..seed.plan import plan_changes
 from . import dedup
 from .errors import CandidateError, file_backed, invalid_state, not_found
-from .model import (CANDIDATE_ID_PREFIX, OPEN, PROPOSED, REJECTED, STATES, Answer, CandidateInput, evidence_entry,
+from .model import (OPEN, PROPOSED, REJECTED, STATES, Answer, CandidateInput, evidence_entry,
                     is_candidate, new_candidate_id, new_row, view, with_data)
 from .validate import check
 
@@ -47,27 +48,32 @@ class CandidateService:
         self.workspace = seeder.workspace
         self.lock_timeout = lock_timeout
         self.fault: Callable[[str], None] | None = None  # tests inject indexing failures here
-        self._generation: int | None = None
+        self._generation: int | None = None  # the catalog generation after this service's last use
 
     # -- plumbing -------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def _index(self, exclusive: bool) -> Iterator[Index]:
-        """The index under the workspace lock. Writers always reopen Chroma (as the seeder does): a client
-        cached by this process may predate another process's writes, and writing through it would clobber
-        them. Readers reopen only when the catalog generation moved since this service last looked."""
+    def _index(self, exclusive: bool, vectors: bool = False) -> Iterator[Index]:
+        """The index under the workspace lock. For writes and vector reads, Chroma is reopened when anyone
+        else wrote since this service last looked (as the seeder does): a client cached by this process may
+        predate another process's writes; reading through it fails on ids it never saw, and writing through
+        it would clobber them. (Reopening on every call would leak memory in long-lived servers.)"""
         with workspace_lock(self.seeder.wsdir, exclusive=exclusive, timeout=self.lock_timeout):
-            if exclusive:
+            if (exclusive or vectors) and (self._generation is None or self._disk_generation() != self._generation):
                 reset_clients()
             index = self.seeder.open()
             try:
-                if not exclusive and self._generation not in (None, index.catalog.generation()):
-                    index.close()
-                    reset_clients()
-                    index = self.seeder.open()
                 yield index
             finally:
-                self._generation = index.catalog.generation()
+                if exclusive or vectors:  # only then is the cached client known to be current
+                    self._generation = index.catalog.generation()
                 index.close()
+
+    def _disk_generation(self) -> int:
+        cat = Catalog(self.seeder.wsdir / "catalog.sqlite")
+        try:
+            return cat.generation()
+        finally:
+            cat.close()
 
     def _save(self, index: Index, row: RecordRow) -> None:
         """Catalog only: the candidate exists (unindexed) even if indexing fails next."""
@@ -113,12 +119,12 @@ class CandidateService:
         return self.record(inp, dry_run=True)
 
     def record(self, inp: CandidateInput, dry_run: bool = False) -> Answer:
-        inp.agent = inp.agent or "unknown"
+        inp = dataclasses.replace(inp, agent=inp.agent or "unknown")
         verdict = check(inp)
         if verdict.code:  # nothing of the input is stored or logged past this point
             return Answer("rejected", verdict.code, verdict.reason, verdict.warnings, dry_run=dry_run,
                           agent=inp.agent, run_key=inp.run_key, fields=verdict.fields)
-        with self._index(exclusive=not dry_run) as index:
+        with self._index(exclusive=not dry_run, vectors=True) as index:
             if inp.run_key:
                 prior = self._find_run(index, inp.agent, inp.run_key)
                 if prior:
@@ -173,8 +179,8 @@ class CandidateService:
         return answer
 
     # -- review ---------------------------------------------------------------------------------
-    def list(self, state: str | None = None) -> list[dict[str, Any]]:
-        """Candidates oldest first. `state`: one of STATES, `queue` (open + proposed) or None/`all`."""
+    def list(self, state: str | None = "queue") -> list[dict[str, Any]]:
+        """Candidates oldest first. `state`: one of STATES, `queue` (open + proposed, the default) or `all`."""
         if state not in (None, "all", "queue", *STATES):
             raise CandidateError("request/bad-filter", f"unknown state {state!r}; use one of all, queue, {', '.join(STATES)}")
         wanted = {"queue": (OPEN, PROPOSED), None: STATES, "all": STATES}.get(state, (state,))
@@ -270,10 +276,6 @@ def _checked_reason(why: str) -> str:
     if scan_text(why):
         raise CandidateError("candidate/secret", "the reason contains a secret; nothing was stored", 422)
     return why
-
-
-def looks_like_candidate_id(rid: str) -> bool:
-    return rid.startswith(CANDIDATE_ID_PREFIX)
 
 
 _by_handle: "weakref.WeakKeyDictionary[Any, CandidateService]" = weakref.WeakKeyDictionary()

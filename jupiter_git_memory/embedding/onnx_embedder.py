@@ -38,7 +38,9 @@ def verify_file(path: Path, expected: str, role: str, spec_name: str) -> None:
 class OnnxEmbedder:
     """Embeds passages and queries for one spec. Construct through `embedding.registry.load_embedder`."""
 
-    def __init__(self, spec: ModelSpec, model_path: Path, tokenizer_path: Path, batch_size: int = 32,
+    # 8, not 32: on CPU the cost per text is the same (measured, bench/run.py), but onnxruntime's arena keeps
+    # the peak of one batch: 32 x 256 tokens held ~1.4 GB, 8 holds ~0.5 GB (fact-bench-embed-batch-memory)
+    def __init__(self, spec: ModelSpec, model_path: Path, tokenizer_path: Path, batch_size: int = 8,
                  threads: int | None = None):
         import onnxruntime as ort
         from tokenizers import Tokenizer

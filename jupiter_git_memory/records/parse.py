@@ -81,7 +81,11 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         meta = yaml.safe_load(fm_text) if fm_text.strip() else {}
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the opening fence
+        if mark is not None and mark.index >= len(fm_text.rstrip()):  # "got <stream end>": where it began
+            mark = getattr(e, "context_mark", None) or mark
+        # mark lines count from fm_text's start, which sits on the opening fence's line (it keeps that newline)
+        first = text[: text.find(fm_text, 3)].count("\n") + 1
+        line = first + mark.line if mark is not None else None
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         return ParseOutcome(issues=[Issue(path, f"frontmatter is not valid YAML: {problem}",
                                           "fix the YAML syntax between the `---` fences", line=line)])

@@ -18,7 +18,7 @@ from ..candidates.promote import mark_promotions
 from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
-from ..index.catalog import RecordRow
+from ..index.catalog import Catalog, RecordRow
 from ..index.handle import Index, open_index, vector_identity
 from ..index.store import workspace_dir, workspace_lock
 from ..index.vectors import reset_clients
@@ -99,9 +99,17 @@ class Seeder:
         self.identity = vector_identity(self.embedder.spec)
         self.root = root
         self.wsdir = workspace_dir(self.workspace.id, root)
+        self._generation: int | None = None  # the catalog generation this Seeder's last write produced
 
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
+
+    def _disk_generation(self) -> int:
+        cat = Catalog(self.wsdir / "catalog.sqlite")
+        try:
+            return cat.generation()
+        finally:
+            cat.close()
 
     def open(self, rebuild: bool = False) -> Index:
         return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root)
@@ -112,12 +120,15 @@ class Seeder:
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
             # a Chroma client cached by this process holds the HNSW as it was when opened; writing through
             # it after another process wrote would clobber that process's vectors, so reopen under the lock
-            reset_clients()
+            # whenever anyone but this Seeder wrote since its last seed (reopening every time leaks memory)
+            if self._generation is None or self._disk_generation() != self._generation:
+                reset_clients()
             index = self.open(rebuild=rebuild)
             try:
                 report = self._seed_locked(index, rev, progress, fault)
             finally:
                 index.close()
+        self._generation = report.generation
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
 
@@ -137,9 +148,10 @@ class Seeder:
         issues = read_issues + issues
         for i in read_issues:
             failed.setdefault(i.path, i.render())
-        # last-commit per path: incremental from the last seeded commit when it is an ancestor
-        commits = self._commits(cat, root, commit, previous)
         resolution = resolve(records)
+        # last-commit per path: incremental from the last seeded commit when it is an ancestor
+        commits = self._commits(cat, root, commit, previous,
+                                {r.path for r in resolution.records.values()} - dirty_set)
         issues += resolution.issues
         for i in resolution.issues:
             if i.severity == "error":
@@ -148,10 +160,11 @@ class Seeder:
         for rid, rec in resolution.records.items():
             desired[rid] = _file_row(rec, resolution.effective[rid], commits.get(rec.path), rec.path in dirty_set)
         # nothing already indexed is lost: a file that now fails keeps its last good record, flagged
+        desired_paths = {r.path for r in desired.values()}
         for prev in previous.values():
             if prev.origin != "file" or prev.id in desired:
                 continue
-            if prev.path in failed and not any(r.path == prev.path for r in desired.values()):
+            if prev.path in failed and prev.path not in desired_paths:
                 desired[prev.id] = RecordRow(**{**prev.__dict__, "error": failed[prev.path]})
         for prev in previous.values():  # candidates live in the store; seeding keeps them
             if prev.origin != "file":
@@ -163,8 +176,7 @@ class Seeder:
         meta = {"last_seeded_commit": commit or "", "dirty": json.dumps(bool(dirty_set)),
                 "last_seed_at": str(time.time()), "settings_source": settings.source or "",
                 "global": "true" if settings.global_workspace else "false"}
-        if not rev:
-            meta["commits_at"] = commit or ""
+        meta["commits_at"] = "" if rev else (commit or "")  # a --rev seed invalidates the incremental lookup
         plan.catalog.meta.update(meta)
         gen = apply_plan(index, plan, vectors, fault)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
@@ -173,17 +185,20 @@ class Seeder:
                           counts.unchanged, counts.embedded_chunks, counts.metadata_updates, counts.deleted_vectors,
                           errors, warnings, skipped, records=len(desired), chunks=len(cat.chunk_ids()), generation=gen)
 
-    def _commits(self, cat, root: Path, commit: str | None, previous: dict[str, RecordRow]) -> dict[str, str]:
+    def _commits(self, cat, root: Path, commit: str | None, previous: dict[str, RecordRow],
+                 committed_paths: set[str]) -> dict[str, str]:
+        """path -> last commit; incremental from the last seeded commit, full when a committed path is unknown."""
         if not commit:
             return {}
         known = {r.path: r.commit_sha for r in previous.values() if r.origin == "file" and r.commit_sha}
         since = cat.get_meta("commits_at")
-        if since == commit and known:
-            return known
-        if since and known and sources.is_ancestor(root, since, commit):
+        if since and known and since != commit and sources.is_ancestor(root, since, commit):
             known.update(sources.last_commits(root, commit, self.settings, since=since))
-            return known
-        return sources.last_commits(root, commit, self.settings)
+        elif not (since == commit and known):
+            return sources.last_commits(root, commit, self.settings)
+        if committed_paths - set(known):
+            known.update(sources.last_commits(root, commit, self.settings))
+        return known
 
     def _embed(self, texts: list[str], progress):
         import numpy as np

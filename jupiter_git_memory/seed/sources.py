@@ -46,13 +46,24 @@ def read_worktree(root: Path, settings: Settings) -> tuple[list[SourceFile], lis
             continue
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for d in dirnames:  # os.walk does not follow them: say so instead of silently skipping records
+                if (Path(dirpath) / d).is_symlink():
+                    issues.append(Issue((Path(dirpath) / d).relative_to(root).as_posix(),
+                                        "symlinked folder under a knowledge root is not followed",
+                                        "move the records into the repository instead of linking the folder",
+                                        severity="warning"))
             for fn in sorted(filenames):
                 full = Path(dirpath) / fn
                 rel = full.relative_to(root).as_posix()
                 if not is_record_path(rel, settings):
                     continue
                 if full.is_symlink():
-                    target = full.resolve()
+                    try:  # a loop raises RuntimeError (3.11) or OSError (3.13); a dangling link FileNotFoundError
+                        target = full.resolve(strict=True)
+                    except (OSError, RuntimeError):
+                        issues.append(Issue(rel, f"symlink cannot be resolved: a loop or a missing target ({os.readlink(full)})",
+                                            "point the link at an existing file inside the repository, or remove it"))
+                        continue
                     if not target.is_relative_to(real_root):
                         issues.append(Issue(rel, f"symlink points outside the repository ({os.readlink(full)})",
                                             "replace the link with the file itself, or remove it"))
@@ -105,8 +116,9 @@ def head_commit(root: Path) -> str | None:
 
 def dirty_paths(root: Path, settings: Settings) -> set[str]:
     """Paths under the roots whose working-tree content differs from HEAD (incl. untracked)."""
-    out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--",
-              *settings.roots, check=False)
+    # --no-optional-locks: a seed (hook, watcher) running next to a git command must not take index.lock
+    out = git(root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
+              "--no-renames", "--", *settings.roots, check=False)
     paths = set()
     for item in filter(None, out.split(b"\0")):
         paths.add(item[3:].decode("utf-8", "surrogateescape"))

@@ -3,9 +3,9 @@
 Why hooks at all: after `git pull` or a branch switch the files an agent recalls from have changed,
 and nobody remembers to run `jgm seed`. Why this shape:
 - the hook files are one tiny shell shim (`hook_scripts/jgm-hook`, copied verbatim to `hooks/` at the
-  top of the repo), which records the installing interpreter and calls `python -m jupiter_git_memory
-  hooks run <hook> ...`; that entry skips the full CLI so a checkout without knowledge changes costs
-  a Python start and one `git diff`;
+  top of the repo), which records the installing interpreter and calls `python -P -m jupiter_git_memory
+  hooks run <hook> ...` (-P: a checked-out branch can never shadow the package); that entry skips the
+  full CLI so a checkout without knowledge changes costs a Python start and one `git diff`;
 - a hook that is already there is renamed to `<hook>.jgm-chained` and run first by the shim (with its
   arguments and stdin, its exit status kept), the `.legacy` scheme pre-commit uses; uninstall renames
   it back, so it is restored byte for byte;
@@ -21,8 +21,6 @@ import shlex
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from ..config import load_settings
@@ -42,6 +40,8 @@ class HookConflict(RuntimeError):
 
 # -- the shim ---------------------------------------------------------------------------------------
 def shim_template() -> str:
+    from importlib import resources
+
     return resources.files("jupiter_git_memory.surfaces").joinpath("hook_scripts/jgm-hook").read_text("utf-8")
 
 
@@ -166,7 +166,10 @@ def _split(out: bytes) -> list[str]:
 
 
 def _diff(top: Path, roots: tuple[str, ...], *revs: str) -> list[str]:
-    return _split(git(top, "diff", "--name-only", "-z", "--no-renames", *revs, "--", *roots))
+    try:
+        return _split(git(top, "diff", "--name-only", "-z", "--no-renames", *revs, "--", *roots))
+    except subprocess.CalledProcessError:  # e.g. an old commit already pruned: reseed rather than guess
+        return _tree(top, roots, "HEAD")
 
 
 def _tree(top: Path, roots: tuple[str, ...], rev: str) -> list[str]:
@@ -219,8 +222,9 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
     if os.environ.get("JGM_HOOK_SKIP") == "1":
         return 0
     _quiet_git_env()
-    try:
-        top = Path(git(Path(cwd or "."), "rev-parse", "--show-toplevel").decode().strip())
+    here = Path(cwd or ".").absolute()
+    try:  # git runs hooks at the top of the working tree: skip asking it when that is plain
+        top = here if (here / ".git").exists() else Path(git(here, "rev-parse", "--show-toplevel").decode().strip())
     except (subprocess.CalledProcessError, OSError):
         return 0  # a bare repository: no working tree to index
     try:
@@ -237,8 +241,12 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
             _say(f"{what}; reindexing in the background (log: {log_path()})")
     except Exception as e:  # a hook never fails the git command
         _log_error(hook, e)
-        _say(f"{hook} hook could not reindex: {e} (details in {log_path()})")
+        _say(f"{hook} hook could not reindex: {first_line(e)} (details in {log_path()})")
     return 0
+
+
+def first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
 def _log_error(hook: str, e: BaseException) -> None:
@@ -253,8 +261,8 @@ def _log_error(hook: str, e: BaseException) -> None:
 def spawn_reseed(top: Path, hook: str) -> int:
     """Start the reseed detached (own session, no inherited pipes, so git and its callers return now)."""
     with open(log_path(), "ab") as logf:
-        proc = subprocess.Popen([sys.executable, "-m", "jupiter_git_memory", "hooks", "_reseed", hook, str(top)],
-                                cwd=top, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=logf,
+        argv = [sys.executable, "-P", "-m", "jupiter_git_memory", "hooks", "_reseed", hook, str(top)]
+        proc = subprocess.Popen(argv, cwd=top, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=logf,
                                 start_new_session=True, close_fds=True)
     return proc.pid
 
@@ -303,7 +311,7 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
             log(f"hook {hook}: {summary}: " + "; ".join(f"{e['path']}: {e['message']}" for e in report.errors))
     except Exception as e:
         _log_error(hook, e)
-        result.update(ok=False, summary=f"could not reindex: {e}", error=f"{type(e).__name__}: {e}",
+        result.update(ok=False, summary=f"could not reindex: {first_line(e)}", error=f"{type(e).__name__}: {e}",
                       finished=time.time())
     finally:
         if pending is not None:
@@ -342,7 +350,11 @@ def main(argv: list[str]) -> int:
         stdin = sys.stdin.read() if argv[1] == "post-rewrite" and not sys.stdin.isatty() else ""
         return run_hook(argv[1], argv[2:], stdin)
     if len(argv) == 3 and argv[0] == "_reseed":
-        result = reseed_job(Path(argv[2]), argv[1])
+        try:
+            result = reseed_job(Path(argv[2]), argv[1])
+        except Exception as e:  # e.g. the repo vanished before the job started
+            _log_error(argv[1], e)
+            return 1
         return 0 if result.get("ok") else 1
     sys.stderr.write("usage: python -m jupiter_git_memory hooks run <hook> [args...]\n")
     return 0

@@ -8,8 +8,6 @@ with a stable code in brackets, e.g. "[memory/not-found] no record 'x' ...".
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
@@ -21,6 +19,7 @@ from .. import __version__
 from ..recall.service import RecallError
 from ..records.model import ALL_EFFECTIVE, KINDS
 from . import records_ops as ops
+from .mcp_candidates import register_candidate_tools
 from .records_ops import EVIDENCE_NOTE, OperationError
 from .workspace_handle import WorkspaceHandle
 
@@ -136,15 +135,8 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
         return evidence(res["records"], wsid, text=res["text"], status=res["status"], used_tokens=res["used_tokens"],
                         truncated=res["truncated"], receipt_id=res["receipt"]["id"], warnings=res["warnings"])
 
-    _register_optional(server, handle)
+    register_candidate_tools(server, handle)  # record_candidate, validate_candidate, revise, forget
     return server
-
-
-def _register_optional(server: MCPServer, handle: WorkspaceHandle) -> None:
-    """Candidate tools (record_candidate, validate_candidate, revise, forget) when their module exists."""
-    name = "jupiter_git_memory.surfaces.mcp_candidates"
-    if importlib.util.find_spec(name) is not None:
-        importlib.import_module(name).register_candidate_tools(server, handle)
 
 
 def warm(handle: WorkspaceHandle) -> None:

@@ -9,7 +9,6 @@ startup so the first request does not pay the model load.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 from pathlib import Path
 from typing import Iterable
 
@@ -19,7 +18,7 @@ from fastapi import FastAPI
 from ... import __version__
 from ...index.store import log
 from ..workspace_handle import WorkspaceHandle
-from . import errors, routes_admin, routes_recall, routes_records
+from . import errors, routes_admin, routes_candidates, routes_recall, routes_records
 from .deps import ApiState
 from .limits import DEFAULT_MAX_BODY, BodySizeLimit
 from .tokens import DEFAULT, TokenStore
@@ -50,13 +49,6 @@ def _warm(state: ApiState) -> None:
             log(f"api: warm-up of workspace {h.id} failed: {e}")
 
 
-def _optional_router(module: str):
-    """A router another module provides, when present (the candidate flow)."""
-    if importlib.util.find_spec(module) is None:
-        return None
-    return getattr(importlib.import_module(module), "router", None)
-
-
 def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = None, root: Path | None = None,
                max_body: int = DEFAULT_MAX_BODY, warm: bool = True) -> FastAPI:
     state = state or build_state(repos, root)
@@ -77,9 +69,7 @@ def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = Non
     app.include_router(routes_admin.scoped, prefix=WS_PREFIX)
     app.include_router(routes_recall.router, prefix=WS_PREFIX)
     app.include_router(routes_records.router, prefix=WS_PREFIX)
-    candidates = _optional_router("jupiter_git_memory.surfaces.api.routes_candidates")
-    if candidates is not None:
-        app.include_router(candidates, prefix=WS_PREFIX)
+    app.include_router(routes_candidates.router, prefix=WS_PREFIX)
     _document_errors(app)
     app.add_middleware(BodySizeLimit, max_body=max_body)
     return app

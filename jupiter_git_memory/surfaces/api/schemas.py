@@ -11,6 +11,7 @@ from ...records.model import ALL_EFFECTIVE, KINDS
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
 MAX_TEXT = 4000
+NOT_BLANK = r"\S"  # in the schema too, so clients (and schema-driven tests) know blank text is refused
 
 
 def _not_blank(v: str) -> str:
@@ -24,7 +25,7 @@ class Strict(BaseModel):
 
 
 class RecallRequest(Strict):
-    query: str = Field(min_length=1, max_length=MAX_TEXT, description="What you want to know.")
+    query: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What you want to know.")
     k: int = Field(5, ge=1, le=100)
     kinds: list[Kind] = Field(default_factory=list, max_length=len(KINDS), description="Only these kinds.")
     statuses: list[Status] = Field(default_factory=list, max_length=len(ALL_EFFECTIVE),
@@ -35,7 +36,7 @@ class RecallRequest(Strict):
 
 
 class TaskRequest(Strict):
-    goal: str = Field(min_length=1, max_length=MAX_TEXT, description="What the task is.")
+    goal: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What the task is.")
     errors: list[str] = Field(default_factory=list, max_length=20, description="Error signatures seen.")
     files: list[str] = Field(default_factory=list, max_length=50, description="Files the task touches.")
     k: int = Field(5, ge=1, le=50)
@@ -53,7 +54,7 @@ class TaskRequest(Strict):
 
 
 class ContextRequest(Strict):
-    goal: str = Field(min_length=1, max_length=MAX_TEXT, description="What the new task is.")
+    goal: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What the new task is.")
     budget_tokens: int = Field(1500, ge=32, le=100_000)
     k: int = Field(8, ge=1, le=50)
 

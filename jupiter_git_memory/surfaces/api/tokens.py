@@ -59,7 +59,7 @@ class TokenStore:
         self.root = root or store_root()
         self.path = self.root / "tokens.json"
         self.secret_path = self.root / "api-token"
-        self._cache: tuple[tuple[int, int], dict] | None = None
+        self._cache: tuple[tuple[int, int, int], dict] | None = None
         self._cache_lock = threading.Lock()
 
     # -- file access ---------------------------------------------------------------------------
@@ -91,7 +91,7 @@ class TokenStore:
         """name -> {sha256, workspaces, created_at}; re-read only when the file changed (cheap per request)."""
         try:
             st = self.path.stat()
-            key = (st.st_mtime_ns, st.st_size)
+            key = (st.st_mtime_ns, st.st_size, st.st_ino)
         except FileNotFoundError:
             return {}
         with self._cache_lock:

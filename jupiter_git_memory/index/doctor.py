@@ -1,0 +1,213 @@
+"""`jgm doctor`: prove that catalog, Chroma and the record files agree, and repair them when they do not.
+
+Why a separate check: the write path is ordered so a crash leaves at worst orphan or missing vectors that
+the next seed reconciles, but "trust me" is not evidence. The doctor reads all three sides and names every
+disagreement. Repair never writes on its own terms: it runs the normal seed (which reconciles records,
+chunks and vectors) and sends what a seed cannot see (vectors with wrong metadata, chunks of no record,
+leftover orphans) through the one write path, `index.writer.apply_plan`, under the exclusive lock.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..config import Settings, load_settings
+from ..embedding.specs import identity_hash
+from ..lifecycle.resolve import resolve
+from .catalog import Catalog, RecordRow
+from .handle import collection_name, location_for
+from .store import workspace_dir, workspace_lock
+from .vectors import _client, reset_clients
+from .workspace import Workspace, find_workspace
+
+SHOWN_IDS = 20  # ids listed per problem; the count is always exact
+
+
+@dataclass
+class Problem:
+    check: str  # a stable code, e.g. "orphan-vectors"
+    message: str
+    fix: str
+    ids: list[str] = field(default_factory=list)
+    path: str | None = None
+    line: int | None = None
+
+    def render(self) -> str:
+        where = f"{self.path}{':' + str(self.line) if self.line else ''}: " if self.path else ""
+        shown = ", ".join(self.ids[:SHOWN_IDS]) + (f" … (+{len(self.ids) - SHOWN_IDS})" if len(self.ids) > SHOWN_IDS else "")
+        return f"{where}{self.check}: {self.message}{f' [{shown}]' if self.ids and not self.path else ''} — fix: {self.fix}"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Diagnosis:
+    workspace: str
+    problems: list[Problem]
+    counts: dict
+    identity_mismatch: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict:
+        return {"workspace": self.workspace, "ok": self.ok, "counts": self.counts,
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+REPAIR = "run `jgm doctor --repair` (or `jgm seed`)"
+
+
+def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict] | None]:
+    """(collection metadata, {chunk id: chunk metadata}) or (None, None) when there is no collection."""
+    try:
+        col = _client(location).get_collection(name, embedding_function=None)
+    except Exception:  # chroma raises various not-found errors across versions
+        return None, None
+    metas: dict[str, dict] = {}
+    offset, page = 0, 5000
+    while True:
+        got = col.get(include=["metadatas"], limit=page, offset=offset)
+        metas.update({i: (m or {}) for i, m in zip(got["ids"], got["metadatas"])})
+        if len(got["ids"]) < page:
+            break
+        offset += page
+    return dict(col.metadata or {}), metas
+
+
+def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordRow]) -> tuple[list[Problem], int]:
+    """Records in the catalog against the record files of the working tree (what `jgm seed` would index)."""
+    from ..seed.seeder import collect
+    from ..seed.sources import read_worktree
+
+    files, read_issues = read_worktree(ws.root, settings)
+    parsed, issues, _skipped, failed = collect(files, {})
+    resolution = resolve(parsed)
+    failed_paths = set(failed) | {i.path for i in read_issues} | set(resolution.rejected_paths)
+    problems: list[Problem] = []
+    for rid, rec in sorted(resolution.records.items()):
+        row = records.get(rid)
+        if row is None:
+            problems.append(Problem("record-not-indexed", f"record {rid!r} is not in the catalog", REPAIR,
+                                    [rid], rec.path))
+        elif row.origin != "file":
+            continue  # a candidate promoted by this file: the seed's promotion logic owns it
+        elif row.content_hash != rec.content_hash or row.path != rec.path or row.error:
+            problems.append(Problem("record-stale", f"the catalog holds another version of {rid!r} "
+                                    f"(catalog {row.path} {row.content_hash[:12]}, file {rec.content_hash[:12]})",
+                                    REPAIR, [rid], rec.path))
+        elif row.effective != resolution.effective[rid]:
+            problems.append(Problem("status-stale", f"{rid!r} is indexed as {row.effective!r} but resolves to "
+                                    f"{resolution.effective[rid]!r}", REPAIR, [rid], rec.path))
+    for rid, row in sorted(records.items()):
+        if row.origin != "file" or rid in resolution.records:
+            continue
+        if row.error and row.path in failed_paths:
+            continue  # the file turned bad: the last good record is kept on purpose, flagged with its error
+        problems.append(Problem("record-without-file", f"record {rid!r} is indexed but no valid file defines it "
+                                f"(was {row.path})", REPAIR, [rid]))
+    return problems, len(files)
+
+
+def diagnose(repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None,
+             workspace: Workspace | None = None) -> Diagnosis:
+    """Read catalog, Chroma and files under the shared lock and list every disagreement."""
+    ws = workspace or find_workspace(repo)
+    settings = settings or load_settings(ws.root)
+    wsdir = workspace_dir(ws.id, root)
+    with workspace_lock(wsdir, exclusive=False):
+        reset_clients()  # see what other processes wrote, not this process's cached segment
+        never = not (wsdir / "catalog.sqlite").exists()
+        cat = Catalog(wsdir / "catalog.sqlite")
+        try:
+            records = cat.records()
+            chunks = cat.chunks()
+            stored = cat.get_meta("identity")
+        finally:
+            cat.close()
+        col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection_name(ws.id))
+    problems: list[Problem] = []
+    if never:
+        problems.append(Problem("never-seeded", f"workspace {ws.id} has no index yet", "run `jgm seed`"))
+    identity_mismatch = False
+    if col_meta is not None and stored:
+        cat_hash = identity_hash(json.loads(stored))
+        if col_meta.get("jgm_identity") != cat_hash:
+            identity_mismatch = True
+            problems.append(Problem("identity-mismatch", f"the catalog's vector identity {cat_hash} differs from "
+                                    f"the collection's {col_meta.get('jgm_identity')}",
+                                    "run `jgm doctor --repair` (re-embeds everything) or `jgm seed --rebuild`"))
+    elif col_meta is None and chunks:
+        problems.append(Problem("collection-missing", f"the Chroma collection is missing but the catalog lists "
+                                f"{len(chunks)} chunks", REPAIR))
+    vector_ids = set(metas or {})
+    orphans = sorted(vector_ids - set(chunks))
+    if orphans:
+        problems.append(Problem("orphan-vectors", f"{len(orphans)} vectors in Chroma have no catalog chunk", REPAIR,
+                                orphans))
+    missing = sorted(cid for cid, c in chunks.items() if cid not in vector_ids and c.record_id in records)
+    if missing and col_meta is not None:
+        problems.append(Problem("missing-vectors", f"{len(missing)} catalog chunks have no vector in Chroma", REPAIR,
+                                missing))
+    dangling = sorted(cid for cid, c in chunks.items() if c.record_id not in records)
+    if dangling:
+        problems.append(Problem("chunks-without-record", f"{len(dangling)} catalog chunks belong to no record",
+                                REPAIR, dangling))
+    with_chunks = {c.record_id for c in chunks.values()}
+    bare = sorted(rid for rid in records if rid not in with_chunks)
+    if bare:
+        problems.append(Problem("records-without-chunks", f"{len(bare)} records have no chunks", REPAIR, bare))
+    wrong = sorted(cid for cid, c in chunks.items() if cid in vector_ids and c.record_id in records
+                   and _meta_disagrees(metas[cid], records[c.record_id], c.record_id))
+    if wrong:
+        problems.append(Problem("metadata-mismatch", f"{len(wrong)} vectors carry record_id/kind/status that "
+                                "disagree with the catalog", REPAIR, wrong))
+    file_problems, n_files = _file_problems(ws, settings, records)
+    problems += file_problems
+    counts = {"records": len(records), "chunks": len(chunks), "vectors": len(vector_ids), "files": n_files}
+    return Diagnosis(ws.id, problems, counts, identity_mismatch)
+
+
+def _meta_disagrees(meta: dict, row: RecordRow, record_id: str) -> bool:
+    return (meta.get("record_id"), meta.get("kind"), meta.get("status")) != (record_id, row.kind, row.effective)
+
+
+def repair(repo: Path | str | None = None, root: Path | None = None, lock_timeout: float | None = None) -> dict:
+    """Seed (rebuilding when the identities disagree), then fix what a seed does not look at.
+    Returns what was done; call `diagnose` afterwards for the verdict."""
+    from ..seed.plan import chunk_meta
+    from ..seed.seeder import Seeder
+    from .catalog import CatalogChanges
+    from .writer import WritePlan, apply_plan
+
+    before = diagnose(repo, root=root)
+    seeder = Seeder(repo, root=root)
+    report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout)
+    done = {"seed": report.to_json()["counts"], "rebuilt": before.identity_mismatch, "deleted_orphan_vectors": 0,
+            "metadata_fixed": 0, "deleted_dangling_chunks": 0}
+    with workspace_lock(seeder.wsdir, exclusive=True, timeout=lock_timeout):
+        reset_clients()
+        index = seeder.open()
+        try:
+            records, chunks = index.catalog.records(), index.catalog.chunks()
+            _, metas = _chroma_state(index.vectors.location, index.vectors.name)
+            metas = metas or {}
+            dangling = sorted(cid for cid, c in chunks.items() if c.record_id not in records)
+            live = {cid: c for cid, c in chunks.items() if c.record_id in records}
+            plan = WritePlan(catalog=CatalogChanges(delete_chunks=dangling))
+            plan.delete_vectors = sorted(set(metas) - set(live))
+            for cid, c in sorted(live.items()):
+                row = records[c.record_id]
+                if cid in metas and _meta_disagrees(metas[cid], row, c.record_id):
+                    plan.update_meta.append((cid, chunk_meta(row, c.ordinal)))
+            if not plan.empty():
+                apply_plan(index, plan, None)
+            done.update(deleted_orphan_vectors=len(plan.delete_vectors), metadata_fixed=len(plan.update_meta),
+                        deleted_dangling_chunks=len(dangling))
+        finally:
+            index.close()
+    return done

@@ -1,0 +1,54 @@
+"""`jgm doctor [--repair] [--json]`: check that catalog, Chroma and record files agree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import emit_json, err, fail, out
+
+
+def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+           repair: bool = typer.Option(False, "--repair", help="Reconcile by seeding and removing leftovers."),
+           as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
+    from ...index import doctor as doc
+    from .main import known_errors
+
+    try:
+        before = doc.diagnose(repo)
+        done = None
+        after = before
+        if repair and not before.ok:
+            done = doc.repair(repo)
+            after = doc.diagnose(repo)
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    if as_json:
+        data = before.to_json()
+        if done is not None:
+            data.update(repaired=after.ok, repair=done, after=after.to_json())
+        data["ok"] = after.ok
+        emit_json(data)
+    else:
+        c = before.counts
+        out.print(f"workspace {before.workspace}: {c['records']} records, {c['chunks']} chunks, {c['vectors']} vectors, "
+                  f"{c['files']} record files", markup=False)
+        for p in before.problems:
+            err.print(p.render(), markup=False)
+        if done is not None:
+            s = done["seed"]
+            out.print(f"repaired: seed {'(rebuilt) ' if done['rebuilt'] else ''}{s['added']} added, {s['updated']} "
+                      f"updated, {s['removed']} removed, {s['embedded_chunks']} chunks embedded; "
+                      f"{done['deleted_orphan_vectors']} orphan vectors deleted, {done['metadata_fixed']} metadata "
+                      f"fixed, {done['deleted_dangling_chunks']} dangling chunks deleted", markup=False)
+            for p in after.problems:
+                err.print(f"still: {p.render()}", markup=False)
+        out.print("consistent" if after.ok else f"INCONSISTENT: {len(after.problems)} problems", markup=False)
+    raise typer.Exit(0 if after.ok else 1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("doctor")(doctor)

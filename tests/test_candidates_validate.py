@@ -1,0 +1,164 @@
+"""Pure checks of the candidate flow: validation verdicts, secret patterns, the dedup guard, promotion marking."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupiter_git_memory.candidates.dedup import DUPLICATE_COS, Match, classify, disagreement
+from jupiter_git_memory.candidates.model import CandidateInput, new_row
+from jupiter_git_memory.candidates.promote import mark_promotions
+from jupiter_git_memory.candidates.secrets import scan_text
+from jupiter_git_memory.candidates.validate import check
+from jupiter_git_memory.index.catalog import RecordRow
+
+GOOD_BODY = "We retry S3 uploads up to five times with exponential backoff, since bursts get throttled by the API."
+
+
+def inp(kind="fact", title="S3 uploads use exponential backoff retries", body=GOOD_BODY, **kw) -> CandidateInput:
+    kw.setdefault("source", "src/upload.py")
+    kw.setdefault("agent", "agent-1")
+    return CandidateInput(kind, title, body, **kw)
+
+
+# fake-looking but format-valid secrets, assembled so this file holds no literal token
+GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+AWS = "AKIA" + "IOSFODNN7EXAMPLQ"
+SLACK = "xoxb-" + "123456789012-abcdefghijkl"
+OPENAI = "sk-" + "proj-" + "Zq8Lm3Nx7Pw2Rt5Yv9Ka1Bc4De6Fg0Hi"
+JWT = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0" + ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+PEM = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----"
+URL_PW = "postgres://deploy:" + "S3cr3tPassw0rd" + "@db.internal:5432/app"
+GENERIC = "api_key = " + "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+
+
+@pytest.mark.parametrize("secret,what", [
+    (GITHUB, "a GitHub token"), (AWS, "an AWS access key id"), (SLACK, "a Slack token"),
+    (OPENAI, "an OpenAI/Anthropic-style API key"), (JWT, "a JSON Web Token"), (PEM, "a private key block"),
+    (URL_PW, "a password in a URL"), (GENERIC, "a value assigned to api_key"),
+])
+def test_each_secret_format_is_detected_and_the_verdict_never_quotes_it(secret, what):
+    assert what in scan_text(f"while debugging I saw {secret} in the env")
+    v = check(inp(body=f"The deploy job authenticates with {secret} when it pushes images to the registry."))
+    assert v.code == "secret" and v.fields == ["body"]
+    assert what in v.reason and secret not in v.reason and secret[:12] not in v.reason
+
+
+@pytest.mark.parametrize("field", ["title", "source", "evidence", "tags", "agent", "run_key"])
+def test_secrets_are_found_in_every_field(field):
+    kw = {"title": f"Registry login uses {GITHUB}"} if field == "title" else {}
+    if field == "source":
+        kw["source"] = URL_PW
+    elif field == "evidence":
+        kw["evidence"] = ["ok.py", AWS]
+    elif field == "tags":
+        kw["tags"] = [GITHUB]
+    elif field in ("agent", "run_key"):
+        kw[field] = JWT
+    v = check(inp(**kw))
+    assert v.code == "secret", v
+    assert any(f.startswith(field) or f.startswith(f"provenance.{field}") for f in v.fields)
+
+
+@pytest.mark.parametrize("text", [
+    "connect with postgres://user:***@localhost/db", "postgres://USER:${DB_PASSWORD}@db/app",
+    "the token = getTokenFromVault() call", "password = os.environ['PW']", "set API_KEY in CI secrets",
+    "ghp_ prefix marks GitHub tokens", "see https://example.com/a:b", "the sk- prefix means a secret key",
+])
+def test_masked_or_referenced_secrets_are_not_flagged(text):
+    assert scan_text(text) == []
+
+
+@pytest.mark.parametrize("kw,code", [
+    ({"kind": "opinion"}, "unknown-kind"),
+    ({"kind": "candidate"}, "unknown-kind"),
+    ({"title": "   "}, "missing-title"),
+    ({"title": "two\nlines here"}, "bad-title"),
+    ({"title": "x" * 201}, "bad-title"),
+    ({"body": "word " * 60_000}, "too-long"),
+    ({"tags": ["has space"]}, "bad-tags"),
+    ({"title": "Flaky upload test", "body": "fixed it, the upload test passes now after the change was made."}, "placeholder"),
+    ({"body": "The retry loop TODO: document the backoff and its limits here."}, "placeholder"),
+    ({"body": "Timeout is TBD until we measure the p99 of the upload endpoint."}, "placeholder"),
+    ({"body": "Owner: n/a. The S3 client retries uploads with exponential backoff."}, "placeholder"),
+    ({"body": "Bumped the retry count to five; the flaky upload should work after this."}, "placeholder"),
+    ({"title": "Retries"}, "too-short"),
+    ({"title": "Fixed bug"}, "generic-title"),
+    ({"title": "Important findings 2"}, "generic-title"),
+    ({"body": "Backoff on uploads."}, "too-short"),
+    ({"body": "Uploads\x00 to S3 are retried five times with backoff."}, "bad-text"),
+    ({"body": "Uploads to S3 are retried \ud800 five times with backoff."}, "bad-text"),
+    ({"kind": "decision", "title": "Use exponential backoff for S3 uploads",
+      "body": "S3 uploads are retried up to five times with exponential backoff from now on."}, "missing-rationale"),
+    ({"kind": "fact", "source": None, "title": "The upload endpoint retries five times",
+      "body": "The upload endpoint retries failed requests five times before it gives up on them."}, "missing-evidence"),
+])
+def test_each_rejection_reason(kw, code):
+    assert check(inp(**kw)).code == code
+
+
+def test_passing_candidates_and_their_warnings():
+    assert check(inp()).code is None
+    dec = check(inp(kind="decision", title="Retry S3 uploads with exponential backoff",
+                    body="We retry S3 uploads five times with backoff because the API throttles bursts."))
+    assert dec.code is None and dec.warnings == []
+    # a fact may cite its evidence in the body instead of a source
+    assert check(inp(source=None, body="Measured with `pytest -k upload`: the client retries uploads five times.")).code is None
+    finding = check(inp(kind="finding", source=None, title="Upload retries hide throttling errors",
+                        body="When S3 throttles, the retries succeed silently and nobody sees the throttling happen."))
+    assert finding.code is None and any("evidence" in w for w in finding.warnings)
+    history = check(inp(kind="history", title="Moved uploads from the old API to S3",
+                        body="The uploads moved from the old storage API to S3 after the storage outage."))
+    assert history.code is None and any("date" in w for w in history.warnings)
+    assert any("agent" in w for w in check(inp(agent=None)).warnings)
+    assert check(inp(body="The todo app stores its uploads in S3 and retries each one five times.")).code is None
+
+
+def test_disagreement_catches_corrections_not_paraphrases():
+    a = "API tokens expire after 24 hours. Refresh tokens last 30 days."
+    assert disagreement(a, "API tokens expire after 1 hour. Refresh tokens last 7 days.") == "the numbers differ"
+    assert disagreement(a, "Access tokens live 24 hours; refresh tokens 30 days.") is None
+    assert disagreement("Retry S3 uploads 5 times", "Retry S3 uploads five times") is None  # words count as numbers
+    assert disagreement("Uploads to S3 retry 5 times", "Uploads to S3 retry 3 times") == "the numbers differ"
+    assert disagreement("Tests must share a Chroma dir", "Tests must not share a Chroma dir") == "one is negated"
+    assert disagreement("Seen in run 42: uploads retry", "uploads retry") is None  # one side has no numbers
+
+
+def _row(rid, origin="file", effective="accepted", state=None, **data) -> RecordRow:
+    d = dict(data, body=data.get("body", "Uploads to S3 are retried with backoff."))
+    if state:
+        d["state"] = state
+    return RecordRow(rid, None if origin == "candidate" else f"knowledge/{rid}.md", "decision",
+                     "candidate" if origin == "candidate" else effective, effective, rid, "h", "c1", False, origin, d)
+
+
+def test_classify_skip_beats_merge_and_guarded_matches_only_warn():
+    text = "S3 uploads retry\n\nUploads to S3 are retried with backoff."
+    rec, cand = _row("dec-x"), _row("cand-1", "candidate", "candidate", "open")
+    out = classify([Match("cand-1", 0.97, cand), Match("dec-x", 0.90, rec)], text)
+    assert out.decision == "skipped" and out.matched.record_id == "dec-x"
+    out = classify([Match("cand-1", DUPLICATE_COS, cand)], text)
+    assert out.decision == "merged" and out.matched.record_id == "cand-1"
+    out = classify([Match("cand-1", DUPLICATE_COS - 0.01, cand)], text)
+    assert out.decision == "created" and "cand-1" in out.warnings[0]
+    rejected = _row("cand-2", "candidate", "rejected", "rejected", reason="not true")
+    out = classify([Match("cand-2", 0.99, rejected)], text)
+    assert out.decision == "created" and "not true" in out.warnings[0]
+    proposed_file = _row("dec-p", effective="proposed")
+    assert classify([Match("dec-p", 0.99, proposed_file)], text).decision == "created"
+    corrected = _row("dec-y", body="Uploads to S3 are retried 3 times with backoff.")
+    out = classify([Match("dec-y", 0.99, corrected)], text + " Up to 5 times.")
+    assert out.decision == "created" and "numbers differ" in out.warnings[0]
+
+
+def test_mark_promotions_follows_committed_files_both_ways():
+    cand = new_row("cand-abc123abc123", inp(), None, [])
+    file_row = _row("fact-x", metadata={"candidate": "cand-abc123abc123"})
+    desired = mark_promotions({cand.id: cand, file_row.id: file_row})
+    p = desired[cand.id]
+    assert p.data["state"] == "promoted" and p.data["promoted_to"] == "fact-x" and p.effective == "superseded"
+    # an uncommitted (dirty) file does not promote
+    dirty = RecordRow(**{**file_row.__dict__, "dirty": True})
+    assert mark_promotions({cand.id: cand, dirty.id: dirty})[cand.id].data["state"] == "open"
+    # the file gone again: back to the state before promotion
+    back = mark_promotions({cand.id: p})[cand.id]
+    assert back.data["state"] == "open" and back.effective == "candidate" and "promoted_to" not in back.data

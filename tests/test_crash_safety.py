@@ -1,0 +1,167 @@
+"""kill -9 a real seeding process at many points; the next seed must leave catalog, Chroma and files
+consistent (checked by the doctor and by reading both stores).
+
+Kill points are deterministic events (see tests/crash_child.py): every embedded batch, every slice of
+Chroma upserts / metadata updates / deletes, the writer's fault stages and the catalog commit, for a cold
+seed and for an incremental one (edits, deletions, status changes), plus kills after varied delays.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jupiter_git_memory.index import doctor
+from jupiter_git_memory.recall.service import Recaller
+from jupiter_git_memory.seed.seeder import Seeder
+
+from reliability_helpers import assert_consistent, jgm_json
+
+pytestmark = pytest.mark.slow
+CHILD = Path(__file__).with_name("crash_child.py")
+TOPICS = ["cache", "retry", "queue", "schema", "deploy", "token", "backup", "index"]
+
+
+def body(i: int, variant: str = "") -> str:
+    t = TOPICS[i % len(TOPICS)]
+    return f"Record {i} explains how the {t} layer behaves {variant}. It was measured on staging."
+
+
+def write_all(repo, n: int) -> dict[str, str]:
+    for i in range(n):
+        repo.record(f"rec-{i:03d}", title=f"The {TOPICS[i % len(TOPICS)]} rule {i}", body=body(i))
+    repo.commit("records")
+    return {f"rec-{i:03d}": "accepted" for i in range(n)}
+
+
+def edit(repo, n: int) -> set[str]:
+    """Edit 20, delete 25 and deprecate 25 records (re-embeds, vector deletes, metadata updates)."""
+    for i in range(0, 20):
+        repo.record(f"rec-{i:03d}", title=f"The {TOPICS[i % len(TOPICS)]} rule {i}", body=body(i, "after the fix"))
+    for i in range(20, 45):
+        (repo.path / f"knowledge/rec-{i:03d}.md").unlink()
+    for i in range(45, 70):
+        repo.record(f"rec-{i:03d}", status="deprecated", title=f"The {TOPICS[i % len(TOPICS)]} rule {i}", body=body(i))
+    return {f"rec-{i:03d}" for i in range(n)} - {f"rec-{i:03d}" for i in range(20, 45)}
+
+
+def unedit(repo) -> None:
+    repo.git("checkout", "--", "knowledge")  # a temp repo of this test
+
+
+def child(repo, crash_at: int = 0, delay: float | None = None) -> tuple[int, list[str], str]:
+    env = dict(os.environ, JGM_CRASH_AT=str(crash_at))
+    p = subprocess.Popen([sys.executable, str(CHILD), str(repo.path)], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    if delay is not None:
+        try:
+            p.wait(timeout=delay)
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGKILL)
+    out, err = p.communicate(timeout=300)
+    events = [line.split()[2] for line in err.splitlines() if line.startswith("EVENT ")]
+    return p.returncode, events, out + err
+
+
+def kill_points(events: list[str]) -> list[int]:
+    """1-based events to kill at: every write event, and the first and last embedding batch (kills while
+    only embedding are all alike: nothing is written yet)."""
+    embeds = [i for i, e in enumerate(events, 1) if e == "embed-batch"]
+    return sorted({i for i, e in enumerate(events, 1) if e != "embed-batch"} | {embeds[0], embeds[-1]})
+
+
+def census(repo) -> list[str]:
+    """Run the seed to completion once (no kill) and return its events in order."""
+    rc, events, log = child(repo)
+    assert rc == 0, log[-3000:]
+    return events
+
+
+def reseed_and_check(seeder: Seeder, expected: set[str], statuses: dict[str, str] | None = None) -> None:
+    rep = seeder.seed(lock_timeout=60)  # a lock left by the killed process would time out here
+    assert rep.errors == []
+    snap = assert_consistent(seeder.workspace.root, expected)
+    for rid, st in (statuses or {}).items():
+        assert snap["records"][rid].effective == st
+        assert {m["status"] for cid, m in snap["vectors"].items() if m["record_id"] == rid} == {st}
+
+
+def test_kill_9_during_cold_seed_at_every_event(make_repo):
+    repo = make_repo("cold")
+    expected = set(write_all(repo, 50))
+    seeder = Seeder(repo.path)
+    events = census(repo)
+    assert {"embed-batch", "chroma-upsert", "after-add", "before-catalog", "catalog-commit"} <= set(events)
+    assert_consistent(repo.path, expected)
+    points = kill_points(events)
+    assert len(points) >= 8
+    kills = 0
+    for k in points:
+        _reset_index(seeder)
+        rc, seen, log = child(repo, crash_at=k)
+        assert rc == -signal.SIGKILL and len(seen) == k, log[-3000:]
+        kills += 1
+        d = doctor.diagnose(repo.path)
+        if events[k - 1] in ("chroma-upsert", "after-add", "before-catalog"):  # vectors without catalog rows
+            assert not d.ok and {p.check for p in d.problems} >= {"orphan-vectors", "record-not-indexed"}
+        if k == len(events):  # killed after the commit: nothing is lost
+            assert d.ok, [p.render() for p in d.problems]
+        reseed_and_check(seeder, expected)
+    assert kills == len(points)
+
+
+def test_kill_9_during_incremental_seed_at_every_event(make_repo):
+    repo = make_repo("incr")
+    n = 80
+    write_all(repo, n)
+    seeder = Seeder(repo.path)
+    seeder.seed()
+    expected = edit(repo, n)
+    events = census(repo)
+    assert {"chroma-update", "chroma-delete", "chroma-upsert"} <= set(events)
+    deprecated = {f"rec-{i:03d}": "deprecated" for i in range(45, 70)}
+    reseed_and_check(seeder, expected, deprecated)
+    points = kill_points(events)
+    for k in points:
+        unedit(repo)
+        seeder.seed()
+        edit(repo, n)
+        rc, seen, log = child(repo, crash_at=k)
+        assert rc == -signal.SIGKILL and len(seen) == k, log[-3000:]
+        if k == points[0]:  # a reader right after a crash answers (leftovers are skipped, never raised)
+            res = Recaller(repo.path).recall("how does the cache layer behave", k=3)
+            assert all(r["id"] in set(f"rec-{i:03d}" for i in range(n)) for r in res.results)
+        reseed_and_check(seeder, expected, deprecated)
+    assert len(points) >= 9
+
+
+def test_kill_9_after_varied_delays_then_jgm_seed(make_repo):
+    repo = make_repo("delays")
+    expected = set(write_all(repo, 50))
+    t = time.perf_counter()
+    census(repo)
+    full = time.perf_counter() - t
+    for frac in (0.5, 0.75, 0.95):
+        _reset_index(Seeder(repo.path))
+        rc, _, log = child(repo, delay=full * frac)
+        assert rc in (0, -signal.SIGKILL), log[-3000:]
+        code, rep = jgm_json("seed", cwd=repo.path)  # the real CLI, as a user would run it next
+        assert code == 0 and rep["errors"] == [] and rep["records"] == 50
+        assert_consistent(repo.path, expected)
+
+
+def _reset_index(seeder: Seeder) -> None:
+    """Start the next kill from an empty store for this workspace (so every kill hits a cold seed)."""
+    from jupiter_git_memory.index.vectors import reset_clients
+
+    reset_clients()
+    shutil.rmtree(seeder.wsdir)
+    seeder.wsdir.mkdir(parents=True)
