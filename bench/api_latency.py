@@ -145,16 +145,20 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--repo", type=Path, help="An existing repo to serve (default: generate a synthetic one).")
+    ap.add_argument("--work", type=Path, help="Keep the generated repo and store here; a re-run reuses them "
+                                              "(the seed is then a no-op) to measure again cheaply.")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="jgm-api-bench-") as tmp:
-        home = Path(tmp) / "home"
-        home.mkdir()
+        work = args.work or Path(tmp)
+        home = work / "home"
+        home.mkdir(parents=True, exist_ok=True)
         repo = args.repo
         if repo is None:
             from generate import generate
 
-            repo = Path(tmp) / "repo"
-            generate(repo, args.records)
+            repo = work / "repo"
+            if not (repo / ".git").is_dir():
+                generate(repo, args.records)
         t = time.perf_counter()
         seeded = subprocess.run([JGM, "seed", "--repo", str(repo), "--json"], capture_output=True, text=True,
                                 env=dict(os.environ, JGM_HOME=str(home)))

@@ -155,7 +155,8 @@ def bench_embed(repo: Path, n_texts: int, rounds: int) -> list[dict]:
 
 # ---------------------------------------------------------------------------------------------- seed
 def run_child(cmd: list[str], env: dict) -> tuple[dict, float, float]:
-    """Run a child; return (its JSON stdout, wall seconds, its own peak RSS in MB via wait4)."""
+    """Run a child; return (its JSON stdout, wall seconds, ru_maxrss in MB from wait4). On Linux that
+    ru_maxrss includes this (parent) process's RSS at spawn, so the child's own VmHWM is preferred."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
@@ -181,7 +182,8 @@ def bench_seed(workdir: Path, n: int, seed: int, profile: Path | None) -> tuple[
     if profile:
         profile.mkdir(parents=True, exist_ok=True)
         cmd += ["--profile", str(profile / f"cold-seed-{n}.prof")]
-    data, wall, rss = run_child(cmd, env)
+    data, wall, wait4_rss = run_child(cmd, env)
+    rss = data.get("peak_rss_mb") or wait4_rss
     cold, noop, changed = data["cold"]["seconds"], data["noop"]["seconds"], data["changed"]["seconds"]
     ctx = {"records": n, "chunks": data["cold"]["chunks"]}
     rows = [
@@ -195,9 +197,10 @@ def bench_seed(workdir: Path, n: int, seed: int, profile: Path | None) -> tuple[
                "change5_pct_of_cold" if n >= 1000 else None,
                note="" if n >= 1000 else "target is defined for 5 of >= 1,000 records", **ctx),
         result(f"seed_peak_rss_{n}", round(rss, 1), "MB", "seed_peak_rss_mb" if n >= 10000 else None,
-               note="ru_maxrss of the seeding process (cold + no-op + change)"
+               note="VmHWM of the seeding process over cold + no-op + change"
                     + ("" if n >= 10000 else "; the target is defined for 10k records"),
-               process_wall_s=round(wall, 2), **ctx),
+               process_wall_s=round(wall, 2), wait4_maxrss_mb=round(wait4_rss, 1),
+               peak_rss_after_cold_mb=data.get("peak_rss_after_cold_mb"), **ctx),
     ]
     return rows, work, home, data["cold"]["chunks"]
 
@@ -246,6 +249,10 @@ def bench_recall(repo: Path, home: Path, chunks: int, n_queries: int) -> list[di
            "note_targets": "targets are defined at 10k chunks" + ("" if chunks >= 10000 else f"; this index has {chunks}")}
     rows = [result("recall_p50_ms", round(pct(lat, 50), 2), "ms", "recall_p50_ms" if chunks >= 10000 else None, **ctx),
             result("recall_p99_ms", round(pct(lat, 99), 2), "ms", "recall_p99_ms" if chunks >= 10000 else None, **ctx)]
+    if "in-process" not in label:  # the same recalls without HTTP, for the API's overhead
+        lat2, label2 = warm_recall_in_process(repo, home, n_queries)
+        rows += [result("recall_inprocess_p50_ms", round(pct(lat2, 50), 2), "ms", measured=label2, chunks=chunks),
+                 result("recall_inprocess_p99_ms", round(pct(lat2, 99), 2), "ms", measured=label2, chunks=chunks)]
     env = dict(os.environ, JGM_HOME=str(home))
     jgm = shutil.which("jgm", path=str(Path(sys.executable).parent)) or "jgm"
     times = []
@@ -276,7 +283,7 @@ def main() -> None:
     ap.add_argument("--sections", default="embed,seed,recall", help="embed, seed, recall")
     ap.add_argument("--seed", type=int, default=7, help="generator seed")
     ap.add_argument("--workdir", type=Path, help="where repos and stores go (default: a temp dir, removed after)")
-    ap.add_argument("--embed-texts", type=int, default=256)
+    ap.add_argument("--embed-texts", type=int, default=128)
     ap.add_argument("--embed-rounds", type=int, default=2)
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--profile", type=Path, help="write cProfile stats of each cold seed into this folder")

@@ -2,7 +2,7 @@
 
 Events are the points where the seed's state on disk changes or is about to: each embedded batch, each
 slice of vectors written to / updated in / deleted from Chroma (writes are cut into slices of SLICE so a
-kill can land between two of them), the writer's `fault` stages, and the catalog commit. The wrappers only
+kill can land between two of them), the writer's `fault` stages, a point inside the catalog's transaction (before COMMIT), and the commit. The wrappers only
 count and kill (fault injection); every write still goes through the product's code.
 
     JGM_CRASH_AT=7 python tests/crash_child.py REPO     # dies by SIGKILL at the 7th event
@@ -55,7 +55,19 @@ def install() -> None:
     apply = Catalog.apply
 
     def _apply(self, changes):
-        gen = apply(self, changes)
+        fired: list[int] = []
+
+        def in_transaction() -> int:  # SQLite calls this every 2,000 VM steps: the first lands mid-transaction
+            if not fired:
+                fired.append(1)
+                event("catalog-in-transaction")
+            return 0
+
+        self.db.set_progress_handler(in_transaction, 2000)
+        try:
+            gen = apply(self, changes)
+        finally:
+            self.db.set_progress_handler(None, 0)
         event("catalog-commit")
         return gen
 

@@ -1,9 +1,10 @@
 """kill -9 a real seeding process at many points; the next seed must leave catalog, Chroma and files
 consistent (checked by the doctor and by reading both stores).
 
-Kill points are deterministic events (see tests/crash_child.py): every embedded batch, every slice of
-Chroma upserts / metadata updates / deletes, the writer's fault stages and the catalog commit, for a cold
-seed and for an incremental one (edits, deletions, status changes), plus kills after varied delays.
+Kill points are deterministic events (see tests/crash_child.py): the first and last model call, every
+slice of Chroma upserts / metadata updates / deletes, the writer's fault stages, inside the catalog
+transaction and after its commit, for a cold seed (9 kills) and for an incremental one with edits,
+deletions and status changes (12 kills), plus 3 kills after varied delays: 24 in all.
 """
 
 from __future__ import annotations
@@ -99,7 +100,8 @@ def test_kill_9_during_cold_seed_at_every_event(make_repo):
     expected = set(write_all(repo, 50))
     seeder = Seeder(repo.path)
     events = census(repo)
-    assert {"embed-batch", "chroma-upsert", "after-add", "before-catalog", "catalog-commit"} <= set(events)
+    assert {"embed-batch", "chroma-upsert", "after-add", "before-catalog", "catalog-in-transaction",
+            "catalog-commit"} <= set(events)
     assert_consistent(repo.path, expected)
     points = kill_points(events)
     assert len(points) >= 8
@@ -110,7 +112,7 @@ def test_kill_9_during_cold_seed_at_every_event(make_repo):
         assert rc == -signal.SIGKILL and len(seen) == k, log[-3000:]
         kills += 1
         d = doctor.diagnose(repo.path)
-        if events[k - 1] in ("chroma-upsert", "after-add", "before-catalog"):  # vectors without catalog rows
+        if events[k - 1] in ("chroma-upsert", "after-add", "before-catalog", "catalog-in-transaction"):  # vectors without catalog rows
             assert not d.ok and {p.check for p in d.problems} >= {"orphan-vectors", "record-not-indexed"}
         if k == len(events):  # killed after the commit: nothing is lost
             assert d.ok, [p.render() for p in d.problems]
@@ -126,7 +128,7 @@ def test_kill_9_during_incremental_seed_at_every_event(make_repo):
     seeder.seed()
     expected = edit(repo, n)
     events = census(repo)
-    assert {"chroma-update", "chroma-delete", "chroma-upsert"} <= set(events)
+    assert {"chroma-update", "chroma-delete", "chroma-upsert", "catalog-in-transaction"} <= set(events)
     deprecated = {f"rec-{i:03d}": "deprecated" for i in range(45, 70)}
     reseed_and_check(seeder, expected, deprecated)
     points = kill_points(events)

@@ -85,7 +85,7 @@ def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordR
     from ..seed.sources import read_worktree
 
     files, read_issues = read_worktree(ws.root, settings)
-    parsed, issues, _skipped, failed = collect(files, {})
+    parsed, issues, _skipped, failed = collect(files, records)  # unchanged bytes reuse the catalog's parse
     resolution = resolve(parsed)
     failed_paths = set(failed) | {i.path for i in read_issues} | set(resolution.rejected_paths)
     problems: list[Problem] = []
