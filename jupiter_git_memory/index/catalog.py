@@ -122,35 +122,25 @@ class Catalog:
         row = self.db.execute("SELECT * FROM records WHERE id=?", (rid,)).fetchone()
         return self._record(row) if row else None
 
+    def _where_in(self, sql: str, values: Iterable[str]) -> list[sqlite3.Row]:
+        """Run `sql` (ending in `IN ({})`) over `values` in batches under SQLite's parameter limit."""
+        values = list(values)
+        rows: list[sqlite3.Row] = []
+        for i in range(0, len(values), 500):
+            part = values[i : i + 500]
+            rows += self.db.execute(sql.format(",".join("?" * len(part))), part).fetchall()
+        return rows
+
     def records_by_ids(self, ids: Iterable[str]) -> dict[str, RecordRow]:
-        ids = list(ids)
-        out: dict[str, RecordRow] = {}
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            q = f"SELECT * FROM records WHERE id IN ({','.join('?' * len(part))})"
-            out.update({r["id"]: self._record(r) for r in self.db.execute(q, part)})
-        return out
+        return {r["id"]: self._record(r) for r in self._where_in("SELECT * FROM records WHERE id IN ({})", ids)}
 
     def chunks(self, record_ids: Iterable[str] | None = None) -> dict[str, ChunkRow]:
         if record_ids is None:
-            rows = self.db.execute("SELECT * FROM chunks")
-            return {r["id"]: ChunkRow(*r) for r in rows}
-        ids = list(record_ids)
-        out: dict[str, ChunkRow] = {}
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            q = f"SELECT * FROM chunks WHERE record_id IN ({','.join('?' * len(part))})"
-            out.update({r["id"]: ChunkRow(*r) for r in self.db.execute(q, part)})
-        return out
+            return {r["id"]: ChunkRow(*r) for r in self.db.execute("SELECT * FROM chunks")}
+        return {r["id"]: ChunkRow(*r) for r in self._where_in("SELECT * FROM chunks WHERE record_id IN ({})", record_ids)}
 
     def chunks_by_id(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
-        ids = list(chunk_ids)
-        out: dict[str, ChunkRow] = {}
-        for i in range(0, len(ids), 500):
-            part = ids[i : i + 500]
-            q = f"SELECT * FROM chunks WHERE id IN ({','.join('?' * len(part))})"
-            out.update({r["id"]: ChunkRow(*r) for r in self.db.execute(q, part)})
-        return out
+        return {r["id"]: ChunkRow(*r) for r in self._where_in("SELECT * FROM chunks WHERE id IN ({})", chunk_ids)}
 
     def chunk_ids(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT id FROM chunks")}
