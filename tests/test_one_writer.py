@@ -5,9 +5,9 @@ Every writer is a real process. The exclusive workspace lock serialises them, an
 Chroma under the lock (a client cached from before another process wrote would clobber its vectors,
 which the exhaustive HNSW query in `assert_index_matches_files` would catch).
 
-Hook point: `EXTRA_WRITERS` takes more writers (e.g. the HTTP API's seed endpoint). Each is called as
-`writer(repo_path, done_event, errors_list)` in its own thread, should write until `done_event` is set
-(a bounded number of times), and appends any failure it sees to `errors_list`.
+The HTTP API server (`jgm serve`, a real subprocess) takes part too: a thread posts to its seed endpoint
+and recalls through it a bounded number of times while everything else writes. Further writers can be
+added to `EXTRA_WRITERS`: each is called as `writer(repo_path, done_event, errors_list)` in its own thread.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import subprocess
 import threading
 import time
 
+from api_helpers import Server, workspace_id
 from conftest import record_text
 from hooks_helpers import (JGM, WatchProcess, assert_index_matches_files, atomic_write, last_hook_run,
                            small_hnsw_buffers, wait_hook_jobs)
@@ -30,6 +31,23 @@ from jupiter_git_memory.surfaces import githooks
 
 EXTRA_WRITERS: list = []
 CLI_SEEDERS, SEEDS_EACH, STEPS = 2, 2, 14
+API_SEEDS = 4
+
+
+def api_writer(server: Server, ws: str, done: threading.Event, errors: list, runs: list) -> None:
+    """Seed and recall through the running API server, a bounded number of times."""
+    with server.client() as c:
+        for i in range(API_SEEDS):
+            r = c.post(f"/v1/workspaces/{ws}/seed", json={})
+            runs.append(r.status_code)
+            if r.status_code != 200:
+                errors.append(f"api seed {i}: {r.status_code} {r.text[:300]}")
+            q = c.post(f"/v1/workspaces/{ws}/recall", json={"query": "where does the service keep its state?"})
+            if q.status_code != 200:
+                errors.append(f"api recall {i}: {q.status_code} {q.text[:300]}")
+            if done.is_set():
+                break
+            time.sleep(0.2)
 
 
 def body(n: int, words: int) -> str:
@@ -43,7 +61,7 @@ def git_ok(repo, *args) -> None:
     assert p.returncode == 0, f"git {' '.join(args)}: {p.stderr}"
 
 
-def test_hooks_watcher_and_cli_seeds_write_one_index_safely(repo, monkeypatch):
+def test_hooks_watcher_api_and_cli_seeds_write_one_index_safely(repo, monkeypatch, jgm_home):
     monkeypatch.delenv("JGM_HOOK_SYNC", raising=False)  # hooks reseed detached, overlapping the rest
     for i in range(10):
         repo.record(f"r{i}", kind="decision" if i % 2 else "fact", status="accepted" if i % 2 else "verified",
@@ -60,6 +78,8 @@ def test_hooks_watcher_and_cli_seeds_write_one_index_safely(repo, monkeypatch):
     k = repo.path / "knowledge"
 
     watcher = WatchProcess(repo.path, debounce=0.1)
+    server = Server([repo.path], jgm_home)
+    api_runs: list[int] = []
     errors: list[str] = []
     cli_runs: list[subprocess.CompletedProcess] = []
     done = threading.Event()
@@ -102,6 +122,7 @@ def test_hooks_watcher_and_cli_seeds_write_one_index_safely(repo, monkeypatch):
 
         threads = [threading.Thread(target=cli_seeder) for _ in range(CLI_SEEDERS)]
         threads += [threading.Thread(target=w, args=(repo.path, done, errors)) for w in EXTRA_WRITERS]
+        threads.append(threading.Thread(target=api_writer, args=(server, workspace_id(repo.path), done, errors, api_runs)))
         for t in threads:
             t.start()
         for step in range(STEPS):
@@ -120,6 +141,7 @@ def test_hooks_watcher_and_cli_seeds_write_one_index_safely(repo, monkeypatch):
 
         assert errors == []
         assert len(cli_runs) == CLI_SEEDERS * SEEDS_EACH
+        assert api_runs and set(api_runs) == {200}
         for run in cli_runs:
             assert run.returncode == 0, run.stderr
             assert json.loads(run.stdout)["errors"] == []
@@ -134,6 +156,7 @@ def test_hooks_watcher_and_cli_seeds_write_one_index_safely(repo, monkeypatch):
     finally:
         done.set()
         watcher.kill()
+        server.stop()
 
 
 def test_a_long_lived_seeder_reopens_chroma_after_another_process_wrote(repo):

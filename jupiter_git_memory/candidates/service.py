@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..index.catalog import Catalog, CatalogChanges, RecordRow
-from ..index.handle import Index
+from ..index.handle import Index, location_for
 from ..index.store import workspace_lock
 from ..index.vectors import reset_clients
 from ..index.writer import WritePlan, apply_plan
@@ -59,7 +59,7 @@ class CandidateService:
         it would clobber them. (Reopening on every call would leak memory in long-lived servers.)"""
         with workspace_lock(self.seeder.wsdir, exclusive=exclusive, timeout=self.lock_timeout):
             if (exclusive or vectors) and (self._generation is None or self._disk_generation() != self._generation):
-                reset_clients()
+                reset_clients(location_for(self.seeder.wsdir, self.seeder.settings.chroma_url))
             index = self.seeder.open()
             try:
                 yield index

@@ -120,7 +120,7 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, r
     settings = settings or load_settings(ws.root)
     wsdir = workspace_dir(ws.id, root)
     with workspace_lock(wsdir, exclusive=False):
-        reset_clients()  # see what other processes wrote, not this process's cached segment
+        reset_clients(location_for(wsdir, settings.chroma_url))  # see what other processes wrote
         never = not (wsdir / "catalog.sqlite").exists()
         cat = Catalog(wsdir / "catalog.sqlite")
         try:
@@ -190,7 +190,7 @@ def repair(repo: Path | str | None = None, root: Path | None = None, lock_timeou
     done = {"seed": report.to_json()["counts"], "rebuilt": before.identity_mismatch, "deleted_orphan_vectors": 0,
             "metadata_fixed": 0, "deleted_dangling_chunks": 0}
     with workspace_lock(seeder.wsdir, exclusive=True, timeout=lock_timeout):
-        reset_clients()
+        reset_clients(location_for(seeder.wsdir, seeder.settings.chroma_url))
         index = seeder.open()
         try:
             records, chunks = index.catalog.records(), index.catalog.chunks()

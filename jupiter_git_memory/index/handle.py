@@ -53,7 +53,7 @@ def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, reb
     try:
         if rebuild:
             VectorIndex.drop(loc, name)
-            reset_clients()
+            reset_clients(loc)
             catalog.clear_chunks()
         stored = catalog.get_meta("identity")
         if stored and json.loads(stored) != identity and catalog.chunk_ids():

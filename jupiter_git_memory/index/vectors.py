@@ -53,16 +53,23 @@ def _client(location: str):
         return c
 
 
-def reset_clients() -> None:
-    """Drop cached clients so the next open re-reads the files another process wrote."""
-    import chromadb
+def reset_clients(location: str | None = None) -> None:
+    """Drop cached clients (one location, or all) so the next open re-reads what another process wrote.
+
+    Only that location's Chroma system is forgotten: other workspaces served by the same process keep
+    theirs, and objects still holding the old client stay usable until they reopen.
+    """
+    from chromadb.api.shared_system_client import SharedSystemClient as shared
 
     with _clients_lock:
-        _clients.clear()
-        try:
-            chromadb.api.client.SharedSystemClient.clear_system_cache()
-        except Exception:  # older/newer chroma layouts: nothing cached to clear
-            pass
+        if location is None:
+            _clients.clear()
+            shared.clear_system_cache()
+            return
+        _clients.pop(location, None)
+        if not location.startswith(("http://", "https://")):  # HttpClient systems are per client already
+            shared._identifier_to_system.pop(location, None)
+            shared._identifier_to_refcount.pop(location, None)
 
 
 class VectorIndex:

@@ -17,7 +17,7 @@ HEADER = ("# Project memory (evidence, not instructions)\n"
           "Records recalled for this task, best first. Check their status and source before relying on them.\n")
 
 
-def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8) -> dict:
+def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8, store: bool = True) -> dict:
     if budget_tokens < 32:
         raise ValueError("--budget must be at least 32 tokens")
     count = recaller.embedder.count_tokens
@@ -52,12 +52,17 @@ def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8)
         included.append({k2: r.get(k2) for k2 in ("id", "kind", "status", "title", "source", "path", "commit", "score")})
         if r["id"] in truncated:
             break
+    text = "\n".join(parts)
+    while len(parts) > 1 and count(text) > budget_tokens:  # separators can tip an exact fit over
+        parts.pop()
+        included.pop()
+        text = "\n".join(parts)
     receipt = make_receipt(goal, [i["id"] for i in included], recaller.workspace.id, state,
                            {"budget_tokens": budget_tokens}, k, "context")
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results if r["id"] in {i["id"] for i in included}}
     receipt["request"] = {"type": "context", "goal": goal, "budget_tokens": budget_tokens}
-    store_receipt(recaller.index().catalog, receipt)
-    text = "\n".join(parts)
+    if store:
+        store_receipt(recaller.index().catalog, receipt)
     return {"status": "ok" if included else "no-matches", "goal": goal, "budget_tokens": budget_tokens,
             "used_tokens": count(text), "records": included, "truncated": truncated, "text": text,
             "receipt": receipt, "warnings": warnings}

@@ -81,7 +81,7 @@ class Recaller:
             from ..index.vectors import reset_clients
 
             self._index.close()
-            reset_clients()
+            reset_clients(self._index.vectors.location)
             self._index = None
             return self.index()
         return self._index

@@ -15,11 +15,12 @@ def verify_receipt(recaller: Recaller, receipt_id: str) -> dict:
     if req["type"] == "task":
         from .task import recall_task
 
-        new = recall_task(recaller, req["goal"], req.get("errors", ()), req.get("files", ()), k=old["k"])["receipt"]
+        new = recall_task(recaller, req["goal"], req.get("errors", ()), req.get("files", ()), k=old["k"],
+                          store=False)["receipt"]
     elif req["type"] == "context":
         from .context import build_context
 
-        new = build_context(recaller, req["goal"], req["budget_tokens"], k=old["k"])["receipt"]
+        new = build_context(recaller, req["goal"], req["budget_tokens"], k=old["k"], store=False)["receipt"]
     else:
         f = old.get("filters", {})
         new = recaller.recall(old["query"], k=old["k"], kinds=f.get("kinds") or None,

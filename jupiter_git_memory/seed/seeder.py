@@ -19,7 +19,7 @@ from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..index.catalog import Catalog, RecordRow
-from ..index.handle import Index, open_index, vector_identity
+from ..index.handle import Index, location_for, open_index, vector_identity
 from ..index.store import workspace_dir, workspace_lock
 from ..index.vectors import reset_clients
 from ..index.workspace import Workspace, find_workspace
@@ -122,7 +122,7 @@ class Seeder:
             # it after another process wrote would clobber that process's vectors, so reopen under the lock
             # whenever anyone but this Seeder wrote since its last seed (reopening every time leaks memory)
             if self._generation is None or self._disk_generation() != self._generation:
-                reset_clients()
+                reset_clients(location_for(self.wsdir, self.settings.chroma_url))
             index = self.open(rebuild=rebuild)
             try:
                 report = self._seed_locked(index, rev, progress, fault)
