@@ -81,6 +81,7 @@ class VectorIndex:
         self.identity = identity
         self.client = _client(location)
         self.col = self._open()
+        self._count: int | None = None
 
     def _open(self):
         ident = identity_hash(self.identity)
@@ -119,9 +120,14 @@ class VectorIndex:
             offset += page
 
     def count(self) -> int:
-        return self.col.count()
+        """Cached: every recall needs it, and writes through this object reset it (other processes'
+        writes bump the catalog generation, and readers then open a new VectorIndex)."""
+        if self._count is None:
+            self._count = self.col.count()
+        return self._count
 
     def add(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict]) -> None:
+        self._count = None
         for i in range(0, len(ids), 1000):
             self.col.upsert(ids=ids[i : i + 1000], embeddings=vectors[i : i + 1000], metadatas=metadatas[i : i + 1000])
 
@@ -130,6 +136,7 @@ class VectorIndex:
             self.col.update(ids=ids[i : i + 1000], metadatas=metadatas[i : i + 1000])
 
     def delete(self, ids: list[str]) -> None:
+        self._count = None
         for i in range(0, len(ids), 1000):
             self.col.delete(ids=ids[i : i + 1000])
 

@@ -111,21 +111,12 @@ class Recaller:
                     best[rid] = Hit(rid, meta["kind"], meta["status"], cos, cid)
         if use_lexical:
             match = fts_query(query)
-            lex = index.catalog.lexical(match, n * 4) if match else []
-            allowed = index.catalog.records_by_ids({rid for _, rid, _ in lex})
-            lex_best: dict[str, tuple[str, float]] = {}
-            for cid, rid, bm in lex:
-                row = allowed.get(rid)
-                if row is None or row.effective not in statuses or (kinds and row.kind not in kinds):
-                    continue
-                if rid not in lex_best or -bm > lex_best[rid][1]:
-                    lex_best[rid] = (cid, -bm)
-            missing = [cid for rid, (cid, _) in lex_best.items() if rid not in best]
+            lex = index.catalog.lexical(match, statuses, kinds, n) if match else []
+            missing = [cid for rid, cid, _, _, _ in lex if rid not in best]
             vecs = index.vectors.vectors(missing)
-            for rid, (cid, score) in lex_best.items():
+            for rid, cid, kind, effective, score in lex:
                 if rid not in best and cid in vecs:
-                    row = allowed[rid]
-                    best[rid] = Hit(rid, row.kind, row.effective, float(vecs[cid] @ qvec), cid)
+                    best[rid] = Hit(rid, kind, effective, float(vecs[cid] @ qvec), cid)
                 if rid in best:
                     best[rid].lexical = score
         return list(best.values())
@@ -141,7 +132,7 @@ class Recaller:
         with workspace_lock(self.wsdir, exclusive=False):
             try:
                 index = self.index()
-                hits = self.hits(index, query, statuses, kinds, max(50, k * 10), mode != "dense")
+                hits = self.hits(index, query, statuses, kinds, max(30, k * 6), mode != "dense")
             except (ValueError, KeyError):
                 raise
             except Exception as e:
