@@ -94,3 +94,18 @@ def embedder():
     from jupiter_git_memory.embedding.registry import load_embedder
 
     return load_embedder()
+
+
+@pytest.fixture
+def minilm_dir(tmp_path) -> Path:
+    """A local model folder holding the real MiniLM files, as `jgm model add --dir` expects."""
+    import shutil
+
+    from jupiter_git_memory.embedding.registry import locate
+
+    _, model, tok = locate("minilm-l6-v2-int8")
+    d = tmp_path / "local-model"
+    (d / "onnx").mkdir(parents=True)
+    shutil.copy(model, d / "onnx" / "model.onnx")
+    shutil.copy(tok, d / "tokenizer.json")
+    return d

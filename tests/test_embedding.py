@@ -1,7 +1,5 @@
 """The real offline model: verification, pooling paths, ordering, model registry commands."""
 
-import shutil
-
 import numpy as np
 import pytest
 
@@ -52,18 +50,9 @@ def test_pull_unreachable_hub_is_clear_error(monkeypatch):
         registry.pull_model("bge-small-en-v1.5", timeout=3)
 
 
-def _minilm_dir(tmp_path):
-    _, model, tok = registry.locate("minilm-l6-v2-int8")
-    d = tmp_path / "local-model"
-    (d / "onnx").mkdir(parents=True)
-    shutil.copy(model, d / "onnx" / "model.onnx")
-    shutil.copy(tok, d / "tokenizer.json")
-    return d
-
-
-def test_add_local_dir_with_cls_pooling_and_instruction(tmp_path, embedder):
+def test_add_local_dir_with_cls_pooling_and_instruction(minilm_dir, embedder):
     """The BGE code path (CLS pooling + query instruction) on real weights registered from a folder."""
-    spec = registry.add_model("local-cls", _minilm_dir(tmp_path), pooling="cls", dimension=384,
+    spec = registry.add_model("local-cls", minilm_dir, pooling="cls", dimension=384,
                               query_instruction=BGE_QUERY_INSTRUCTION)
     assert spec.files["model"][1] and len(spec.files["model"][1]) == 64
     e = registry.load_embedder("local-cls")
@@ -76,15 +65,15 @@ def test_add_local_dir_with_cls_pooling_and_instruction(tmp_path, embedder):
     assert names["local-cls"]["available"] and not names["bge-base-en-v1.5"]["available"]
 
 
-def test_add_shipped_name_checks_pinned_hash(tmp_path):
+def test_add_shipped_name_checks_pinned_hash(minilm_dir):
     with pytest.raises(ModelError, match="tokenizer sha256 .* does not match the spec's d241a60d5e8f"):
-        registry.add_model("bge-base-en-v1.5", _minilm_dir(tmp_path))  # MiniLM's files are not BGE base's
+        registry.add_model("bge-base-en-v1.5", minilm_dir)  # MiniLM's files are not BGE base's
     assert not (registry.models_dir() / "bge-base-en-v1.5").exists()
 
 
-def test_add_checks_dimension(tmp_path):
+def test_add_checks_dimension(minilm_dir):
     with pytest.raises(ModelError, match="gives 384-dimensional vectors, the spec says 768"):
-        registry.add_model("wrong-dim", _minilm_dir(tmp_path), pooling="cls", dimension=768)
+        registry.add_model("wrong-dim", minilm_dir, pooling="cls", dimension=768)
     assert not (registry.models_dir() / "wrong-dim").exists()
 
 

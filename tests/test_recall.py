@@ -73,7 +73,7 @@ def test_no_answer_is_empty_in_every_dense_mode(kb):
     assert rc.recall(stuffed, mode="hybrid").results == []  # ...but nothing passes the dense floor
 
 
-def test_floor_bound_to_identity(kb, tmp_path):
+def test_floor_bound_to_identity(kb, tmp_path, minilm_dir):
     probes = tmp_path / "probes.txt"
     probes.write_text("\n".join(["What is the recipe for banana bread?", "Who won the 2010 world cup?",
                                  "How do I book a vacation day?", "Which font does the logo use?",
@@ -85,14 +85,9 @@ def test_floor_bound_to_identity(kb, tmp_path):
     floor, source, warnings = Recaller(kb.path).floor()
     assert (floor, source, warnings) == (res["floor"], "calibrated", [])
     # another identity never uses that floor
-    import shutil
     from jupiter_git_memory.embedding import registry
-    _, model, tok = registry.locate("minilm-l6-v2-int8")
-    d = tmp_path / "m"
-    d.mkdir()
-    shutil.copy(model, d / "model.onnx")
-    shutil.copy(tok, d / "tokenizer.json")
-    registry.add_model("minilm-cls2", d, pooling="cls", dimension=384)
+
+    registry.add_model("minilm-cls2", minilm_dir, pooling="cls", dimension=384)
     (kb.path / "jgm.toml").write_text('model = "minilm-cls2"\n')
     Seeder(kb.path).seed(rebuild=True)
     other = Recaller(kb.path)

@@ -1,7 +1,5 @@
 """Incremental seeding against real git repos, the real model and embedded Chroma."""
 
-import shutil
-
 import pytest
 
 from jupiter_git_memory.index.handle import open_index
@@ -130,7 +128,7 @@ def test_rev_unknown_is_clear_error(repo):
         Seeder(repo.path).seed(rev="nope")
 
 
-def test_identity_refusal_and_rebuild(repo, tmp_path):
+def test_identity_refusal_and_rebuild(repo, minilm_dir):
     from jupiter_git_memory.embedding import registry
     from jupiter_git_memory.index.vectors import IdentityMismatch
 
@@ -138,12 +136,7 @@ def test_identity_refusal_and_rebuild(repo, tmp_path):
     repo.commit()
     Seeder(repo.path).seed()
     # a real second model identity: the same MiniLM files registered with CLS pooling
-    spec, model, tok = registry.locate("minilm-l6-v2-int8")
-    d = tmp_path / "m"
-    d.mkdir()
-    shutil.copy(model, d / "model.onnx")
-    shutil.copy(tok, d / "tokenizer.json")
-    registry.add_model("minilm-cls", d, pooling="cls", dimension=384)
+    registry.add_model("minilm-cls", minilm_dir, pooling="cls", dimension=384)
     (repo.path / "jgm.toml").write_text('model = "minilm-cls"\n')
     other = Seeder(repo.path)
     with pytest.raises(IdentityMismatch) as e:

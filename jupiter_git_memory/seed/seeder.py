@@ -28,22 +28,17 @@ from ..lifecycle.resolve import resolve
 from ..records.model import Issue, Record
 from ..records.parse import parse_record
 from . import sources
-from .plan import plan_changes
+from .plan import SeedCounts, plan_changes
 
 
-@dataclass
-class SeedReport:
+@dataclass(kw_only=True)
+class SeedReport(SeedCounts):
+    """What one seed did: the plan's counts plus where, what went wrong and how long it took."""
+
     workspace: str
     commit: str | None
     dirty: bool
     rev: str | None
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    embedded_chunks: int = 0
-    metadata_updates: int = 0
-    deleted_vectors: int = 0
     errors: list[dict] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)
     skipped: list[dict] = field(default_factory=list)
@@ -181,9 +176,9 @@ class Seeder:
         gen = apply_plan(index, plan, vectors, fault)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
-        return SeedReport(self.workspace.id, commit, bool(dirty_set), rev, counts.added, counts.updated, counts.removed,
-                          counts.unchanged, counts.embedded_chunks, counts.metadata_updates, counts.deleted_vectors,
-                          errors, warnings, skipped, records=len(desired), chunks=len(cat.chunk_ids()), generation=gen)
+        return SeedReport(**asdict(counts), workspace=self.workspace.id, commit=commit, dirty=bool(dirty_set), rev=rev,
+                          errors=errors, warnings=warnings, skipped=skipped, records=len(desired),
+                          chunks=len(cat.chunk_ids()), generation=gen)
 
     def _commits(self, cat, root: Path, commit: str | None, previous: dict[str, RecordRow],
                  committed_paths: set[str]) -> dict[str, str]:
