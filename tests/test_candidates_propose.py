@@ -169,3 +169,25 @@ def test_merge_then_seed_promotes_the_candidate(repo):
     Seeder(repo.path).seed()
     assert service(repo).show(a.id)["state"] == "promoted"
     assert len(candidate_rows(repo)) == 1
+
+
+def test_open_pr_pushes_then_runs_gh_pr_create(repo, tmp_path, monkeypatch):
+    """GitHub is out of reach here, so `gh` is a recording stand-in; the push goes to a real bare remote."""
+    seed_repo(repo)
+    svc = service(repo)
+    remote = tmp_path / "remote.git"
+    repo.git("init", "-q", "--bare", str(remote))
+    repo.git("remote", "add", "origin", str(remote))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    calls = tmp_path / "gh-calls.txt"
+    gh = bin_dir / "gh"
+    gh.write_text(f'#!/bin/sh\necho "$@" >> {calls}\necho https://github.example/org/repo/pull/7\n')
+    gh.chmod(gh.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    a = svc.record(fact("Uploads are split into 8 MiB parts", "The uploader splits files into 8 MiB parts, as "
+                        "`uploader.py` shows in PART_SIZE."))
+    res = propose(svc, a.id, open_pull_request=True)
+    assert res["pr"] == {"opened": True, "url": "https://github.example/org/repo/pull/7"}
+    assert calls.read_text().split() == ["pr", "create", "--head", res["branch"], "--fill", "--base", "main"]
+    assert repo.git("--git-dir", str(remote), "rev-parse", res["branch"]).stdout.strip() == res["commit"]
