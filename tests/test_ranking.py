@@ -68,3 +68,12 @@ def test_fts_query_quotes_words_and_drops_stopwords():
 
 def test_round_up_two_decimals():
     assert round_up(0.2775) == 0.28 and round_up(0.28) == 0.28 and round_up(0.2801) == 0.29
+
+
+def test_discriminating_drops_terms_in_most_chunks():
+    from jupiter_git_memory.recall.ranking import discriminating, fts_terms
+
+    terms = fts_terms("How does the service retry failed payments?")
+    assert terms == ["service", "retry", "failed", "payments"]
+    counts = {"service": 900, "retry": 251, "failed": 250, "payments": 3}
+    assert discriminating(terms, counts, 1000) == ["failed", "payments"]

@@ -170,6 +170,16 @@ class Catalog:
                 out.append((rid, cid, kind, effective, score))
         return out[:limit]
 
+    def term_chunk_counts(self, terms: list[str]) -> dict[str, int]:
+        """How many chunks contain each term (FTS5 counts are cheap: no ranking)."""
+        out = {}
+        for t in terms:
+            try:
+                out[t] = self.db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',)).fetchone()[0]
+            except sqlite3.OperationalError:
+                out[t] = 0
+        return out
+
     # -- writes -------------------------------------------------------------------------------
     def apply(self, ch: CatalogChanges) -> int:
         """Apply `ch` atomically and bump the generation; returns the new generation."""

@@ -94,10 +94,25 @@ def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k:
     return scored[:k]
 
 
-def fts_query(text: str) -> str:
-    """An FTS5 OR-query of the question's content words (quoted, so no FTS syntax leaks through)."""
-    words = []
+def fts_terms(text: str) -> list[str]:
+    """The question's content words, lower-cased, in order, without stopwords (at most 32)."""
+    words: list[str] = []
     for w in _WORD_RE.findall(text.lower()):
         if w not in STOPWORDS and len(w) > 2 and w not in words:
             words.append(w)
-    return " OR ".join(f'"{w}"' for w in words[:32])
+    return words[:32]
+
+
+def fts_match(terms: list[str]) -> str:
+    """An FTS5 OR-query of `terms` (quoted, so no FTS syntax leaks through)."""
+    return " OR ".join(f'"{w}"' for w in terms)
+
+
+def fts_query(text: str) -> str:
+    return fts_match(fts_terms(text))
+
+
+def discriminating(terms: list[str], doc_counts: dict[str, int], total: int, max_share: float = 0.25) -> list[str]:
+    """Drop terms found in more than `max_share` of the chunks: their bm25 weight is small, yet matching
+    them is most of an FTS5 query's cost on a large index (every chunk containing them is scored)."""
+    return [t for t in terms if doc_counts.get(t, 0) <= max_share * total]

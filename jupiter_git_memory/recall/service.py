@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,10 +15,12 @@ from ..index.store import workspace_dir, workspace_lock
 from ..index.workspace import Workspace, find_workspace
 from ..records.model import ALL_EFFECTIVE, KINDS
 from .floors import floor_for
-from .ranking import DEFAULT_STATUSES, Hit, fts_query, merge_weights, rank
+from .ranking import DEFAULT_STATUSES, Hit, discriminating, fts_match, fts_terms, merge_weights, rank
 from .receipts import make_receipt, store_receipt
 
 SNIPPET_CHARS = 320
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
+LEXICAL_PRUNE_FROM = 2000  # chunks; below this every query term is matched (cheap on a small index)
 
 
 class RecallError(RuntimeError):
@@ -99,26 +102,37 @@ class Recaller:
         return {"commit": cat.get_meta("last_seeded_commit") or None, "dirty": cat.get_meta("dirty") == "true",
                 "identity": identity_hash(self.identity), "floor": floor, "generation": cat.generation()}
 
+    def _lexical(self, index: Index, query: str, statuses: list[str], kinds: list[str] | None, n: int) -> list:
+        terms = fts_terms(query)
+        total = index.vectors.count()
+        if terms and total >= LEXICAL_PRUNE_FROM:
+            terms = discriminating(terms, index.catalog.term_chunk_counts(terms), total)
+        return index.catalog.lexical(fts_match(terms), statuses, kinds, n) if terms else []
+
     def hits(self, index: Index, query: str, statuses: list[str], kinds: list[str] | None, n: int,
              use_lexical: bool) -> list[Hit]:
-        """Best evidence per record: dense top-n chunks plus lexical matches (their cosine computed too)."""
-        qvec = self.embedder.embed_query(query)
-        best: dict[str, Hit] = {}
-        if index.vectors.count():
-            for cid, cos, meta in index.vectors.query(qvec, n, _where(statuses, kinds)):
-                rid = meta["record_id"]
-                if rid not in best or cos > best[rid].cos:
-                    best[rid] = Hit(rid, meta["kind"], meta["status"], cos, cid)
-        if use_lexical:
-            match = fts_query(query)
-            lex = index.catalog.lexical(match, statuses, kinds, n) if match else []
-            missing = [cid for rid, cid, _, _, _ in lex if rid not in best]
-            vecs = index.vectors.vectors(missing)
-            for rid, cid, kind, effective, score in lex:
-                if rid not in best and cid in vecs:
-                    best[rid] = Hit(rid, kind, effective, float(vecs[cid] @ qvec), cid)
-                if rid in best:
-                    best[rid].lexical = score
+        """Best evidence per record: dense top-n chunks plus lexical matches (their cosine computed too).
+
+        The lexical query runs in a worker thread while the query is embedded and Chroma searched: SQLite,
+        onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once."""
+        lex_job = _POOL.submit(self._lexical, index, query, statuses, kinds, n) if use_lexical else None
+        try:
+            qvec = self.embedder.embed_query(query)
+            best: dict[str, Hit] = {}
+            if index.vectors.count():
+                for cid, cos, meta in index.vectors.query(qvec, n, _where(statuses, kinds)):
+                    rid = meta["record_id"]
+                    if rid not in best or cos > best[rid].cos:
+                        best[rid] = Hit(rid, meta["kind"], meta["status"], cos, cid)
+        finally:
+            lex = lex_job.result() if lex_job else []
+        missing = [cid for rid, cid, _, _, _ in lex if rid not in best]
+        vecs = index.vectors.vectors(missing)
+        for rid, cid, kind, effective, score in lex:
+            if rid not in best and cid in vecs:
+                best[rid] = Hit(rid, kind, effective, float(vecs[cid] @ qvec), cid)
+            if rid in best:
+                best[rid].lexical = score
         return list(best.values())
 
     def recall(self, query: str, k: int = 5, kinds: list[str] | None = None, statuses: list[str] | None = None,
