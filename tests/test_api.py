@@ -7,7 +7,6 @@ import json
 import os
 import stat
 
-import httpx
 import pytest
 
 from api_helpers import Server, error_code, make_alpha, make_beta, raw_get, seed_in_process, workspace_id

@@ -9,7 +9,6 @@ deletions and status changes (12 kills), plus 3 kills after varied delays: 24 in
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal

@@ -1,6 +1,5 @@
 """Recall under the memory contract, end to end with the real model and embedded Chroma."""
 
-import json
 
 import pytest
 

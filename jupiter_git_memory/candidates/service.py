@@ -19,10 +19,9 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..index.catalog import Catalog, CatalogChanges, RecordRow
-from ..index.handle import Index, location_for
+from ..index.catalog import CatalogChanges, RecordRow
+from ..index.handle import Index
 from ..index.store import workspace_lock
-from ..index.vectors import reset_clients
 from ..index.writer import WritePlan, apply_plan
 from ..seed.plan import plan_changes
 from . import dedup
@@ -48,32 +47,17 @@ class CandidateService:
         self.workspace = seeder.workspace
         self.lock_timeout = lock_timeout
         self.fault: Callable[[str], None] | None = None  # tests inject indexing failures here
-        self._generation: int | None = None  # the catalog generation after this service's last use
 
     # -- plumbing -------------------------------------------------------------------------------
     @contextlib.contextmanager
-    def _index(self, exclusive: bool, vectors: bool = False) -> Iterator[Index]:
-        """The index under the workspace lock. For writes and vector reads, Chroma is reopened when anyone
-        else wrote since this service last looked (as the seeder does): a client cached by this process may
-        predate another process's writes; reading through it fails on ids it never saw, and writing through
-        it would clobber them. (Reopening on every call would leak memory in long-lived servers.)"""
+    def _index(self, exclusive: bool) -> Iterator[Index]:
+        """The index under the workspace lock (`open_index` reopens Chroma if another process wrote)."""
         with workspace_lock(self.seeder.wsdir, exclusive=exclusive, timeout=self.lock_timeout):
-            if (exclusive or vectors) and (self._generation is None or self._disk_generation() != self._generation):
-                reset_clients(location_for(self.seeder.wsdir, self.seeder.settings.chroma_url))
             index = self.seeder.open()
             try:
                 yield index
             finally:
-                if exclusive or vectors:  # only then is the cached client known to be current
-                    self._generation = index.catalog.generation()
                 index.close()
-
-    def _disk_generation(self) -> int:
-        cat = Catalog(self.seeder.wsdir / "catalog.sqlite")
-        try:
-            return cat.generation()
-        finally:
-            cat.close()
 
     def _save(self, index: Index, row: RecordRow) -> None:
         """Catalog only: the candidate exists (unindexed) even if indexing fails next."""
@@ -124,7 +108,7 @@ class CandidateService:
         if verdict.code:  # nothing of the input is stored or logged past this point
             return Answer("rejected", verdict.code, verdict.reason, verdict.warnings, dry_run=dry_run,
                           agent=inp.agent, run_key=inp.run_key, fields=verdict.fields)
-        with self._index(exclusive=not dry_run, vectors=True) as index:
+        with self._index(exclusive=not dry_run) as index:
             if inp.run_key:
                 prior = self._find_run(index, inp.agent, inp.run_key)
                 if prior:

@@ -10,7 +10,7 @@ from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from .catalog import Catalog
 from .store import workspace_dir
-from .vectors import IdentityMismatch, VectorIndex, reset_clients
+from .vectors import IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
 from .workspace import Workspace
 
 
@@ -44,8 +44,9 @@ def location_for(wsdir: Path, chroma_url: str | None) -> str:
 
 def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
                root: Path | None = None) -> Index:
-    """Open (creating on first use). `rebuild` drops the vectors and chunk rows first; callers hold the
-    write lock for that. A different stored identity raises IdentityMismatch."""
+    """Open (creating on first use) under the workspace lock. Chroma is reopened if another process wrote
+    since this process last saw the index. `rebuild` drops the vectors and chunk rows first; callers hold
+    the write lock for that. A different stored identity raises IdentityMismatch."""
     wsdir = workspace_dir(ws.id, root)
     catalog = Catalog(wsdir / "catalog.sqlite")
     loc = location_for(wsdir, chroma_url)
@@ -55,6 +56,7 @@ def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, reb
             VectorIndex.drop(loc, name)
             reset_clients(loc)
             catalog.clear_chunks()
+        refresh_if_stale(loc, catalog.generation())
         stored = catalog.get_meta("identity")
         if stored and json.loads(stored) != identity and catalog.chunk_ids():
             raise IdentityMismatch(json.loads(stored), identity)

@@ -33,6 +33,7 @@ def _summary(identity: dict) -> dict:
 
 _clients: dict[str, object] = {}
 _clients_lock = threading.Lock()
+_current_at: dict[str, int] = {}  # location -> catalog generation its cached client is known to reflect
 
 
 def _client(location: str):
@@ -64,12 +65,36 @@ def reset_clients(location: str | None = None) -> None:
     with _clients_lock:
         if location is None:
             _clients.clear()
+            _current_at.clear()
             shared.clear_system_cache()
             return
         _clients.pop(location, None)
+        _current_at.pop(location, None)
         if not location.startswith(("http://", "https://")):  # HttpClient systems are per client already
             shared._identifier_to_system.pop(location, None)
             shared._identifier_to_refcount.pop(location, None)
+
+
+def mark_current(location: str, generation: int) -> None:
+    """This process's cached client for `location` reflects the catalog at `generation` (it just wrote it)."""
+    with _clients_lock:
+        _current_at[location] = generation
+
+
+def refresh_if_stale(location: str, generation: int) -> None:
+    """Drop the cached client when the catalog moved past what it reflects, i.e. another process wrote.
+
+    A client opened before another process's write keeps the old HNSW in memory: reading through it misses
+    the new vectors, and writing through it clobbers them (fact-chroma-stale-writer-clobbers). Only a
+    generation change forces a reopen, because every reopen leaks a little in long-lived servers. A
+    `chroma run` server has no such cache."""
+    if location.startswith(("http://", "https://")):
+        return
+    with _clients_lock:
+        stale = _current_at.get(location) != generation
+    if stale:
+        reset_clients(location)
+        mark_current(location, generation)
 
 
 class VectorIndex:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .catalog import CatalogChanges, ChunkRow
 from .handle import Index
+from .vectors import mark_current
 
 
 def meta_hash(meta: dict) -> str:
@@ -47,4 +48,6 @@ def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=
         index.vectors.delete(plan.delete_vectors)
     if fault:
         fault("before-catalog")
-    return index.catalog.apply(plan.catalog)
+    generation = index.catalog.apply(plan.catalog)
+    mark_current(index.vectors.location, generation)  # our own write: the cached client is current
+    return generation

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,11 +79,8 @@ class Recaller:
         if self._index is None:
             self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, root=self.root)
             self._generation = self._index.catalog.generation()
-        elif self._index.catalog.generation() != self._generation:
-            from ..index.vectors import reset_clients
-
+        elif self._index.catalog.generation() != self._generation:  # someone wrote: reopen (see open_index)
             self._index.close()
-            reset_clients(self._index.vectors.location)
             self._index = None
             return self.index()
         return self._index

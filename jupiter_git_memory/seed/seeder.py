@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -18,10 +17,9 @@ from ..candidates.promote import mark_promotions
 from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
-from ..index.catalog import Catalog, RecordRow
-from ..index.handle import Index, location_for, open_index, vector_identity
+from ..index.catalog import RecordRow
+from ..index.handle import Index, open_index, vector_identity
 from ..index.store import workspace_dir, workspace_lock
-from ..index.vectors import reset_clients
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
 from ..lifecycle.resolve import resolve
@@ -94,17 +92,9 @@ class Seeder:
         self.identity = vector_identity(self.embedder.spec)
         self.root = root
         self.wsdir = workspace_dir(self.workspace.id, root)
-        self._generation: int | None = None  # the catalog generation this Seeder's last write produced
 
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
-
-    def _disk_generation(self) -> int:
-        cat = Catalog(self.wsdir / "catalog.sqlite")
-        try:
-            return cat.generation()
-        finally:
-            cat.close()
 
     def open(self, rebuild: bool = False) -> Index:
         return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root)
@@ -113,17 +103,11 @@ class Seeder:
              fault: Callable[[str], None] | None = None, lock_timeout: float | None = None) -> SeedReport:
         t0 = time.perf_counter()
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
-            # a Chroma client cached by this process holds the HNSW as it was when opened; writing through
-            # it after another process wrote would clobber that process's vectors, so reopen under the lock
-            # whenever anyone but this Seeder wrote since its last seed (reopening every time leaks memory)
-            if self._generation is None or self._disk_generation() != self._generation:
-                reset_clients(location_for(self.wsdir, self.settings.chroma_url))
-            index = self.open(rebuild=rebuild)
+            index = self.open(rebuild=rebuild)  # reopens Chroma if another process wrote since we last did
             try:
                 report = self._seed_locked(index, rev, progress, fault)
             finally:
                 index.close()
-        self._generation = report.generation
         report.seconds = round(time.perf_counter() - t0, 3)
         return report
 

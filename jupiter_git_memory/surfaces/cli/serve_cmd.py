@@ -7,7 +7,6 @@ import json
 import socket
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
