@@ -6,18 +6,11 @@ Messages never quote candidate text (it may hold a secret); they name ids, paths
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..surfaces.records_ops import OperationError
 
 
 class CandidateError(OperationError):
-    def __init__(self, code: str, message: str, status: int = 400, **details: Any):
-        super().__init__(code, message, status)
-        self.details = {k: v for k, v in details.items() if v is not None}
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, **self.details}
+    """An OperationError of the candidate flow (the API renders both alike)."""
 
 
 def not_found(rid: str, workspace: str) -> CandidateError:

@@ -23,9 +23,13 @@ SUMMARY_KEYS = ("id", "kind", "status", "declared_status", "title", "path", "tag
 class OperationError(Exception):
     """A request the caller can fix or must know about. `code` is stable, `status` the HTTP analogue."""
 
-    def __init__(self, code: str, message: str, status: int = 400):
+    def __init__(self, code: str, message: str, status: int = 400, **details: Any):
         super().__init__(message)
         self.code, self.message, self.status = code, message, status
+        self.details = {k: v for k, v in details.items() if v is not None}  # e.g. path and commit to edit
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.details}
 
 
 def check_id(rid: str, what: str = "record id") -> str:

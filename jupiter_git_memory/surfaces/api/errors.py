@@ -65,7 +65,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(OperationError)
     async def _operation_error(request: Request, exc: OperationError):
-        return error_response(exc.status, exc.code, exc.message)
+        return JSONResponse({"error": exc.to_dict()}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError):

@@ -15,7 +15,6 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from ...candidates import service as candidate_service
-from ...candidates.errors import CandidateError
 from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
 from ...candidates.validate import MAX_BODY_BYTES, MAX_TAGS, MAX_TITLE_CHARS
 from ...records.model import ID_PATTERN
@@ -78,20 +77,13 @@ def _svc(scope):
         raise ApiError(503, "memory/unavailable", f"the candidate service could not start: {e}") from None
 
 
-def _error(e: CandidateError, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": e.to_dict(), **extra}, status_code=e.status)
-
-
 @router.post("/candidates", status_code=201, summary="Record an observation as a candidate (never a rule by itself)",
              responses={200: {"description": "Merged into an existing candidate, or skipped (see `written`)"},
                         202: {"description": "Saved but not indexed yet: retry with the same run key"},
                         422: {"model": ErrorBody, "description": "Rejected by the checks (the body has the answer), "
                                                                  "or an invalid request"}})
 def record_candidate(body: CandidateRequest, scope: Scope):
-    try:
-        a = _svc(scope).record(body.to_input())
-    except CandidateError as e:
-        return _error(e)
+    a = _svc(scope).record(body.to_input())
     data = dict(a.to_json(), workspace=scope.id)
     if a.decision == "rejected":
         return JSONResponse({"error": {"code": f"candidate/{a.reason_code}", "message": a.reason}, "answer": data},
@@ -102,28 +94,19 @@ def record_candidate(body: CandidateRequest, scope: Scope):
 
 @router.post("/candidates/validate", summary="Run the candidate checks without writing anything")
 def validate_candidate(body: CandidateRequest, scope: Scope):
-    try:
-        a = _svc(scope).validate(body.to_input())
-    except CandidateError as e:
-        return _error(e)
+    a = _svc(scope).validate(body.to_input())
     return dict(a.to_json(), workspace=scope.id)
 
 
 @router.get("/candidates", summary="Candidates, oldest first (the review queue by default)")
 def list_candidates(scope: Scope, state: Annotated[StateFilter, Query()] = "queue") -> dict[str, Any]:
-    try:
-        rows = _svc(scope).list(state)
-    except CandidateError as e:
-        return _error(e)
+    rows = _svc(scope).list(state)
     return {"candidates": rows, "workspace": scope.id}
 
 
 @router.get("/candidates/{candidate_id}", summary="One candidate with provenance and evidence")
 def show_candidate(candidate_id: RecordId, scope: Scope):
-    try:
-        return {"candidate": _svc(scope).show(candidate_id), "workspace": scope.id}
-    except CandidateError as e:
-        return _error(e)
+    return {"candidate": _svc(scope).show(candidate_id), "workspace": scope.id}
 
 
 @router.post("/candidates/{candidate_id}/propose",
@@ -132,33 +115,21 @@ def propose_candidate(candidate_id: RecordId, scope: Scope, body: ProposeRequest
     from ...candidates.propose import propose
 
     body = body or ProposeRequest()
-    try:
-        return dict(propose(_svc(scope), candidate_id, body.status, body.base, body.open_pr), workspace=scope.id)
-    except CandidateError as e:
-        return _error(e)
+    return dict(propose(_svc(scope), candidate_id, body.status, body.base, body.open_pr), workspace=scope.id)
 
 
 @router.post("/candidates/{candidate_id}/reject", summary="Reject a candidate; the reason is kept")
 def reject_candidate(candidate_id: RecordId, body: RejectRequest, scope: Scope):
-    try:
-        return {"candidate": _svc(scope).reject(candidate_id, body.why), "workspace": scope.id}
-    except CandidateError as e:
-        return _error(e)
+    return {"candidate": _svc(scope).reject(candidate_id, body.why), "workspace": scope.id}
 
 
 @router.patch("/records/{record_id}", summary="Revise an open candidate (file-backed records: edit them in Git)")
 def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
-    try:
-        c = _svc(scope).revise(record_id, title=body.title, body=body.body, tags=body.tags, source=body.source,
-                               agent=body.agent)
-    except CandidateError as e:
-        return _error(e)
+    c = _svc(scope).revise(record_id, title=body.title, body=body.body, tags=body.tags, source=body.source,
+                           agent=body.agent)
     return {"candidate": c, "workspace": scope.id}
 
 
 @router.delete("/records/{record_id}", summary="Forget a candidate (file-backed records: remove them in Git)")
 def forget(record_id: RecordId, scope: Scope):
-    try:
-        return dict(_svc(scope).forget(record_id), workspace=scope.id)
-    except CandidateError as e:
-        return _error(e)
+    return dict(_svc(scope).forget(record_id), workspace=scope.id)
