@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from conftest import Repo
+from conftest import GIT_ENV, Repo
 
 JGM = str(Path(sys.executable).parent / "jgm")
 
@@ -138,3 +138,18 @@ def raw_get(base_url: str, path: str, token: str) -> tuple[int, dict]:
         return resp.status, json.loads(resp.read() or b"{}")
     finally:
         conn.close()
+
+
+def mcp_run(session_fn, home: Path, repo: Repo):
+    """Spawn `jgm mcp --repo REPO` over stdio with the SDK's own client and run `session_fn(client)`."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=JGM, args=["mcp", "--repo", str(repo.path)],
+                                   env={"JGM_HOME": str(home), **GIT_ENV})
+
+    async def main():
+        async with Client(params, read_timeout_seconds=120) as client:
+            return await session_fn(client)
+
+    return anyio.run(main)

@@ -3,13 +3,11 @@ driven by the official SDK client): decisions, secrets never stored, file-backed
 
 from __future__ import annotations
 
-import anyio
 import pytest
-from mcp import Client, StdioServerParameters
 
-from api_helpers import JGM, Server, error_code, seed_in_process, workspace_id
+from api_helpers import Server, error_code, mcp_run, seed_in_process, workspace_id
 from candidates_helpers import CACHE_FACT, CACHE_PARAPHRASE, RETRY_PARAPHRASE, RETRY_RECORD, files_containing
-from conftest import GIT_ENV, Repo
+from conftest import Repo
 
 SECRET = "ghp_" + "Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0Xc5Vb7"
 RID, RPATH = RETRY_RECORD[0], f"knowledge/decisions/{RETRY_RECORD[0]}.md"
@@ -127,17 +125,6 @@ def mcp_env(tmp_path_factory):
     repo = make_repo(base / "repo")
     seed_in_process(repo.path, home)
     return home, repo
-
-
-def mcp_run(session_fn, home, repo):
-    params = StdioServerParameters(command=JGM, args=["mcp", "--repo", str(repo.path)],
-                                   env={"JGM_HOME": str(home), **GIT_ENV})
-
-    async def main():
-        async with Client(params, read_timeout_seconds=120) as client:
-            return await session_fn(client)
-
-    return anyio.run(main)
 
 
 def text_of(result) -> str:

@@ -11,10 +11,9 @@ import time
 import anyio
 import httpx
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from api_helpers import JGM, make_alpha, seed_in_process, workspace_id
-from conftest import GIT_ENV
+from api_helpers import JGM, make_alpha, mcp_run, seed_in_process, workspace_id
 
 READ_TOOLS = {"recall", "recall_for_task", "get_record", "list_records", "get_relations", "context"}
 CANDIDATE_TOOLS = {"record_candidate", "validate_candidate", "revise", "forget"}
@@ -28,19 +27,6 @@ def seeded(tmp_path_factory):
     alpha = make_alpha(base / "alpha")
     seed_in_process(alpha.path, home)
     return home, alpha
-
-
-def stdio_params(home, repo) -> StdioServerParameters:
-    return StdioServerParameters(command=JGM, args=["mcp", "--repo", str(repo.path)],
-                                 env={"JGM_HOME": str(home), **GIT_ENV})
-
-
-def run(session_fn, home, repo):
-    async def main():
-        async with Client(stdio_params(home, repo), read_timeout_seconds=120) as client:
-            return await session_fn(client)
-
-    return anyio.run(main)
 
 
 def error_text(result) -> str:
@@ -58,7 +44,7 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
         traversal = await client.call_tool("get_record", {"id": "../../api-token"})
         return tools, recall, missing, traversal
 
-    tools, recall, missing, traversal = run(session, home, alpha)
+    tools, recall, missing, traversal = mcp_run(session, home, alpha)
     assert READ_TOOLS | CANDIDATE_TOOLS <= set(tools)
     for name in READ_TOOLS:
         a = tools[name].annotations
@@ -91,7 +77,7 @@ def test_list_relations_task_and_context(seeded):
                 await client.call_tool("context", {"goal": "pick a datastore for primary data", "budget_tokens": 300}),
                 await client.call_tool("list_records", {"status": "not-a-status"}))
 
-    facts, tagged, rel, task, ctx, bad = run(session, home, alpha)
+    facts, tagged, rel, task, ctx, bad = mcp_run(session, home, alpha)
     assert [r["id"] for r in facts.structured_content["records"]] == ["fact-a-old-port", "fact-a-port"]
     assert [r["status"] for r in facts.structured_content["records"]] == ["invalidated", "verified"]
     page = tagged.structured_content
