@@ -1,7 +1,7 @@
 """The contract's ranking as pure functions (cosines given), including the weak-decision case."""
 
 from jupiter_git_memory.recall.floors import round_up
-from jupiter_git_memory.recall.ranking import DEFAULT_WEIGHTS, Hit, fts_query, merge_weights, rank, relevance
+from jupiter_git_memory.recall.ranking import DEFAULT_WEIGHTS, Hit, fts_match, fts_terms, merge_weights, rank, relevance
 
 W = merge_weights(None)
 
@@ -62,7 +62,7 @@ def test_weight_overrides_merge():
 
 
 def test_fts_query_quotes_words_and_drops_stopwords():
-    q = fts_query('What is "the" floor? DROP TABLE; x OR y')
+    q = fts_match(fts_terms('What is "the" floor? DROP TABLE; x OR y'))
     assert q == '"floor" OR "drop" OR "table"'
 
 

@@ -120,14 +120,6 @@ class VectorIndex:
         return col
 
     @staticmethod
-    def stored_identity(location: str, collection: str) -> dict | None:
-        try:
-            col = _client(location).get_collection(collection, embedding_function=None)
-        except Exception:
-            return None
-        return json.loads((col.metadata or {}).get("jgm_identity_json") or "{}")
-
-    @staticmethod
     def drop(location: str, collection: str) -> None:
         try:
             _client(location).delete_collection(collection)

@@ -108,10 +108,6 @@ def fts_match(terms: list[str]) -> str:
     return " OR ".join(f'"{w}"' for w in terms)
 
 
-def fts_query(text: str) -> str:
-    return fts_match(fts_terms(text))
-
-
 def discriminating(terms: list[str], doc_counts: dict[str, int], total: int, max_share: float = 0.25) -> list[str]:
     """Drop terms found in more than `max_share` of the chunks: their bm25 weight is small, yet matching
     them is most of an FTS5 query's cost on a large index (every chunk containing them is scored)."""
