@@ -1,27 +1,107 @@
 """Project settings from `jgm.toml` or `[tool.jgm]` in pyproject.toml, with environment overrides.
 
-Settings live in the repo so every clone and CI run indexes the same way.
+Settings live in the repo so every clone and CI run indexes the same way. The file is validated
+against a schema (pydantic, strict: TOML already has types) because a typo must not silently change
+what is indexed: `ignore = "**/drafts/**"` once became single-character patterns that ignored every
+record, and `root = [...]` indexed nothing. Every problem is one line naming the file, the key and the
+expected form. Precedence: the environment (`JGM_MODEL`, `JGM_CHROMA_URL`) > `jgm.toml` > `[tool.jgm]`
+(a `jgm.toml` replaces `[tool.jgm]` entirely; the two are never merged).
 """
 
 from __future__ import annotations
 
-import os
+import difflib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .embedding.specs import DEFAULT_MODEL
+from .records.model import ALL_EFFECTIVE, KINDS, STATUSES
 
 DEFAULT_IGNORE = ("**/README.md", "**/.*", "**/_*")
+DEFAULT_ROOTS = ("knowledge",)
+RECORD_STATUSES = tuple(sorted({s for v in STATUSES.values() for s in v}))
 
 
 class ConfigError(ValueError):
     pass
 
 
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class FileSettings(BaseModel):
+    """The schema of `jgm.toml` / `[tool.jgm]`. Descriptions are the expected form shown in errors."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
+
+    roots: Optional[Annotated[list[str], Field(min_length=1)]] = Field(
+        None, description='a non-empty list of folders relative to the repo, e.g. roots = ["knowledge"]')
+    ignore: list[str] = Field([], description='a list of glob patterns, e.g. ignore = ["**/drafts/**"]')
+    model: str = Field(DEFAULT_MODEL, min_length=1, description='a model name, e.g. model = "minilm-l6-v2-int8"')
+    chroma_url: Optional[str] = Field(None, pattern=r"^https?://\S+$",
+                                      description='an http(s) URL, e.g. chroma_url = "http://127.0.0.1:8000"')
+    weights: dict[str, dict[str, Annotated[float, Field(ge=0.0)]]] = Field(
+        {}, description="tables per kind of status = weight >= 0, e.g. [weights.fact] unverified = 0.9")
+    floor: Optional[Annotated[float, Field(ge=0.0, lt=1.0)]] = Field(
+        None, description="a number in [0, 1), e.g. floor = 0.3")
+    hybrid: bool = Field(True, description="true or false")
+    lexical_weight: Unit = Field(0.3, description="a number in [0, 1], e.g. lexical_weight = 0.3")
+    corroborate_margin: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
+        0.05, description="a number in [0, 1), e.g. corroborate_margin = 0.05")
+    global_workspace: bool = Field(False, alias="global", description="true or false")
+    status_map: dict[str, str] = Field(
+        {}, description=f'a table of source status = one of {", ".join(RECORD_STATUSES)}, e.g. [status_map] '
+                        'approved = "accepted"')
+    adr_missing_status: Literal["accepted", "proposed", "error"] = Field(
+        "accepted", description='"accepted", "proposed" or "error"')
+    formats: dict[str, str] = Field({}, description='a table of root folder = format name, e.g. [formats] '
+                                                    'docs/adr = "madr"')
+
+    @field_validator("roots")
+    @classmethod
+    def _relative(cls, roots):
+        for r in roots or []:
+            if not r.strip() or Path(r).is_absolute() or ".." in Path(r).parts:
+                raise ValueError(f"root {r!r} must be a relative path inside the repo")
+        return roots
+
+    @field_validator("weights")
+    @classmethod
+    def _known_weights(cls, weights):
+        for kind, table in weights.items():
+            if kind not in KINDS:
+                raise ValueError(f"unknown kind {kind!r} (kinds: {', '.join(KINDS)})")
+            for status in table:
+                if status not in ALL_EFFECTIVE:
+                    raise ValueError(f"unknown status {status!r} under {kind} (statuses: {', '.join(ALL_EFFECTIVE)})")
+        return weights
+
+    @field_validator("status_map")
+    @classmethod
+    def _known_statuses(cls, mapping):
+        for src, ours in mapping.items():
+            if ours not in RECORD_STATUSES:
+                raise ValueError(f"{src!r} maps to {ours!r}, which is not one of our statuses")
+        return mapping
+
+
+class EnvSettings(BaseSettings):
+    """Environment overrides (they win over the files)."""
+
+    model_config = SettingsConfigDict(env_prefix="JGM_", extra="ignore")
+
+    model: Optional[str] = Field(None, min_length=1)
+    chroma_url: Optional[str] = Field(None, pattern=r"^https?://\S+$")
+
+
 @dataclass(frozen=True)
 class Settings:
-    roots: tuple[str, ...] = ("knowledge",)
+    roots: tuple[str, ...] = DEFAULT_ROOTS
     ignore: tuple[str, ...] = DEFAULT_IGNORE
     model: str = DEFAULT_MODEL
     chroma_url: str | None = None
@@ -32,53 +112,81 @@ class Settings:
     corroborate_margin: float = 0.05  # hybrid: records this close above the floor need lexical evidence
     global_workspace: bool = False  # share this workspace's records with global recall
     source: str | None = None  # the file these settings came from
+    roots_configured: bool = False  # `roots` was written in the file (else the defaults apply)
+    status_map: dict[str, str] = field(default_factory=dict)  # a source's status word -> one of ours
+    adr_missing_status: str = "accepted"  # an ADR without a status: accepted | proposed | error
+    formats: dict[str, str] = field(default_factory=dict)  # root folder -> record format name
+
+
+def _key(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc if not isinstance(p, int)) or "(file)"
+
+
+def _describe(loc: tuple) -> str:
+    top = FileSettings.model_fields.get(str(loc[0])) if loc else None
+    if top is None and loc:
+        top = next((f for f in FileSettings.model_fields.values() if f.alias == loc[0]), None)
+    return top.description if top and top.description else ""
+
+
+def _render(where: str, e: ValidationError, data: dict) -> str:
+    lines = []
+    known = [f.alias or n for n, f in FileSettings.model_fields.items()]
+    for err in e.errors():
+        loc = err["loc"]
+        if err["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(str(loc[0]), known, n=1)
+            hint = f"did you mean `{close[0]}`? " if close else ""
+            lines.append(f"{where}: unknown key `{_key(loc)}`: {hint}known keys: {', '.join(known)}")
+            continue
+        got = err.get("input")
+        shown = f" (got {got!r}: {type(got).__name__})" if not isinstance(got, dict) else ""
+        msg = err["msg"].removeprefix("Value error, ")
+        lines.append(f"{where}: `{_key(loc)}`: {msg}{shown}; expected {_describe(loc)}")
+    return "\n".join(lines)
+
+
+def read_file_settings(repo: Path) -> tuple[dict, str | None]:
+    """The raw table and where it came from: `jgm.toml` if present, else pyproject's `[tool.jgm]`."""
+    jgm_toml, pyproject = repo / "jgm.toml", repo / "pyproject.toml"
+    path = jgm_toml if jgm_toml.is_file() else pyproject if pyproject.is_file() else None
+    if path is None:
+        return {}, None
+    try:
+        doc = tomllib.loads(path.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from e
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read it ({e})") from e
+    if path == jgm_toml:
+        return doc, str(path)
+    data = doc.get("tool", {}).get("jgm")
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} [tool.jgm]: must be a table; expected [tool.jgm] with keys like roots = [...]")
+    return data, f"{path} [tool.jgm]"
 
 
 def load_settings(repo: Path) -> Settings:
-    """Read settings for `repo`; `jgm.toml` wins over pyproject's `[tool.jgm]`."""
-    data: dict = {}
-    source = None
-    jgm_toml = repo / "jgm.toml"
-    pyproject = repo / "pyproject.toml"
+    """Read and validate settings for `repo`. Raises ConfigError naming the file, the key and the fix."""
+    data, source = read_file_settings(repo)
     try:
-        if jgm_toml.is_file():
-            data, source = tomllib.loads(jgm_toml.read_text("utf-8")), str(jgm_toml)
-        elif pyproject.is_file():
-            data = tomllib.loads(pyproject.read_text("utf-8")).get("tool", {}).get("jgm", {})
-            source = str(pyproject) if data else None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{source or jgm_toml}: invalid TOML: {e}") from e
-    kw: dict = {"source": source}
-    if "roots" in data:
-        roots = data["roots"]
-        if not isinstance(roots, list) or not roots or not all(isinstance(r, str) for r in roots):
-            raise ConfigError(f"{source}: `roots` must be a non-empty list of folder names")
-        for r in roots:
-            if Path(r).is_absolute() or ".." in Path(r).parts:
-                raise ConfigError(f"{source}: root {r!r} must be a relative path inside the repo")
-        kw["roots"] = tuple(roots)
-    if "ignore" in data:
-        kw["ignore"] = tuple(DEFAULT_IGNORE) + tuple(data["ignore"])
-    for key in ("model", "chroma_url"):
-        if key in data:
-            kw[key] = str(data[key])
-    if "weights" in data:
-        w = data["weights"]
-        if not isinstance(w, dict) or not all(isinstance(v, dict) for v in w.values()):
-            raise ConfigError(f"{source}: `[weights]` must be tables per kind, e.g. [weights.decision] accepted = 2.0")
-        kw["weights"] = {k: {s: float(x) for s, x in v.items()} for k, v in w.items()}
-    if "floor" in data:
-        kw["floor"] = float(data["floor"])
-    if "hybrid" in data:
-        kw["hybrid"] = bool(data["hybrid"])
-    if "lexical_weight" in data:
-        kw["lexical_weight"] = float(data["lexical_weight"])
-    if "corroborate_margin" in data:
-        kw["corroborate_margin"] = float(data["corroborate_margin"])
-    if "global" in data:
-        kw["global_workspace"] = bool(data["global"])
-    if os.environ.get("JGM_MODEL"):
-        kw["model"] = os.environ["JGM_MODEL"]
-    if os.environ.get("JGM_CHROMA_URL"):
-        kw["chroma_url"] = os.environ["JGM_CHROMA_URL"]
-    return Settings(**kw)
+        f = FileSettings.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(_render(source or "settings", e, data)) from None
+    try:
+        env = EnvSettings()
+    except ValidationError as e:
+        raise ConfigError("; ".join(f"environment JGM_{_key(x['loc']).upper()}: {x['msg']}" for x in e.errors())) from None
+    if f.roots:
+        missing = [r for r in f.roots if not (repo / r).is_dir()]
+        if missing:
+            raise ConfigError(f"{source}: `roots`: {', '.join(repr(m) for m in missing)} does not exist in {repo}; "
+                              "create the folder or fix `roots`")
+    return Settings(
+        roots=tuple(f.roots or DEFAULT_ROOTS), ignore=DEFAULT_IGNORE + tuple(f.ignore),
+        model=env.model or f.model, chroma_url=env.chroma_url or f.chroma_url, weights=f.weights, floor=f.floor,
+        hybrid=f.hybrid, lexical_weight=f.lexical_weight, corroborate_margin=f.corroborate_margin,
+        global_workspace=f.global_workspace, source=source, roots_configured=f.roots is not None,
+        status_map=f.status_map, adr_missing_status=f.adr_missing_status, formats=f.formats)

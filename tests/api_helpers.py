@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from conftest import GIT_ENV, Repo
+from conftest import Repo
 
 JGM = str(Path(sys.executable).parent / "jgm")
 
@@ -66,6 +67,28 @@ def workspace_id(path: Path) -> str:
     return find_workspace(path).id
 
 
+def first_line(proc: subprocess.Popen, timeout: float) -> str:
+    """The process's first stdout line, or "" if it ends or `timeout` passes first (never blocks forever)."""
+    box: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: box.put(proc.stdout.readline()), daemon=True).start()
+    try:
+        return box.get(timeout=timeout)
+    except queue.Empty:
+        proc.kill()
+        return ""
+
+
+def client_env(**extra: str) -> dict[str, str]:
+    """What the MCP SDK's stdio client passes a server: its short allow-list (no JGM_HOME). PYTHONPATH is
+    added only when set, so the server runs the package under test rather than another installed copy."""
+    from mcp.client.stdio import get_default_environment
+
+    env = get_default_environment()
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return {**env, **extra}
+
+
 class Server:
     """A `jgm serve --port 0` subprocess: `url` from its first stdout line, the default token from the store."""
 
@@ -78,7 +101,7 @@ class Server:
         self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env=dict(os.environ, JGM_HOME=str(home)))
         threading.Thread(target=self._drain, daemon=True).start()
-        line = self.proc.stdout.readline()
+        line = first_line(self.proc, timeout)
         if not line:
             self.proc.wait(timeout=30)
             raise RuntimeError("jgm serve exited before binding:\n" + "".join(self.stderr_lines))
@@ -141,15 +164,17 @@ def raw_get(base_url: str, path: str, token: str) -> tuple[int, dict]:
 
 
 def mcp_run(session_fn, home: Path, repo: Repo):
-    """Spawn `jgm mcp --repo REPO` over stdio with the SDK's own client and run `session_fn(client)`."""
+    """Spawn `jgm mcp --home HOME --repo REPO` over stdio with the SDK's own client (and its environment
+    allow-list) and run `session_fn(client)`."""
     import anyio
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=JGM, args=["mcp", "--repo", str(repo.path)],
-                                   env={"JGM_HOME": str(home), **GIT_ENV})
+    params = StdioServerParameters(command=JGM, args=["mcp", "--home", str(home), "--repo", str(repo.path)],
+                                   env=client_env())
 
     async def main():
-        async with Client(params, read_timeout_seconds=120) as client:
-            return await session_fn(client)
+        with anyio.fail_after(600):
+            async with Client(params, read_timeout_seconds=120) as client:
+                return await session_fn(client)
 
     return anyio.run(main)

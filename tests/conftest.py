@@ -15,6 +15,7 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_
 
 def run_git(repo: Path, *args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
     env = dict(os.environ, **GIT_ENV)
+    kw.setdefault("timeout", 300)  # a hook that hangs must fail the test, not hold CI
     return subprocess.run(["git", "-C", str(repo), *args], check=check, capture_output=True, text=True, env=env, **kw)
 
 

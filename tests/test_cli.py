@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
+JGM_EXE = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
+TIMEOUT = 300  # generous on two shared cores; a hang fails the test instead of holding CI
 
 
-def jgm(*args, cwd=None, check=False):
-    exe = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=os.environ.copy(), check=check)
+def jgm(*args, cwd=None, check=False, env=None):
+    return subprocess.run([JGM_EXE, *args], cwd=cwd, capture_output=True, text=True, env=env or os.environ.copy(),
+                          check=check, timeout=TIMEOUT)
 
 
 def test_check_reports_file_line_fix_and_exit_code(repo):
@@ -47,9 +49,9 @@ def test_seed_and_recall_json(repo):
     assert jgm("receipt", "verify", rec["receipt"]["id"], cwd=repo.path).returncode == 0
 
 
-def test_recall_outside_repo_is_clear_error(tmp_path):
+def test_recall_outside_repo_is_no_workspace(tmp_path, jgm_home):
     p = jgm("recall", "anything", cwd=tmp_path)
-    assert p.returncode == 2 and "not inside a git repository" in p.stderr
+    assert p.returncode == 4 and "not inside a git repository" in p.stderr and str(jgm_home) in p.stderr
     t = jgm("recall-task", "--goal", "anything", "--json", cwd=tmp_path)
     assert t.returncode == 4 and json.loads(t.stdout)["status"] == "no-workspace"
 
@@ -58,8 +60,7 @@ def test_recall_task_retrieval_failed_when_model_missing(repo):
     repo.record("A")
     repo.commit()
     env_model = {"JGM_MODEL": "bge-base-en-v1.5"}  # a real spec whose files are not installed here
-    p = subprocess.run([shutil.which("jgm") or str(Path(sys.executable).parent / "jgm"), "recall-task", "--goal",
-                        "x", "--json"], cwd=repo.path, capture_output=True, text=True, env={**os.environ, **env_model})
+    p = jgm("recall-task", "--goal", "x", "--json", cwd=repo.path, env={**os.environ, **env_model})
     out = json.loads(p.stdout)
     assert p.returncode == 3 and out["status"] == "retrieval-failed" and "jgm model pull" in out["warnings"][0]
 

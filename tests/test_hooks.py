@@ -11,7 +11,7 @@ import pytest
 from conftest import record_text, run_git
 from hooks_helpers import JGM, last_hook_run, snapshot, wait_for, wait_hook_jobs
 
-from jupiter_git_memory.index.store import log_path
+from jupiter_git_memory.index.store import log_path, store_root
 from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces import githooks
 
@@ -142,7 +142,8 @@ def test_branch_switch_reseeds_and_checkouts_without_knowledge_change_do_not(rep
 def run_cli_install(repo):
     import subprocess
 
-    proc = subprocess.run([*JGM, "hooks", "install", "--repo", str(repo.path)], capture_output=True, text=True)
+    proc = subprocess.run([*JGM, "hooks", "install", "--repo", str(repo.path)], capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -244,7 +245,8 @@ def test_background_reseed_lets_git_return_then_lands(repo, monkeypatch):
     Seeder(repo.path).seed()
     out = git_ok(repo, "checkout", "-q", "feat")
     assert jgm_lines(out.stderr) == [
-        f"jgm: 3 knowledge files changed; reindexing in the background (log: {log_path()})"]
+        f"jgm: 3 knowledge files changed; reindexing in the background into {store_root()} "
+        "(`jgm hooks status` shows the result)"]
     wait_for(lambda: set(snapshot(repo.path).records) == {"a2", "b1"}, what="the background reseed")
     wait_hook_jobs(repo.path)
     last = last_hook_run(repo.path)
@@ -306,7 +308,8 @@ def test_status_reports_hooks_and_last_run(repo, sync_hooks):
     two_branches(repo)
     githooks.install(repo.path)
     git_ok(repo, "checkout", "-q", "feat")
-    proc = subprocess.run([*JGM, "hooks", "status", "--json", "--repo", str(repo.path)], capture_output=True, text=True)
+    proc = subprocess.run([*JGM, "hooks", "status", "--json", "--repo", str(repo.path)], capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, proc.stderr
     st = json.loads(proc.stdout)
     assert [h["state"] for h in st["hooks"]] == ["installed"] * 3

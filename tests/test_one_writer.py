@@ -89,7 +89,7 @@ def test_hooks_watcher_api_and_cli_seeds_write_one_index_safely(repo, monkeypatc
         def cli_seeder() -> None:
             for _ in range(SEEDS_EACH):
                 cli_runs.append(subprocess.run([*JGM, "seed", "--json", "--repo", str(repo.path)],
-                                               capture_output=True, text=True))
+                                               capture_output=True, text=True, timeout=600))
 
         rng = random.Random(4)
         branch = ["main"]
@@ -168,7 +168,8 @@ def test_a_long_lived_seeder_reopens_chroma_after_another_process_wrote(repo):
     seeder.seed()
     for i in range(12, 30):
         repo.record(f"p{i}", title=f"Policy {i}", body=f"Policy {i} says to keep {i} replicas.")
-    other = subprocess.run([*JGM, "seed", "--json", "--repo", str(repo.path)], capture_output=True, text=True)
+    other = subprocess.run([*JGM, "seed", "--json", "--repo", str(repo.path)], capture_output=True, text=True,
+                           timeout=600)
     assert other.returncode == 0, other.stderr
     for i in range(30, 45):
         repo.record(f"p{i}", title=f"Policy {i}", body=f"Policy {i} says to keep {i} replicas.")

@@ -30,6 +30,7 @@ class ModelSpec:
     # on pull/add; an empty hash is recorded from the first pull/add and checked on every load after that.
     files: dict[str, tuple[str, str]] = field(default_factory=dict)
     default_floor: float = 0.5  # shipped no-match floor, measured on our probe set (see recall/probes)
+    floor_measured: bool = False  # default_floor was measured with `jgm calibrate` (no warning needed)
     description: str = ""
 
     def identity(self) -> dict:
@@ -68,6 +69,7 @@ MINILM_INT8 = ModelSpec(
         "tokenizer": ("tokenizer.json", "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
     },
     default_floor=0.30,  # measured: `jgm calibrate` with recall/probes/default.yaml over knowledge/ (48 records, max cos 0.295)
+    floor_measured=True,
     description="all-MiniLM-L6-v2, int8 ONNX; installed with the package, works offline (default).",
 )
 

@@ -118,6 +118,9 @@ class Catalog:
             q, args = q + " WHERE origin=?", (origin,)
         return {r["id"]: self._record(r) for r in self.db.execute(q, args)}
 
+    def is_empty(self) -> bool:
+        return self.db.execute("SELECT 1 FROM records LIMIT 1").fetchone() is None
+
     def record(self, rid: str) -> RecordRow | None:
         row = self.db.execute("SELECT * FROM records WHERE id=?", (rid,)).fetchone()
         return self._record(row) if row else None

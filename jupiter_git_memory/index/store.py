@@ -1,5 +1,5 @@
-"""The store: `$JGM_HOME` (default: the platform's user data dir) holding models, tokens, logs and one
-folder per workspace. Also the one-writer lock: Chroma's local client is not safe for several
+"""The store: `$JGM_HOME` (resolved by `index/home.py`; default: the platform's user data dir) holding
+models, tokens, logs and one folder per workspace. Also the one-writer lock: Chroma's local client is not safe for several
 processes, so every write holds an exclusive flock on the workspace, and reads hold a shared one.
 """
 
@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-import platformdirs
+from .home import default_home
 
 
 class LockTimeout(RuntimeError):
@@ -19,7 +19,7 @@ class LockTimeout(RuntimeError):
 
 
 def store_root() -> Path:
-    root = Path(os.environ.get("JGM_HOME") or platformdirs.user_data_dir("jupiter-git-memory", appauthor=False))
+    root = Path(os.environ.get("JGM_HOME") or default_home())
     root.mkdir(parents=True, exist_ok=True)
     return root
 

@@ -10,7 +10,15 @@ from ..index.catalog import Catalog
 from ..index.store import store_root
 from ..index.workspace import Workspace
 from .receipts import make_receipt, store_receipt
-from .service import RecallError, Recaller
+from .service import NotSeeded, RecallError, Recaller
+
+EXIT_CODES = {"ok": 0, "no-matches": 0, "retrieval-failed": 3, "no-workspace": 4, "not-seeded": 5}
+
+
+def empty_answer(status: str, message: str) -> dict:
+    """An answer that holds nothing because there was nothing to ask (or asking failed), never 'no-matches'."""
+    return {"status": status, "results": [], "global_results": [], "receipt": None, "message": message,
+            "warnings": [message]}
 
 
 def task_queries(goal: str, errors=(), files=()) -> list[str]:
@@ -55,18 +63,20 @@ def global_workspaces(exclude: str, root: Path | None = None) -> list[Workspace]
 
 
 def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: int = 5, include_global: bool = False,
-                global_k: int = 3, root: Path | None = None, store: bool = True) -> dict:
+                global_k: int = 3, root: Path | None = None, store: bool = True, no_workspace: str = "") -> dict:
+    """`recaller` None means there is no workspace (`no_workspace` says why and what to do)."""
     if not goal or not goal.strip():
         raise ValueError("--goal is empty: say what the task is")
     if recaller is None:
-        return {"status": "no-workspace", "results": [], "global_results": [], "receipt": None,
-                "warnings": ["not inside a seeded git repository: pass --repo PATH or run `jgm seed`"]}
+        return empty_answer("no-workspace", no_workspace or "not inside a git repository: cd into one or pass "
+                            f"--repo PATH (store: {root or store_root()})")
     queries = task_queries(goal, errors, files)
     try:
         results, warnings, state = merged_recall(recaller, queries, k)
+    except NotSeeded as e:
+        return dict(empty_answer("not-seeded", str(e)), workspace=recaller.workspace.id)
     except RecallError as e:
-        return {"status": "retrieval-failed", "results": [], "global_results": [], "receipt": None,
-                "warnings": [str(e)]}
+        return empty_answer("retrieval-failed", str(e))
     global_results: list[dict] = []
     if include_global:
         for ws in global_workspaces(recaller.workspace.id, root or recaller.root):

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from ..config import load_settings
+from ..index.home import use_store
 from ..index.store import log, log_path, workspace_dir
 from ..index.workspace import find_workspace, git
 from ..seed.sources import is_record_path
@@ -228,6 +229,7 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
     except (subprocess.CalledProcessError, OSError):
         return 0  # a bare repository: no working tree to index
     try:
+        store = use_store(repo=top)  # JGM_HOME, else the repo's `git config jgm.home`; children inherit it
         settings = load_settings(top)
         changed = [p for p in changed_paths(top, hook, args, stdin, settings.roots) if is_record_path(p, settings)]
         if not changed:
@@ -238,7 +240,7 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
             _say(f"{what}; {result['summary']}")
         else:
             spawn_reseed(top, hook)
-            _say(f"{what}; reindexing in the background (log: {log_path()})")
+            _say(f"{what}; reindexing in the background into {store} (`jgm hooks status` shows the result)")
     except Exception as e:  # a hook never fails the git command
         _log_error(hook, e)
         _say(f"{hook} hook could not reindex: {first_line(e)} (details in {log_path()})")
@@ -351,6 +353,7 @@ def main(argv: list[str]) -> int:
         return run_hook(argv[1], argv[2:], stdin)
     if len(argv) == 3 and argv[0] == "_reseed":
         try:
+            use_store(repo=argv[2])
             result = reseed_job(Path(argv[2]), argv[1])
         except Exception as e:  # e.g. the repo vanished before the job started
             _log_error(argv[1], e)

@@ -16,7 +16,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
-from ..recall.service import RecallError
+from ..recall.service import NotSeeded, RecallError
 from ..records.model import ALL_EFFECTIVE, KINDS
 from . import records_ops as ops
 from .mcp_candidates import register_candidate_tools
@@ -43,6 +43,8 @@ def evidence(records: list[dict], workspace: str, **extra: Any) -> dict[str, Any
 def _fail(e: Exception) -> ToolError:
     if isinstance(e, OperationError):
         return ToolError(f"[{e.code}] {e.message}")
+    if isinstance(e, NotSeeded):
+        return ToolError(f"[memory/not-seeded] {e}")
     if isinstance(e, RecallError):
         return ToolError(f"[memory/retrieval-failed] recall could not run: {e}")
     return ToolError(f"[request/bad-request] {e}")
@@ -63,7 +65,7 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
         try:
             with handle.reading() as recaller:
                 res = recaller.recall(query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None)
-        except (ValueError, RecallError) as e:
+        except (ValueError, RecallError, NotSeeded) as e:
             raise _fail(e) from None
         return evidence(res.results, wsid, receipt_id=res.receipt["id"], floor=res.floor, warnings=res.warnings,
                         status="ok" if res.results else "no-matches")
@@ -74,14 +76,17 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
                         files: Annotated[list[str], Field(description="Files the task touches.")] = [],  # noqa: B006
                         k: Annotated[int, Field(ge=1, le=50)] = 5,
                         include_global: bool = False) -> dict[str, Any]:
-        """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches."""
+        """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches; an
+        unseeded workspace is an error `[memory/not-seeded]` naming the store and the command to run."""
         from ..recall.task import recall_task
 
         try:
             with handle.reading() as recaller:
                 res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, root=handle.root)
-        except (ValueError, RecallError) as e:
+        except (ValueError, RecallError, NotSeeded) as e:
             raise _fail(e) from None
+        if res["status"] == "not-seeded":
+            raise ToolError(f"[memory/not-seeded] {res['message']}")
         if res["status"] == "retrieval-failed":
             raise ToolError("[memory/retrieval-failed] " + "; ".join(res.get("warnings") or []))
         return evidence(res["results"], wsid, global_records=res["global_results"], status=res["status"],
@@ -130,7 +135,7 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
         try:
             with handle.reading() as recaller:
                 res = build_context(recaller, goal, budget_tokens, k=k)
-        except (ValueError, RecallError) as e:
+        except (ValueError, RecallError, NotSeeded) as e:
             raise _fail(e) from None
         return evidence(res["records"], wsid, text=res["text"], status=res["status"], used_tokens=res["used_tokens"],
                         truncated=res["truncated"], receipt_id=res["receipt"]["id"], warnings=res["warnings"])

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ...index.store import LockTimeout, log
-from ...recall.service import RecallError
+from ...recall.service import NotSeeded, RecallError
 from ..records_ops import OperationError
 
 
@@ -84,6 +84,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RecallError)
     async def _recall(request: Request, exc: RecallError):
         return error_response(503, "memory/retrieval-failed", f"recall could not run: {exc}")
+
+    @app.exception_handler(NotSeeded)
+    async def _not_seeded(request: Request, exc: NotSeeded):
+        return error_response(409, "memory/not-seeded", str(exc))
 
     @app.exception_handler(LockTimeout)
     async def _busy(request: Request, exc: LockTimeout):

@@ -12,6 +12,8 @@ from .errors import COMMON_RESPONSES, ApiError
 from .schemas import ContextRequest, RecallRequest, TaskRequest
 
 router = APIRouter(tags=["recall"], responses={**COMMON_RESPONSES,
+                                                409: {"description": "`memory/not-seeded`: the store holds no "
+                                                      "records for this workspace (the message says what to run)"},
                                                 503: {"description": "Model or index unavailable"}})
 
 
@@ -36,6 +38,8 @@ def recall_task(body: TaskRequest, scope: Scope) -> dict[str, Any]:
                       global_k=body.global_k, root=scope.root)
         except ValueError as e:
             raise ApiError(400, "request/bad-request", str(e)) from None
+    if res["status"] == "not-seeded":
+        raise ApiError(409, "memory/not-seeded", res["message"])
     if res["status"] == "retrieval-failed":
         raise ApiError(503, "memory/retrieval-failed", "; ".join(res.get("warnings") or ["recall could not run"]))
     return res

@@ -25,6 +25,24 @@ def fail(message: str, code: int = 1, as_json: bool = False, error_code: str = "
     raise typer.Exit(code)
 
 
+def empty_exit(status: str, message: str, as_json: bool = False) -> None:
+    """Exit for an answer that could not be looked for: `no-workspace` (4) or `not-seeded` (5), one line
+    naming what is wrong and the command that fixes it. Never exit 0: that would read as 'no match'."""
+    from ...recall.task import EXIT_CODES, empty_answer
+
+    if as_json:
+        emit_json(empty_answer(status, message))
+    else:
+        err.print(f"{status}: {message}", markup=False)
+    raise typer.Exit(EXIT_CODES[status])
+
+
+def no_workspace_message(e: Exception) -> str:
+    from ...index.store import store_root
+
+    return f"{e} (store: {store_root()})"
+
+
 @contextmanager
 def progress_bar(enabled: bool, label: str):
     """Yield a callback(done, total); a rich bar on a terminal, silent otherwise."""

@@ -15,6 +15,7 @@ def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository 
            as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
     from ...index import doctor as doc
+    from ...index.home import current_store
     from .main import known_errors
 
     try:
@@ -26,14 +27,16 @@ def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository 
             after = doc.diagnose(repo)
     except known_errors() as e:
         fail(str(e), 2, as_json, type(e).__name__)
+    store = current_store()
     if as_json:
-        data = before.to_json()
+        data = dict(before.to_json(), store=store)
         if done is not None:
             data.update(repaired=after.ok, repair=done, after=after.to_json())
         data["ok"] = after.ok
         emit_json(data)
     else:
         c = before.counts
+        out.print(f"store {store['path']} (from {store['source']})", markup=False)
         out.print(f"workspace {before.workspace}: {c['records']} records, {c['chunks']} chunks, {c['vectors']} vectors, "
                   f"{c['files']} record files", markup=False)
         for p in before.problems:

@@ -34,12 +34,18 @@ def _print_actions(actions: list[dict], as_json: bool) -> None:
 @app.command()
 def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
     """Install post-merge, post-checkout and post-rewrite hooks (existing hooks are chained, not replaced)."""
+    from ...index.home import record_home
+    from ...index.store import store_root
+    from ...index.workspace import find_workspace
     from .. import githooks
 
     try:
         actions = githooks.install(repo)
+        noted = record_home(find_workspace(repo).root, store_root())  # hooks run without our JGM_HOME
     except _errors() as e:
         fail(str(e), 2, as_json, type(e).__name__)
+    if noted and not as_json:
+        err.print(f"note: {noted}", markup=False)
     _print_actions(actions, as_json)
 
 

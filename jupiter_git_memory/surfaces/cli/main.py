@@ -12,10 +12,11 @@ from ...embedding.onnx_embedder import ModelError
 from ...index.store import LockTimeout
 from ...index.vectors import IdentityMismatch
 from ...index.workspace import NotARepo, find_workspace
-from .common import emit_json, err, fail, out, progress_bar
+from .common import emit_json, empty_exit, err, fail, no_workspace_message, out, progress_bar
+from .group import HOME_HELP, ROOT, JgmGroup
 
-app = typer.Typer(help="jupiter-git-memory: Git-native long-term memory for coding agents.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+app = typer.Typer(help="jupiter-git-memory: Git-native long-term memory for coding agents.", cls=JgmGroup,
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
@@ -25,6 +26,21 @@ def known_errors():
     return (NotARepo, ModelError, IdentityMismatch, ConfigError, LockTimeout, ValueError)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from ... import __version__
+
+        out.print(f"jgm {__version__}", markup=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(version: bool = typer.Option(False, "--version", is_eager=True, callback=_version, help="Print the version."),
+         home: Optional[Path] = typer.Option(None, "--home", metavar="DIR", file_okay=False, help=HOME_HELP)):
+    """jupiter-git-memory: Git-native long-term memory for coding agents."""
+    ROOT["home"] = home
+
+
 @app.command()
 def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None, "--rev", help="Index this commit from Git objects."),
          rebuild: bool = typer.Option(False, "--rebuild", help="Drop vectors and re-embed everything (e.g. after a model change)."),
@@ -32,15 +48,23 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
     """Index the repo's knowledge records (incremental)."""
     from ...seed.seeder import Seeder
 
+    from ...index.home import record_home
+    from ...index.store import store_root
+
     try:
         seeder = Seeder(repo)
         with progress_bar(not as_json, "embedding") as cb:
             report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
     except known_errors() as e:
         fail(str(e), 2, as_json, type(e).__name__)
+    noted = record_home(seeder.workspace.root, store_root())
+    hint = _no_roots_hint(seeder.workspace.root, seeder.settings) if not rev else None
     if as_json:
-        emit_json(report.to_json())
+        emit_json(dict(report.to_json(), store=str(store_root()), notes=[n for n in (noted, hint) if n]))
     else:
+        for n in (noted, hint):
+            if n:
+                err.print(f"note: {n}", markup=False)
         c = report.to_json()["counts"]
         out.print(f"seeded {report.workspace} at {(report.commit or 'no commit')[:12]}{' (dirty)' if report.dirty else ''}: "
                   f"{c['added']} added, {c['updated']} updated, {c['removed']} removed, {c['unchanged']} unchanged, "
@@ -62,12 +86,16 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
            mode: Optional[str] = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
            as_json: bool = JsonOpt):
     """Recall records for a question under the memory contract."""
-    from ...recall.service import RecallError, Recaller
+    from ...recall.service import NotSeeded, RecallError, Recaller
 
     if mode not in (None, "hybrid", "dense", "lexical"):
         fail(f"--mode must be hybrid, dense or lexical, not {mode!r}", 2, as_json, "bad-request")
     try:
         res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode)
+    except NotARepo as e:
+        empty_exit("no-workspace", no_workspace_message(e), as_json)
+    except NotSeeded as e:
+        empty_exit("not-seeded", str(e), as_json)
     except RecallError as e:
         fail(str(e), 3, as_json, "retrieval-failed")
     except known_errors() as e:
@@ -99,6 +127,9 @@ def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
         settings = load_settings(ws.root)
     except known_errors() as e:
         fail(str(e), 2, as_json, type(e).__name__)
+    hint = _no_roots_hint(ws.root, settings)
+    if hint and not as_json:
+        err.print(f"note: {hint}", markup=False)
     files, issues = read_worktree(ws.root, settings)
     records, skipped = [], []
     for f in files:
@@ -121,6 +152,14 @@ def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
         out.print(f"{len(files)} files, {len(res.records)} valid records, {len(errors)} errors, "
                   f"{len(issues) - len(errors)} warnings, {len(skipped)} skipped (no frontmatter)")
     raise typer.Exit(1 if errors else 0)
+
+
+def _no_roots_hint(root: Path, settings) -> str | None:
+    """One line for a repository without knowledge roots (a configured root that is missing is a ConfigError)."""
+    if any((root / r).is_dir() for r in settings.roots):
+        return None
+    return (f"no knowledge roots in {root}: create {settings.roots[0]}/ with records (README: Record format), "
+            "or set `roots` in jgm.toml")
 
 
 def _register_commands() -> None:

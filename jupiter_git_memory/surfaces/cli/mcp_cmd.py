@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import socket
-import sys
 from pathlib import Path
 from typing import Optional
 
@@ -19,16 +17,18 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
         port: int = typer.Option(8766, "--port", min=0, max=65535, help="With --http: port (0 picks a free one).")):
     """MCP tools: recall, recall_for_task, get_record, list_records, get_relations, context (+ candidate tools).
 
-    stdio keeps stdout for the protocol; with --http one JSON line (url, token file) is printed, and requests
+    stdio keeps stdout for the protocol; with --http one JSON line (url, token file, store) is printed once it
+    accepts connections, and requests
     need `Authorization: Bearer <token>` granted this workspace (the default token is granted it)."""
     from ..mcp_server import build_server, http_app, warm
     from ..workspace_handle import WorkspaceHandle
+    from .common import no_workspace_message
     from .main import known_errors
 
     try:
         handle = WorkspaceHandle.for_repo(repo)
     except known_errors() as e:
-        fail(str(e), 2, False, type(e).__name__)
+        fail(no_workspace_message(e) if type(e).__name__ == "NotARepo" else str(e), 2, False, type(e).__name__)
     warm(handle)
     server = build_server(handle)
     if not http:
@@ -38,6 +38,7 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
 
     from ...index.store import store_root
     from ..api.tokens import DEFAULT, TokenStore
+    from .ready import ReadyServer
 
     tokens = TokenStore()
     tokens.ensure_default()
@@ -49,10 +50,10 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
     except OSError as e:
         fail(f"cannot bind {host}:{port}: {e.strerror}; pick another --port (0 picks a free one)", 2)
     url = f"http://{host}:{sock.getsockname()[1]}/mcp"
-    sys.stdout.write(json.dumps({"url": url, "workspace": handle.id, "token_file": str(store_root() / "api-token")}) + "\n")
-    sys.stdout.flush()
-    uvicorn.Server(uvicorn.Config(http_app(server, handle, tokens, host), log_level="warning",
-                                  lifespan="on")).run(sockets=[sock])
+    ready = {"url": url, "workspace": handle.id, "token_file": str(store_root() / "api-token"),
+             "store": str(store_root())}
+    ReadyServer(uvicorn.Config(http_app(server, handle, tokens, host), log_level="warning", lifespan="on"),
+                ready).run(sockets=[sock])  # prints `ready` once it accepts connections
 
 
 def register(app: typer.Typer) -> None:

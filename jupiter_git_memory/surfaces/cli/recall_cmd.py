@@ -8,8 +8,8 @@ from typing import Optional
 import typer
 
 from ...index.workspace import NotARepo
-from ...recall.service import RecallError, Recaller
-from .common import emit_json, err, fail, out
+from ...recall.service import NotSeeded, RecallError, Recaller
+from .common import emit_json, empty_exit, err, fail, no_workspace_message, out
 
 receipt_app = typer.Typer(help="Receipts: what a recall returned and against which index state.", no_args_is_help=True)
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -20,6 +20,8 @@ def _recaller(repo, as_json):
 
     try:
         return Recaller(repo)
+    except NotARepo as e:
+        empty_exit("no-workspace", no_workspace_message(e), as_json)
     except RecallError as e:
         fail(str(e), 3, as_json, "retrieval-failed")
     except known_errors() as e:
@@ -33,33 +35,40 @@ def recall_task_cmd(goal: str = typer.Option(..., "--goal", help="What the task 
                     include_global: bool = typer.Option(False, "--global", help="Also recall from global workspaces."),
                     global_k: int = typer.Option(3, "--global-k", min=1, max=50),
                     as_json: bool = typer.Option(False, "--json")):
-    """Memories for a task. Status: ok | no-matches | no-workspace | retrieval-failed."""
-    from ...recall.task import recall_task
+    """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
+    from ...recall.task import EXIT_CODES, empty_answer, recall_task
+    from .main import known_errors
 
+    recaller, why = None, ""
     try:
         recaller = Recaller(repo)
-    except NotARepo:
-        recaller = None
+    except NotARepo as e:
+        why = no_workspace_message(e)
     except RecallError as e:
-        res = {"status": "retrieval-failed", "results": [], "global_results": [], "receipt": None, "warnings": [str(e)]}
         recaller = False
+        res = empty_answer("retrieval-failed", str(e))
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
     if recaller is not False:
         try:
-            res = recall_task(recaller, goal, error, file, k, include_global, global_k)
+            res = recall_task(recaller, goal, error, file, k, include_global, global_k, no_workspace=why)
         except ValueError as e:
             fail(str(e), 2, as_json, "bad-request")
     if as_json:
         emit_json(res)
     else:
-        out.print(f"status: {res['status']}")
-        for w in res["warnings"]:
+        if res.get("message"):  # nothing was looked for: one line on what is wrong and what to run
+            err.print(f"{res['status']}: {res['message']}", markup=False)
+        else:
+            out.print(f"status: {res['status']}")
+        for w in res["warnings"] if not res.get("message") else []:
             err.print(f"warning: {w}", markup=False)
         for r in res["results"] + res["global_results"]:
             ws = f"[{r['workspace']}] " if r.get("workspace") else ""
             out.print(f"- {ws}{r['title']} ({r['id']} · {r['kind']}/{r['status']} · {r['score']})", markup=False)
         if res.get("receipt"):
             out.print(f"receipt {res['receipt']['id']}")
-    raise typer.Exit({"ok": 0, "no-matches": 0, "no-workspace": 4, "retrieval-failed": 3}[res["status"]])
+    raise typer.Exit(EXIT_CODES[res["status"]])
 
 
 def context_cmd(goal: str = typer.Option(..., "--goal", help="What the new task is."),
@@ -72,6 +81,8 @@ def context_cmd(goal: str = typer.Option(..., "--goal", help="What the new task 
     recaller = _recaller(repo, as_json)
     try:
         res = build_context(recaller, goal, budget, k)
+    except NotSeeded as e:
+        empty_exit("not-seeded", str(e), as_json)
     except RecallError as e:
         fail(str(e), 3, as_json, "retrieval-failed")
     except ValueError as e:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import socket
-import sys
 from pathlib import Path
 
 import typer
@@ -27,18 +25,21 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bin
           repo: list[Path] = typer.Option([], "--repo", help="Repository to serve (repeatable; default: the current one)."),
           max_body: int = typer.Option(256 * 1024, "--max-body", min=1024, help="Largest request body in bytes."),
           log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level.")):
-    """Serve recall, records, receipts and seeding over HTTP. Prints one JSON line (url, token file) when bound."""
+    """Serve recall, records, receipts and seeding over HTTP. Prints one JSON line (url, token file, store) once
+    it accepts connections."""
     import uvicorn
 
     from ...index.store import store_root
     from ..api.app import build_state, create_app
     from ..api.tokens import TokenError
+    from .common import no_workspace_message
     from .main import known_errors
+    from .ready import ReadyServer
 
     try:
         state = build_state(repo or [Path(".")])
     except (*known_errors(), TokenError) as e:
-        fail(str(e), 2, False, type(e).__name__)
+        fail(no_workspace_message(e) if type(e).__name__ == "NotARepo" else str(e), 2, False, type(e).__name__)
     if not _loopback(host):
         err.print(f"[yellow]warning:[/] binding {host}: the API is reachable from other machines; "
                   "anyone with a token can read the granted workspaces", markup=True)
@@ -53,11 +54,10 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bin
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     app = create_app(state=state, max_body=max_body)
     info = {"url": f"http://{shown}:{bound}", "workspaces": sorted(state.handles),
-            "token_file": str(store_root() / "api-token"), "docs": f"http://{shown}:{bound}/docs"}
-    sys.stdout.write(json.dumps(info) + "\n")
-    sys.stdout.flush()
+            "token_file": str(store_root() / "api-token"), "docs": f"http://{shown}:{bound}/docs",
+            "store": str(store_root())}
     config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=5, server_header=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    ReadyServer(config, info).run(sockets=[sock])  # prints `info` once it accepts connections
 
 
 def register(app: typer.Typer) -> None:

@@ -11,14 +11,17 @@ from .common import emit_json, out
 
 def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """List workspaces: id, name, root, records, last seeded commit, global flag."""
+    from ...index.home import current_store
     from ..workspaces import list_workspaces
 
+    store = current_store()
     rows = list_workspaces()
     if as_json:
-        emit_json({"workspaces": rows})
+        emit_json({"store": store, "workspaces": rows})
         return
+    out.print(f"store {store['path']} (from {store['source']})", markup=False)
     if not rows:
-        out.print("no workspaces yet: run `jgm seed` in a repository")
+        out.print("no workspaces in this store yet: run `jgm seed` in a repository (or pass --home DIR)", markup=False)
         return
     for w in rows:
         if w["error"]:

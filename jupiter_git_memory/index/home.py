@@ -1,0 +1,101 @@
+"""Which store a process uses: one resolution order for every entry point.
+
+`--home` > `JGM_HOME` > the repository's `git config jgm.home` > the platform's user data dir.
+
+Why a per-repo setting: MCP clients start servers with a short allow-list of environment variables and
+git runs hooks with whatever environment the user's shell had, so `JGM_HOME` does not reach every
+process. Git config is readable by every process that can read the repository. `jgm seed` and
+`jgm hooks install` record the store there whenever a non-default one is in use.
+
+An entry point resolves once (`use_store`) and exports the answer as `JGM_HOME`, so everything after it
+in the process, and every child it starts (a hook's background reseed), agrees without asking again.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import platformdirs
+
+GIT_KEY = "jgm.home"
+_chosen: tuple[Path, str] | None = None  # what use_store picked in this process, and why
+
+
+def default_home() -> Path:
+    return Path(platformdirs.user_data_dir("jupiter-git-memory", appauthor=False))
+
+
+def _git_config(repo: Path | str | None, *args: str) -> subprocess.CompletedProcess:
+    where = Path(repo or ".")
+    if not where.is_dir():
+        where = where.parent
+    return subprocess.run(["git", "-C", str(where), "config", *args], capture_output=True, text=True, timeout=30)
+
+
+def repo_home(repo: Path | str | None) -> Path | None:
+    """The store recorded in the repository's git config, if any (None outside a repository)."""
+    try:
+        p = _git_config(repo, "--get", GIT_KEY)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    value = p.stdout.strip()
+    return Path(value).expanduser() if p.returncode == 0 and value else None
+
+
+def resolve_home(home: Path | str | None = None, repo: Path | str | None = None) -> tuple[Path, str]:
+    """(store path, where it came from: "--home" | "JGM_HOME" | "git config jgm.home" | "default")."""
+    if home:
+        return Path(home).expanduser().absolute(), "--home"
+    if _chosen and os.environ.get("JGM_HOME") == str(_chosen[0]):
+        return _chosen
+    if os.environ.get("JGM_HOME"):
+        return Path(os.environ["JGM_HOME"]).expanduser().absolute(), "JGM_HOME"
+    configured = repo_home(repo)
+    if configured:
+        return configured.absolute(), f"git config {GIT_KEY}"
+    return default_home(), "default"
+
+
+def use_store(home: Path | str | None = None, repo: Path | str | None = None) -> Path:
+    """Resolve the store for this process and export it as JGM_HOME (children inherit the answer)."""
+    global _chosen
+    path, source = resolve_home(home, repo)
+    _chosen = (path, source)
+    os.environ["JGM_HOME"] = str(path)
+    return path
+
+
+def current_store() -> dict:
+    """The store in use and why, for `jgm doctor` and `jgm workspaces`."""
+    path, source = resolve_home()
+    return {"path": str(path), "source": source}
+
+
+def is_default(path: Path) -> bool:
+    return Path(path).absolute() == default_home().absolute()
+
+
+def record_home(repo_root: Path, store: Path) -> str | None:
+    """Remember a non-default store in the repository's git config (and forget it when the default is
+    back in use), so hooks and MCP clients without JGM_HOME find the same index. Returns what changed."""
+    current = repo_home(repo_root)
+    if is_default(store):
+        if current is None:
+            return None
+        _git_config(repo_root, "--unset", GIT_KEY)
+        return f"removed git config {GIT_KEY} (the default store is in use)"
+    if current is not None and current.absolute() == Path(store).absolute():
+        return None
+    p = _git_config(repo_root, GIT_KEY, str(Path(store).absolute()))
+    if p.returncode != 0:
+        return None
+    return f"recorded the store in git config {GIT_KEY} = {Path(store).absolute()}"
+
+
+def seed_command(repo_root: Path | str, store: Path | str | None = None) -> str:
+    """The exact command that seeds `repo_root` into `store` (the store flag only when it is not implied)."""
+    store = Path(store) if store else resolve_home()[0]
+    flag = "" if is_default(store) or repo_home(repo_root) == store else f" --home {store}"
+    return f"jgm seed --repo {repo_root}{flag}"

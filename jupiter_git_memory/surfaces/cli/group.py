@@ -1,0 +1,57 @@
+"""The root command group: `--home` on every command, and the store resolved once before any command runs.
+
+Why here and not in each command: the store must be chosen the same way by every entry point
+(`--home` > `JGM_HOME` > `git config jgm.home` of the command's `--repo` > the default, see
+`index/home.py`). Giving every leaf command the root's `--home` option in one place keeps that rule in
+one place.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from pathlib import Path
+
+from typer.core import TyperGroup
+
+from ...index.home import use_store
+
+HOME_HELP = "The store (default: $JGM_HOME, else the repo's `git config jgm.home`, else the platform data dir)."
+ROOT = {"home": None}  # `jgm --home DIR <command>`: set by the root callback, before the command runs
+
+
+def _first_repo(value):
+    if isinstance(value, (list, tuple)):
+        return value[0] if value else None
+    return value
+
+
+def _with_store(callback):
+    @functools.wraps(callback)
+    def run(*args, home: Path | None = None, **kwargs):
+        use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")))
+        return callback(*args, **kwargs)
+
+    return run
+
+
+def prepare(group, home_param) -> None:
+    """Every leaf command gets a copy of the root's `--home`; help is plain click help everywhere
+    (Typer's rich help prints a `<bool>` type next to every flag, which reads like a value to type)."""
+    group.rich_markup_mode = None
+    for cmd in group.commands.values():
+        cmd.rich_markup_mode = None
+        if hasattr(cmd, "commands"):
+            prepare(cmd, home_param)
+        elif cmd.callback is not None and not any(p.name == "home" for p in cmd.params):
+            cmd.params.append(copy.copy(home_param))
+            cmd.callback = _with_store(cmd.callback)
+
+
+class JgmGroup(TyperGroup):
+    """TyperGroup that gives every leaf command `--home` and resolves the store before it runs."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        home = next(p for p in self.params if p.name == "home")
+        prepare(self, home)
