@@ -132,6 +132,7 @@ def test_dry_run_answers_like_record_but_writes_nothing(seeded):
     assert (would_merge.decision, would_merge.id, would_merge.dry_run, would_merge.written) == ("merged", first.id,
                                                                                               True, False)
     assert would_merge.reason.startswith("would be merged")
+    assert "would be appended" in would_merge.reason and "were appended" not in would_merge.reason
     assert svc.validate(fact(*RETRY_PARAPHRASE)).decision == "skipped"
     assert svc.validate(fact("Uploads are chunked at 8 MiB", "The uploader splits files into 8 MiB parts, as "
                              "measured in `upload_test.py`.")).decision == "created"

@@ -125,7 +125,8 @@ class CandidateService:
             if dry_run:
                 if out.decision == "merged":
                     answer.id = out.matched.record_id
-                answer.reason = f"would be {out.decision}: {out.reason}"
+                reason = out.reason.replace(" were appended", " would be appended")  # nothing was written
+                answer.reason = f"would be {out.decision}: {reason}"
                 return answer
             if out.decision == "skipped":
                 return answer

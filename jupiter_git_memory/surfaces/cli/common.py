@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -21,7 +22,7 @@ def fail(message: str, code: int = 1, as_json: bool = False, error_code: str = "
     if as_json:
         emit_json({"error": {"code": error_code, "message": message}})
     else:
-        err.print(f"[bold red]error:[/] {message}", markup=True)
+        err.print(f"[bold red]error:[/] {escape(message)}", markup=True)
     raise typer.Exit(code)
 
 

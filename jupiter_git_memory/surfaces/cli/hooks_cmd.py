@@ -86,7 +86,7 @@ def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
     out.print(f"log: {st['log']}", markup=False)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, hidden=True)
 def run(hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite"),
         args: Optional[list[str]] = typer.Argument(None, help="The arguments git passed to the hook.")):
     """What the hook shims call (git's arguments follow; post-rewrite reads stdin). Always exits 0."""

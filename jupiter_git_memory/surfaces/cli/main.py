@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from ...config import ConfigError, load_settings
 from ...embedding.onnx_embedder import ModelError
@@ -104,7 +105,7 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
         emit_json(res.to_json())
         return
     for w in res.warnings:
-        err.print(f"[yellow]warning:[/] {w}")
+        err.print(f"[yellow]warning:[/] {escape(w)}")
     if not res.results:
         out.print(f"no match above the floor ({res.floor}); the knowledge base may not know this.")
     for i, r in enumerate(res.results, 1):

@@ -60,11 +60,12 @@ def print_answer(a, as_json: bool) -> None:
         emit_json(a.to_json())
         return
     verb = f"would be {a.decision}" if a.dry_run else a.decision
+    reason = a.reason.removeprefix(f"{verb}: ")  # a dry run's reason already starts with "would be ..."
     if a.decision == "rejected":
-        err.print(f"{verb} ({a.reason_code}): {a.reason}", markup=False)
+        err.print(f"{verb} ({a.reason_code}): {reason}", markup=False)
     else:
         target = f" {a.id}" if a.id else ""
-        out.print(f"{verb}{target}: {a.reason}", markup=False)
+        out.print(f"{verb}{target}: {reason}" + (" (dry run: nothing was written)" if a.dry_run else ""), markup=False)
         if a.decision in ("created", "merged") and not a.dry_run:
             out.print("  a candidate is not a project rule: review it with `jgm candidates show|propose|reject`",
                       markup=False)

@@ -10,6 +10,7 @@ import typer
 from .common import emit_json, err, fail, out
 
 app = typer.Typer(help="API tokens: each reads only the workspaces it is granted.", no_args_is_help=True)
+JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _store():
@@ -28,7 +29,7 @@ def _warn_unknown(ids: list[str]) -> None:
 
 
 @app.command("list")
-def list_(as_json: bool = typer.Option(False, "--json")):
+def list_(as_json: bool = JsonOpt):
     """Token names and their granted workspaces (secrets are stored hashed and never shown)."""
     from ..api.tokens import TokenError
 
@@ -45,8 +46,16 @@ def list_(as_json: bool = typer.Option(False, "--json")):
         out.print(f"{r['name']:<20} created {when}  {', '.join(r['workspaces']) or '(no workspaces)'}", markup=False)
 
 
+def _done(as_json: bool, text: str, **data) -> None:
+    if as_json:
+        emit_json(data)
+    else:
+        out.print(text, markup=False)
+
+
 @app.command()
-def create(name: str, workspace: List[str] = typer.Option([], "--workspace", "-w", help="Grant this workspace id (repeatable).")):
+def create(name: str, workspace: List[str] = typer.Option([], "--workspace", "-w", help="Grant this workspace id (repeatable)."),
+           as_json: bool = JsonOpt):
     """Create a token and print its secret once."""
     from ..api.tokens import TokenError
 
@@ -54,24 +63,24 @@ def create(name: str, workspace: List[str] = typer.Option([], "--workspace", "-w
     try:
         secret = _store().create(name, workspace)
     except TokenError as e:
-        fail(str(e), 2)
-    out.print(secret, markup=False)
+        fail(str(e), 2, as_json, "token/error")
+    _done(as_json, secret, name=name, secret=secret, workspaces=list(workspace))
 
 
 @app.command()
-def rotate(name: str):
+def rotate(name: str, as_json: bool = JsonOpt):
     """Give a token a new secret (grants kept); the old secret stops working at once."""
     from ..api.tokens import TokenError
 
     try:
         secret = _store().create(name, replace=True)
     except TokenError as e:
-        fail(str(e), 2)
-    out.print(secret, markup=False)
+        fail(str(e), 2, as_json, "token/error")
+    _done(as_json, secret, name=name, secret=secret)
 
 
 @app.command()
-def grant(name: str, workspace: List[str] = typer.Argument(..., help="Workspace ids.")):
+def grant(name: str, workspace: List[str] = typer.Argument(..., help="Workspace ids."), as_json: bool = JsonOpt):
     """Let a token read more workspaces."""
     from ..api.tokens import TokenError
 
@@ -79,20 +88,22 @@ def grant(name: str, workspace: List[str] = typer.Argument(..., help="Workspace 
     try:
         now = _store().grant(name, workspace)
     except TokenError as e:
-        fail(str(e), 2)
-    out.print(f"{name}: {', '.join(now)}", markup=False)
+        fail(str(e), 2, as_json, "token/error")
+    _done(as_json, f"{name}: {', '.join(now)}", name=name, workspaces=list(now))
 
 
 @app.command()
-def revoke(name: str, workspace: List[str] = typer.Argument(None, help="Workspace ids (none: delete the token).")):
+def revoke(name: str, workspace: List[str] = typer.Argument(None, help="Workspace ids (none: delete the token)."),
+           as_json: bool = JsonOpt):
     """Withdraw grants, or delete the token when no workspace is given."""
     from ..api.tokens import TokenError
 
     try:
         _store().revoke(name, list(workspace) if workspace else None)
     except TokenError as e:
-        fail(str(e), 2)
-    out.print(f"{name}: {'revoked ' + ', '.join(workspace) if workspace else 'deleted'}", markup=False)
+        fail(str(e), 2, as_json, "token/error")
+    _done(as_json, f"{name}: {'revoked ' + ', '.join(workspace) if workspace else 'deleted'}", name=name,
+          revoked=list(workspace or []), deleted=not workspace)
 
 
 def register(root: typer.Typer) -> None:

@@ -1,0 +1,271 @@
+"""The first hour, as a newcomer meets it: one store every entry point agrees on, honest empty answers.
+
+Real parts: the `jgm` CLI as a subprocess, the MCP SDK's own stdio client (which passes only its short
+environment allow-list, so no JGM_HOME), real git hooks, real repos.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import anyio
+import pytest
+from api_helpers import JGM, client_env
+from conftest import GIT_ENV, run_git
+from hooks_helpers import snapshot
+
+from jupiter_git_memory.index.workspace import find_workspace
+
+TIMEOUT = 300
+
+
+def jgm(*args, cwd=None, env=None):
+    return subprocess.run([JGM, *args], cwd=cwd, capture_output=True, text=True, env=env or dict(os.environ),
+                          timeout=TIMEOUT)
+
+
+@pytest.fixture
+def cli(monkeypatch):
+    """The CLI in-process (the model loads once per session); `cwd` is where the command runs."""
+    from typer.testing import CliRunner
+
+    from jupiter_git_memory.surfaces.cli.main import app
+
+    def run(*args, cwd=None):
+        if cwd:
+            monkeypatch.chdir(cwd)
+        return CliRunner().invoke(app, [str(a) for a in args])
+
+    return run
+
+
+def bare_env(tmp_path, **extra) -> dict:
+    """A shell that never heard of our store: no JGM_HOME, and a HOME whose default store is empty."""
+    env = {k: v for k, v in os.environ.items() if k != "JGM_HOME"}
+    fresh = tmp_path / "fresh-home"
+    fresh.mkdir(exist_ok=True)
+    return {**env, "HOME": str(fresh), "XDG_DATA_HOME": str(fresh / ".local/share"), **GIT_ENV, **extra}
+
+
+def mcp_session(args: list[str], env: dict, session_fn):
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=JGM, args=args, env=env)
+
+    async def main():
+        with anyio.fail_after(TIMEOUT):
+            async with Client(params, read_timeout_seconds=120) as client:
+                return await session_fn(client)
+
+    return anyio.run(main)
+
+
+def test_resolution_order_flag_env_git_config_default(repo, tmp_path, monkeypatch):
+    from jupiter_git_memory.index import home as home_mod
+
+    repo.commit("start")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("JGM_HOME")
+    assert home_mod.resolve_home(repo=repo.path) == (home_mod.default_home(), "default")
+    repo.git("config", "jgm.home", str(tmp_path / "from-config"))
+    assert home_mod.resolve_home(repo=repo.path) == (tmp_path / "from-config", "git config jgm.home")
+    monkeypatch.setenv("JGM_HOME", str(tmp_path / "from-env"))
+    assert home_mod.resolve_home(repo=repo.path) == (tmp_path / "from-env", "JGM_HOME")
+    assert home_mod.resolve_home(tmp_path / "flag", repo.path) == (tmp_path / "flag", "--home")
+
+
+def test_seeded_store_reaches_an_mcp_client_that_passes_no_jgm_home(make_repo, tmp_path, jgm_home, cli):
+    """Done-when, MCP half: seed with a non-default store, then a stock SDK stdio client finds it."""
+    r = make_repo("svc")
+    r.record("dec-queue", title="Use RabbitMQ for background jobs", body="Jobs go through RabbitMQ because it acks.")
+    r.commit("knowledge")
+    env = client_env(HOME=str(tmp_path / "client-home"))
+    assert "JGM_HOME" not in env
+
+    async def ask(client):
+        return await client.call_tool("recall", {"query": "Which message broker runs background jobs?"})
+
+    before = mcp_session(["mcp", "--repo", str(r.path)], env, ask)  # not seeded anywhere it can see
+    text = " ".join(c.text for c in before.content if getattr(c, "text", None))
+    assert before.is_error and "[memory/not-seeded]" in text and "jgm seed --repo" in text
+    assert str(tmp_path / "client-home") in text  # names the store it looked in
+
+    seeded = cli("seed", "--repo", r.path, "--json")
+    assert seeded.exit_code == 0, seeded.output
+    assert run_git(r.path, "config", "--get", "jgm.home").stdout.strip() == str(jgm_home)
+    after = mcp_session(["mcp", "--repo", str(r.path)], env, ask)
+    assert not after.is_error and after.structured_content["records"][0]["id"] == "dec-queue"
+
+
+def test_hooks_reindex_into_the_recorded_store_without_jgm_home(repo, tmp_path, jgm_home, cli):
+    """Done-when, hooks half: `hooks install` records the store; a checkout from a bare shell lands there."""
+    repo.record("a1", title="First")
+    repo.commit("main")
+    repo.git("checkout", "-q", "-b", "feat")
+    repo.record("b1", kind="fact", status="verified", title="Added on the branch")
+    repo.commit("feat")
+    repo.git("checkout", "-q", "main")
+    installed = cli("hooks", "install", "--repo", repo.path)
+    assert installed.exit_code == 0 and "git config jgm.home" in installed.stderr
+    out = subprocess.run(["git", "checkout", "-q", "feat"], cwd=repo.path, capture_output=True, text=True,
+                         env=bare_env(tmp_path, JGM_HOOK_SYNC="1"), timeout=TIMEOUT)
+    assert out.returncode == 0 and "reindexed after post-checkout" in out.stderr, out.stderr
+    assert set(snapshot(repo.path).records) == {"a1", "b1"}  # read from jgm_home: the recorded store
+
+
+def test_not_seeded_and_empty_are_not_no_match_on_cli(repo, make_repo, jgm_home, cli):
+    repo.record("dec-x", title="Deploy on Fridays is allowed")
+    repo.commit()
+    p = jgm("recall", "can we deploy on friday?", cwd=repo.path)
+    assert p.returncode == 5 and p.stderr.startswith("not-seeded: ") and str(jgm_home) in p.stderr
+    assert f"jgm seed --repo {repo.path}" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    t = cli("recall-task", "--goal", "deploy on friday", "--json", cwd=repo.path)
+    assert t.exit_code == 5 and json.loads(t.stdout)["status"] == "not-seeded"
+    c = cli("context", "--goal", "deploy", "--json", cwd=repo.path)
+    assert c.exit_code == 5 and json.loads(c.stdout)["status"] == "not-seeded"
+    empty = make_repo("empty")
+    empty.write("knowledge/.keep", "")
+    empty.commit()
+    assert cli("seed", cwd=empty.path).exit_code == 0
+    e = cli("recall", "anything", "--json", cwd=empty.path)
+    assert e.exit_code == 5 and "holds no records" in json.loads(e.stdout)["message"]
+
+
+def test_not_seeded_on_the_api(repo):
+    from fastapi.testclient import TestClient
+
+    from jupiter_git_memory.surfaces.api.app import create_app
+
+    repo.record("dec-x", title="Deploy on Fridays is allowed")
+    repo.commit()
+    app = create_app([repo.path], warm=False)
+    wsid = find_workspace(repo.path).id
+    with TestClient(app) as c:
+        token = app.state.jgm.tokens.root.joinpath("api-token").read_text().strip()
+        h = {"Authorization": f"Bearer {token}"}
+        for route, body in (("recall", {"query": "deploy on friday?"}), ("recall-task", {"goal": "deploy"}),
+                            ("context", {"goal": "deploy"})):
+            r = c.post(f"/v1/workspaces/{wsid}/{route}", json=body, headers=h)
+            assert r.status_code == 409 and r.json()["error"]["code"] == "memory/not-seeded", (route, r.text)
+            assert "jgm seed --repo" in r.json()["error"]["message"]
+
+
+def test_store_is_printed_by_doctor_and_workspaces(repo, tmp_path, cli, jgm_home, monkeypatch):
+    repo.record("a")
+    repo.commit()
+    other = tmp_path / "other-store"
+    assert cli("--home", other, "seed", cwd=repo.path).exit_code == 0
+    listed = json.loads(cli("workspaces", "--json", "--home", other).stdout)
+    assert listed["store"] == {"path": str(other), "source": "--home"} and len(listed["workspaces"]) == 1
+    doc = cli("doctor", "--json", "--home", other, cwd=repo.path)
+    assert json.loads(doc.stdout)["store"]["path"] == str(other) and doc.exit_code == 0
+    monkeypatch.setenv("JGM_HOME", str(jgm_home))  # the commands above exported their store, as they should
+    text = cli("workspaces", cwd=repo.path).stdout
+    assert text.splitlines()[0] == f"store {jgm_home} (from JGM_HOME)"
+    monkeypatch.delenv("JGM_HOME")
+    text = cli("doctor", cwd=repo.path).stdout  # no flag, no JGM_HOME: the store `seed` recorded
+    assert text.splitlines()[0] == f"store {other} (from git config jgm.home)"
+
+
+def test_status_false_is_an_alias_of_invalidated(repo):
+    from jupiter_git_memory.recall.service import Recaller
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    repo.record("fact-old", kind="fact", status="false", title="The gateway listens on port 80",
+                body="Plain HTTP on port 80.")
+    repo.commit()
+    Seeder(repo.path).seed()
+    got = Recaller(repo.path).recall("which port does the gateway listen on?", statuses=["false"])
+    assert [r["id"] for r in got.results] == ["fact-old"] and got.results[0]["status"] == "invalidated"
+
+
+def test_floor_warning_only_where_it_matters_and_once(repo, monkeypatch):
+    import dataclasses
+
+    from jupiter_git_memory.recall.service import Recaller
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    repo.record("dec-db", title="Use PostgreSQL", body="We store data in PostgreSQL.")
+    repo.commit()
+    Seeder(repo.path).seed()
+    rc = Recaller(repo.path)
+    assert rc.floor()[1] == "shipped-default"
+    assert not [w for w in rc.recall("which database?").warnings if "floor" in w]  # MiniLM's default was measured
+    unmeasured = Recaller(repo.path)
+    monkeypatch.setattr(unmeasured.embedder, "spec", dataclasses.replace(rc.embedder.spec, floor_measured=False))
+    first = unmeasured.recall("which database?").warnings
+    assert any("no floor calibrated" in w for w in first)
+    assert not [w for w in unmeasured.recall("which database again?").warnings if "floor" in w]
+
+
+def test_version_help_and_outside_a_repo_get_one_line(tmp_path, cli):
+    from jupiter_git_memory import __version__
+
+    v = jgm("--version")
+    assert v.returncode == 0 and v.stdout.strip() == f"jgm {__version__}"
+    for args in (["--help"], ["recall", "--help"], ["hooks", "install", "--help"]):
+        h = cli(*args)
+        assert h.exit_code == 0 and "<bool>" not in h.stdout and "--home" in h.stdout
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    for args in (["seed"], ["check"], ["recall", "q"], ["doctor"], ["hooks", "install"], ["watch"], ["mcp"],
+                 ["candidates", "list"], ["remember", "--kind", "fact", "--title", "t"]):
+        p = cli(*args, cwd=outside)
+        lines = p.stderr.strip().splitlines()
+        assert p.exit_code in (2, 4) and len(lines) == 1 and "not inside a git repository" in lines[0], (args, p.output)
+
+
+def test_repo_without_knowledge_roots_says_what_to_do(repo, cli):
+    repo.write("README.md", "hello\n")
+    repo.commit()
+    p = cli("check", cwd=repo.path)
+    assert p.exit_code == 0 and "no knowledge roots" in p.stderr and "knowledge/" in p.stderr
+
+
+@pytest.mark.parametrize("text, key, expected", [
+    ('ignore = "**/drafts/**"', "`ignore`", 'ignore = ["**/drafts/**"]'),
+    ('root = ["knowledge"]', "unknown key `root`", "did you mean `roots`?"),
+    ("floor = 1.5", "`floor`", "a number in [0, 1)"),
+    ("lexical_weight = -0.1", "`lexical_weight`", "a number in [0, 1]"),
+    ('corroborate_margin = "small"', "`corroborate_margin`", "a number in [0, 1)"),
+    ("[weights.fact]\nunverified = -2", "`weights.fact.unverified`", "weight >= 0"),
+    ("[weights.facts]\nverified = 2", "`weights`", "unknown kind 'facts'"),
+    ('hybrid = "yes"', "`hybrid`", "true or false"),
+    ('roots = ["knowledge", "docs/adr"]', "`roots`", "'docs/adr' does not exist"),
+    ('adr_missing_status = "maybe"', "`adr_missing_status`", '"accepted", "proposed" or "error"'),
+])
+def test_config_errors_name_file_key_and_expected_form(repo, text, key, expected):
+    from jupiter_git_memory.config import ConfigError, load_settings
+
+    repo.record("a")
+    repo.write("jgm.toml", text + "\n")
+    with pytest.raises(ConfigError) as e:
+        load_settings(repo.path)
+    msg = str(e.value)
+    assert msg.startswith(str(repo.path / "jgm.toml")) and key in msg and expected in msg, msg
+
+
+def test_config_error_is_one_line_from_the_cli(repo, cli):
+    repo.record("a")
+    repo.write("pyproject.toml", '[tool.jgm]\nignore = "**/drafts/**"\n')
+    p = cli("check", cwd=repo.path)
+    assert p.exit_code == 2 and len(p.stderr.strip().splitlines()) == 1
+    assert "pyproject.toml [tool.jgm]: `ignore`" in p.stderr
+
+
+def test_config_precedence_env_over_jgm_toml_over_pyproject(repo, monkeypatch):
+    from jupiter_git_memory.config import load_settings
+
+    repo.write("pyproject.toml", '[tool.jgm]\nmodel = "from-pyproject"\nfloor = 0.4\n')
+    s = load_settings(repo.path)
+    assert (s.model, s.floor, s.source) == ("from-pyproject", 0.4, f"{repo.path / 'pyproject.toml'} [tool.jgm]")
+    repo.write("jgm.toml", 'model = "from-jgm-toml"\n')
+    s = load_settings(repo.path)  # jgm.toml replaces [tool.jgm] entirely: no floor from pyproject
+    assert (s.model, s.floor, s.source) == ("from-jgm-toml", None, str(repo.path / "jgm.toml"))
+    monkeypatch.setenv("JGM_MODEL", "from-env")
+    monkeypatch.setenv("JGM_CHROMA_URL", "http://127.0.0.1:8000")
+    s = load_settings(repo.path)
+    assert (s.model, s.chroma_url) == ("from-env", "http://127.0.0.1:8000")
