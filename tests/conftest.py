@@ -13,10 +13,11 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_
            "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
 
 
-def run_git(repo: Path, *args: str, check: bool = True, **kw) -> subprocess.CompletedProcess:
+def run_git(repo: Path, *args: str, check: bool = True, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
+    """`timeout`: a git command (or a hook it runs) that hangs fails the test instead of holding CI."""
     env = dict(os.environ, **GIT_ENV)
-    kw.setdefault("timeout", 300)  # a hook that hangs must fail the test, not hold CI
-    return subprocess.run(["git", "-C", str(repo), *args], check=check, capture_output=True, text=True, env=env, **kw)
+    return subprocess.run(["git", "-C", str(repo), *args], check=check, capture_output=True, text=True, env=env,
+                          timeout=timeout, **kw)
 
 
 def record_text(id: str, kind: str = "decision", status: str = "accepted", title: str | None = None,

@@ -269,3 +269,44 @@ def test_config_precedence_env_over_jgm_toml_over_pyproject(repo, monkeypatch):
     monkeypatch.setenv("JGM_CHROMA_URL", "http://127.0.0.1:8000")
     s = load_settings(repo.path)
     assert (s.model, s.chroma_url) == ("from-env", "http://127.0.0.1:8000")
+
+
+def test_every_subprocess_run_in_the_tests_has_a_timeout():
+    """A hang must fail its test, not hold CI for the whole job limit."""
+    import ast
+    from pathlib import Path
+
+    missing = []
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text("utf-8"))):
+            func = getattr(node, "func", None)
+            if (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                    and func.value.id == "subprocess" and func.attr in ("run", "call", "check_call", "check_output")
+                    and not any(k.arg == "timeout" for k in node.keywords)):
+                missing.append(f"{f.name}:{node.lineno}")
+    assert not missing, f"subprocess calls without timeout=: {missing}"
+
+
+def test_readme_says_exactly_which_commands_take_repo_and_json():
+    from pathlib import Path
+
+    import typer
+
+    from jupiter_git_memory.surfaces.cli.main import app
+
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8").split())
+    assert "except `serve` and `mcp`, whose one ready line is always JSON" in readme
+    assert "the store-wide ones, `workspaces`, `model …` and `token …`, do not" in readme
+
+    def leaves(group, prefix=()):
+        for name, cmd in group.commands.items():
+            if hasattr(cmd, "commands"):
+                yield from leaves(cmd, prefix + (name,))
+            elif not cmd.hidden:
+                yield " ".join(prefix + (name,)), {o for p in cmd.params for o in getattr(p, "opts", [])}
+
+    for name, opts in leaves(typer.main.get_command(app)):
+        store_wide = name == "workspaces" or name.split()[0] in ("model", "token")
+        assert ("--repo" in opts) != store_wide, name
+        assert ("--json" in opts) != (name in ("serve", "mcp")), name
+        assert "--home" in opts, name
