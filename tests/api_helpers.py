@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import httpx
@@ -108,24 +107,20 @@ class Server:
         self.info = json.loads(line)
         self.url = self.info["url"]
         self.token = Path(self.info["token_file"]).read_text().strip()
-        self.wait_ready(timeout)
+        self.check_ready()
 
     def _drain(self) -> None:
         for line in self.proc.stderr:
             self.stderr_lines.append(line)
 
-    def wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError("jgm serve died:\n" + "".join(self.stderr_lines))
-            try:
-                if httpx.get(self.url + "/v1/health", timeout=5).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("jgm serve did not become ready:\n" + "".join(self.stderr_lines))
+    def check_ready(self) -> None:
+        """The ready line is printed once the server accepts connections: the first request must succeed."""
+        try:
+            r = httpx.get(self.url + "/v1/health", timeout=30)
+        except httpx.HTTPError as e:
+            raise RuntimeError(f"jgm serve printed its ready line but refused a request ({e}):\n"
+                               + "".join(self.stderr_lines)) from None
+        assert r.status_code == 200, r.text
 
     def client(self, token: str | None = "default") -> httpx.Client:
         if token == "default":

@@ -7,7 +7,8 @@ from typing import Optional
 
 import typer
 
-from .common import emit_json, fail, out
+from ...recall.service import NotSeeded
+from .common import emit_json, empty_exit, fail, out
 from .recall_cmd import _recaller
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -31,6 +32,8 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
         fail(f"--mode must be hybrid, dense, lexical or all, not {mode!r}", 2, as_json, "bad-request")
     try:
         report = run_eval(_recaller(repo, as_json), file, k, modes)
+    except NotSeeded as e:
+        empty_exit("not-seeded", str(e), as_json)
     except ValueError as e:
         fail(str(e), 2, as_json, "bad-request")
     gate = modes[-1]
@@ -70,6 +73,8 @@ def calibrate_cmd(probes: Path = typer.Argument(..., exists=True, dir_okay=False
 
     try:
         res = calibrate(_recaller(repo, as_json), probes, save=not dry_run)
+    except NotSeeded as e:
+        empty_exit("not-seeded", str(e), as_json)
     except ValueError as e:
         fail(str(e), 2, as_json, "bad-request")
     if as_json:

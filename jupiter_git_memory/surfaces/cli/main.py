@@ -24,7 +24,9 @@ JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
 def known_errors():
-    return (NotARepo, ModelError, IdentityMismatch, ConfigError, LockTimeout, ValueError)
+    from ...recall.service import NotSeeded
+
+    return (NotARepo, NotSeeded, ModelError, IdentityMismatch, ConfigError, LockTimeout, ValueError)
 
 
 def _version(value: bool) -> None:
