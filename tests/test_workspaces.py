@@ -64,5 +64,6 @@ def test_unreadable_catalog_is_reported_not_fatal(make_repo, jgm_home):
 
 def test_empty_store_says_how_to_start(jgm_home):
     res = runner.invoke(app, ["workspaces"])
-    assert res.exit_code == 0 and "jgm seed" in res.stdout
-    assert json.loads(runner.invoke(app, ["workspaces", "--json"]).stdout) == {"workspaces": []}
+    assert res.exit_code == 0 and "jgm seed" in res.stdout and str(jgm_home) in res.stdout
+    assert json.loads(runner.invoke(app, ["workspaces", "--json"]).stdout) == {
+        "store": {"path": str(jgm_home), "source": "JGM_HOME"}, "workspaces": []}
