@@ -22,7 +22,10 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from .embedding.specs import DEFAULT_MODEL
 from .records.model import ALL_EFFECTIVE, KINDS, STATUSES
 
-DEFAULT_IGNORE = ("**/README.md", "**/.*", "**/_*")
+# README, index and ADR template files are never records (adr-tools, MADR and log4brains ship them).
+DEFAULT_IGNORE = ("**/README.md", "**/.*", "**/_*", "**/index.md", "**/template.md", "**/adr-template.md",
+                  "**/0000-*template*")
+ADR_STATUSES = STATUSES["adr"]
 DEFAULT_ROOTS = ("knowledge",)
 RECORD_STATUSES = tuple(sorted({s for v in STATUSES.values() for s in v}))
 
@@ -55,12 +58,12 @@ class FileSettings(BaseModel):
         0.05, description="a number in [0, 1), e.g. corroborate_margin = 0.05")
     global_workspace: bool = Field(False, alias="global", description="true or false")
     status_map: dict[str, str] = Field(
-        {}, description=f'a table of source status = one of {", ".join(RECORD_STATUSES)}, e.g. [status_map] '
-                        'approved = "accepted"')
+        {}, description=f'a table of ADR status word = one of {", ".join(ADR_STATUSES)}, e.g. [status_map] '
+                        '"Under discussion" = "proposed"')
     adr_missing_status: Literal["accepted", "proposed", "error"] = Field(
         "accepted", description='"accepted", "proposed" or "error"')
-    formats: dict[str, str] = Field({}, description='a table of root folder = format name, e.g. [formats] '
-                                                    'docs/adr = "madr"')
+    formats: dict[str, str] = Field({}, description='a table of root folder = format name (jgm, nygard, madr2, '
+                                                    'madr3, log4brains), e.g. [formats] "docs/adr" = "nygard"')
 
     @field_validator("roots")
     @classmethod
@@ -85,8 +88,18 @@ class FileSettings(BaseModel):
     @classmethod
     def _known_statuses(cls, mapping):
         for src, ours in mapping.items():
-            if ours not in RECORD_STATUSES:
-                raise ValueError(f"{src!r} maps to {ours!r}, which is not one of our statuses")
+            if ours not in ADR_STATUSES:
+                raise ValueError(f"{src!r} maps to {ours!r}, which is not an ADR status ({', '.join(ADR_STATUSES)})")
+        return mapping
+
+    @field_validator("formats")
+    @classmethod
+    def _known_formats(cls, mapping):
+        from .records.formats import FORMATS
+
+        for root, fmt in mapping.items():
+            if fmt not in FORMATS:
+                raise ValueError(f"{root!r} names format {fmt!r}; formats: {', '.join(FORMATS)}")
         return mapping
 
 
@@ -116,6 +129,14 @@ class Settings:
     status_map: dict[str, str] = field(default_factory=dict)  # a source's status word -> one of ours
     adr_missing_status: str = "accepted"  # an ADR without a status: accepted | proposed | error
     formats: dict[str, str] = field(default_factory=dict)  # root folder -> record format name
+
+    def adapter_options(self):
+        """How ADR files are read (records/formats): status words normalised like the files' ones."""
+        from .records.formats import AdapterOptions
+        from .records.formats.status import normalise
+
+        return AdapterOptions({normalise(k): v for k, v in self.status_map.items()}, self.adr_missing_status,
+                              {k.strip("/"): v for k, v in self.formats.items()})
 
 
 def _key(loc: tuple) -> str:
@@ -184,8 +205,14 @@ def load_settings(repo: Path) -> Settings:
         if missing:
             raise ConfigError(f"{source}: `roots`: {', '.join(repr(m) for m in missing)} does not exist in {repo}; "
                               "create the folder or fix `roots`")
+    if f.roots is None:  # no `roots`: knowledge/ plus the conventional ADR folders that exist
+        from .seed.discover import discover_roots
+
+        roots = discover_roots(repo, DEFAULT_ROOTS)
+    else:
+        roots = tuple(f.roots)
     return Settings(
-        roots=tuple(f.roots or DEFAULT_ROOTS), ignore=DEFAULT_IGNORE + tuple(f.ignore),
+        roots=roots, ignore=DEFAULT_IGNORE + tuple(f.ignore),
         model=env.model or f.model, chroma_url=env.chroma_url or f.chroma_url, weights=f.weights, floor=f.floor,
         hybrid=f.hybrid, lexical_weight=f.lexical_weight, corroborate_margin=f.corroborate_margin,
         global_workspace=f.global_workspace, source=source, roots_configured=f.roots is not None,

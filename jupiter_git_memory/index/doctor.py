@@ -81,12 +81,13 @@ def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict
 
 def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordRow]) -> tuple[list[Problem], int]:
     """Records in the catalog against the record files of the working tree (what `jgm seed` would index)."""
-    from ..seed.seeder import collect
+    from ..seed.reading import collect
     from ..seed.sources import read_worktree
 
     files, read_issues = read_worktree(ws.root, settings)
-    parsed, issues, _skipped, failed = collect(files, records)  # unchanged bytes reuse the catalog's parse
-    resolution = resolve(parsed)
+    got = collect(files, records, settings.adapter_options())  # unchanged bytes reuse the catalog's parse
+    failed = got.failed
+    resolution = resolve(got.records)
     failed_paths = set(failed) | {i.path for i in read_issues} | set(resolution.rejected_paths)
     problems: list[Problem] = []
     for rid, rec in sorted(resolution.records.items()):

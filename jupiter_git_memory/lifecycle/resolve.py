@@ -5,6 +5,7 @@ Pure: records in, statuses and issues out. Rules (the memory contract's lifecycl
   facts/findings) supersedes it; the link may be written on either side. A proposed superseder retires
   nothing. A record declared `superseded` stays superseded.
 - a fact or finding declared `false` is *invalidated*: indexed for explicit queries, never recalled by default.
+- `amends`/`amended_by` (e.g. "Partly superseded by") are shown by relations and never retire anything.
 - dangling links are warnings; every record on a supersede cycle is an error; every file claiming a
   duplicated id is an error.
 """
@@ -14,7 +15,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..records.model import IN_FORCE, Issue, Record
+from ..records.links import resolve_links
+from ..records.model import IN_FORCE, LINK_KEYS, Issue, Record
 
 
 @dataclass
@@ -88,6 +90,7 @@ def _cycle_members(edges: dict[str, set[str]], known: set[str]) -> set[str]:
 def resolve(records: list[Record]) -> Resolution:
     """Resolve a whole knowledge base. Duplicate ids and cycle members are dropped with errors."""
     issues: list[Issue] = []
+    records = resolve_links(records)  # `ADR-2`, `0002-x.md`, slugs -> the ids records really have
     by_id: dict[str, list[Record]] = defaultdict(list)
     for r in records:
         by_id[r.id].append(r)
@@ -106,8 +109,8 @@ def resolve(records: list[Record]) -> Resolution:
 
     edges = _edges(valid)
     for r in valid.values():
-        for key, targets in (("supersedes", r.supersedes), ("superseded_by", r.superseded_by)):
-            for t in targets:
+        for key in LINK_KEYS:
+            for t in getattr(r, key):
                 if t not in valid and t not in by_id:
                     issues.append(Issue(r.path, f"`{key}` points to unknown id {t!r}",
                                         "fix the id or remove the link", severity="warning",

@@ -22,6 +22,8 @@ EFFECTIVE_ONLY = ("invalidated",)
 ALL_EFFECTIVE = tuple(sorted({s for v in STATUSES.values() for s in v} | set(EFFECTIVE_ONLY)))
 REQUIRED = ("id", "kind", "status", "title")
 KNOWN_KEYS = frozenset(REQUIRED + ("supersedes", "superseded_by", "tags", "date", "source", "scope"))
+# Link fields of a record. `amends`/`amended_by` never retire anything (e.g. "Partly superseded by").
+LINK_KEYS = ("supersedes", "superseded_by", "amends", "amended_by")
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 # Documented size limit of one record file (bytes): larger files are reported, not indexed.
 MAX_RECORD_BYTES = 256 * 1024
@@ -46,17 +48,20 @@ class Record:
     scope: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)  # frontmatter key -> 1-based line
+    amends: tuple[str, ...] = ()
+    amended_by: tuple[str, ...] = ()
+    format: str = "jgm"  # which reader produced it: jgm (our frontmatter) or an ADR adapter
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in ("supersedes", "superseded_by", "tags"):
+        for k in LINK_KEYS + ("tags",):
             d[k] = list(d[k])
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Record":
         d = dict(d)
-        for k in ("supersedes", "superseded_by", "tags"):
+        for k in LINK_KEYS + ("tags",):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)
 

@@ -6,7 +6,6 @@ and Git commit lookups cover only commits since the last seed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -24,8 +23,8 @@ from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
 from ..lifecycle.resolve import resolve
 from ..records.model import Issue, Record
-from ..records.parse import parse_record
 from . import sources
+from .reading import collect, inventory, options_key
 from .plan import SeedCounts, plan_changes
 
 
@@ -40,6 +39,7 @@ class SeedReport(SeedCounts):
     errors: list[dict] = field(default_factory=list)
     warnings: list[dict] = field(default_factory=list)
     skipped: list[dict] = field(default_factory=list)
+    inventory: list[dict] = field(default_factory=list)  # per root: found, indexed per format, skipped by reason
     records: int = 0
     chunks: int = 0
     seconds: float = 0.0
@@ -55,31 +55,6 @@ class SeedReport(SeedCounts):
 def _file_row(r: Record, effective: str, commit: str | None, dirty: bool, error: str | None = None) -> RecordRow:
     return RecordRow(r.id, r.path, r.kind, r.status, effective, r.title, r.content_hash, commit, dirty, "file",
                      r.to_dict(), error)
-
-
-def collect(files, previous: dict[str, RecordRow]) -> tuple[list[Record], list[Issue], list[dict], dict[str, str]]:
-    """Parse files (reusing the catalog's parse for unchanged bytes). Returns records, issues, skipped,
-    and path -> first error message for files that failed."""
-    prev_by_path = {r.path: r for r in previous.values() if r.origin == "file" and not r.error}
-    records: list[Record] = []
-    issues: list[Issue] = []
-    skipped: list[dict] = []
-    failed: dict[str, str] = {}
-    for f in files:
-        digest = hashlib.sha256(f.data).hexdigest()
-        prev = prev_by_path.get(f.path)
-        if prev is not None and prev.content_hash == digest:
-            records.append(Record.from_dict(prev.data))
-            continue
-        out = parse_record(f.path, f.data)
-        if out.record:
-            records.append(out.record)
-        elif out.skipped:
-            skipped.append({"path": f.path, "reason": out.skipped})
-        else:
-            issues.extend(out.issues)
-            failed[f.path] = out.issues[0].render()
-    return records, issues, skipped, failed
 
 
 class Seeder:
@@ -115,23 +90,27 @@ class Seeder:
         root, settings, cat = self.workspace.root, self.settings, index.catalog
         head = sources.head_commit(root)
         commit = head
+        ignored: list[dict] = []
         if rev:
-            files, read_issues = sources.read_rev(root, rev, settings)
+            files, read_issues = sources.read_rev(root, rev, settings, ignored)
             commit = sources.git(root, "rev-parse", f"{rev}^{{commit}}").decode().strip()
             dirty_set: set[str] = set()
         else:
-            files, read_issues = sources.read_worktree(root, settings)
+            files, read_issues = sources.read_worktree(root, settings, ignored)
             dirty_set = sources.dirty_paths(root, settings) if head else {f.path for f in files}
         previous = cat.records()
-        records, issues, skipped, failed = collect(files, previous)
-        issues = read_issues + issues
+        parse_key = options_key(settings)
+        got = collect(files, previous, settings.adapter_options(), reuse=cat.get_meta("parse_options") == parse_key)
+        issues, skipped, failed = read_issues + got.issues, got.skipped, got.failed
         for i in read_issues:
             failed.setdefault(i.path, i.render())
-        resolution = resolve(records)
+        resolution = resolve(got.records)
+        inv, inv_issues = inventory(settings.roots, files, got, ignored,
+                                    {r.path for r in resolution.records.values()}, resolution.rejected_paths)
         # last-commit per path: incremental from the last seeded commit when it is an ancestor
         commits = self._commits(cat, root, commit, previous,
                                 {r.path for r in resolution.records.values()} - dirty_set)
-        issues += resolution.issues
+        issues += resolution.issues + inv_issues
         for i in resolution.issues:
             if i.severity == "error":
                 failed.setdefault(i.path, i.render())
@@ -154,14 +133,14 @@ class Seeder:
         vectors = self._embed(texts, progress)
         meta = {"last_seeded_commit": commit or "", "dirty": json.dumps(bool(dirty_set)),
                 "last_seed_at": str(time.time()), "settings_source": settings.source or "",
-                "global": "true" if settings.global_workspace else "false"}
+                "global": "true" if settings.global_workspace else "false", "parse_options": parse_key}
         meta["commits_at"] = "" if rev else (commit or "")  # a --rev seed invalidates the incremental lookup
         plan.catalog.meta.update(meta)
         gen = apply_plan(index, plan, vectors, fault)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
         return SeedReport(**asdict(counts), workspace=self.workspace.id, commit=commit, dirty=bool(dirty_set), rev=rev,
-                          errors=errors, warnings=warnings, skipped=skipped, records=len(desired),
+                          errors=errors, warnings=warnings, skipped=skipped + ignored, inventory=inv, records=len(desired),
                           chunks=len(cat.chunk_ids()), generation=gen)
 
     def _commits(self, cat, root: Path, commit: str | None, previous: dict[str, RecordRow],

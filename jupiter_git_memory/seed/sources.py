@@ -36,7 +36,19 @@ def is_record_path(path: str, settings: Settings) -> bool:
     return not _ignored(path, settings.ignore)
 
 
-def read_worktree(root: Path, settings: Settings) -> tuple[list[SourceFile], list[Issue]]:
+def ignored_reason(path: str, settings: Settings) -> str | None:
+    """Why a Markdown file under a root is not read (for the per-root report), or None when it is read."""
+    if not path.endswith((".md", ".markdown")) or not _ignored(path, settings.ignore):
+        return None
+    name = PurePosixPath(path).name.lower()
+    if name in ("readme.md", "index.md") or "template" in name:
+        return "ignored: README, index or template"
+    return "ignored by `ignore` patterns"
+
+
+def read_worktree(root: Path, settings: Settings, ignored: list[dict] | None = None
+                  ) -> tuple[list[SourceFile], list[Issue]]:
+    """Record files under the roots; Markdown files left out by `ignore` go to `ignored` when given."""
     files: list[SourceFile] = []
     issues: list[Issue] = []
     real_root = root.resolve()
@@ -56,6 +68,9 @@ def read_worktree(root: Path, settings: Settings) -> tuple[list[SourceFile], lis
                 full = Path(dirpath) / fn
                 rel = full.relative_to(root).as_posix()
                 if not is_record_path(rel, settings):
+                    why = ignored_reason(rel, settings) if ignored is not None else None
+                    if why:
+                        ignored.append({"path": rel, "reason": why})
                     continue
                 if full.is_symlink():
                     try:  # a loop raises RuntimeError (3.11) or OSError (3.13); a dangling link FileNotFoundError
@@ -75,7 +90,8 @@ def read_worktree(root: Path, settings: Settings) -> tuple[list[SourceFile], lis
     return files, issues
 
 
-def read_rev(root: Path, rev: str, settings: Settings) -> tuple[list[SourceFile], list[Issue]]:
+def read_rev(root: Path, rev: str, settings: Settings, ignored: list[dict] | None = None
+             ) -> tuple[list[SourceFile], list[Issue]]:
     """Files at commit `rev`, from Git objects only (the working tree is not touched)."""
     try:
         commit = git(root, "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
@@ -89,6 +105,9 @@ def read_rev(root: Path, rev: str, settings: Settings) -> tuple[list[SourceFile]
         mode, otype, sha = info.decode().split()
         path = path_b.decode("utf-8", "surrogateescape")
         if otype != "blob" or not is_record_path(path, settings):
+            why = ignored_reason(path, settings) if ignored is not None and otype == "blob" else None
+            if why and any(path.startswith(r.rstrip("/") + "/") for r in settings.roots):
+                ignored.append({"path": path, "reason": why})
             continue
         if mode == "120000":
             issues.append(Issue(path, "symlink in the commit is not followed by `--rev`", "commit the file itself"))

@@ -75,9 +75,13 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
         for e in report.errors + report.warnings:
             where = f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
             err.print(f"  {where}: {e['severity']}: {e['message']} — fix: {e['fix']}")
+        from ...seed.reading import render_inventory
+
+        for line in render_inventory(report.inventory):
+            out.print(f"  {line}", markup=False)
         if verbose:
             for s in report.skipped:
-                out.print(f"  skipped {s['path']}: {s['reason']}")
+                out.print(f"  skipped {s['path']}: {s['reason']}", markup=False)
     raise typer.Exit(1 if report.errors else 0)
 
 
@@ -119,42 +123,45 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
 
 
 @app.command()
-def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
-    """Validate the knowledge base (no index needed). Exits 1 on errors: fit for CI and pre-commit."""
-    from ...lifecycle.resolve import resolve
-    from ...records.parse import parse_record
-    from ...seed.sources import read_worktree
+def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
+          explain: Optional[str] = typer.Option(None, "--explain", metavar="PATH",
+                                                help="Show how one file is read: adapter, id, kind, status and why, links.")):
+    """Validate the knowledge base (no index needed). Exits 1 on errors or on a root whose Markdown files gave
+    no record: fit for CI and pre-commit."""
+    from ...seed.checking import check_repo, explain as explain_file
 
     try:
         ws = find_workspace(repo)
         settings = load_settings(ws.root)
+        if explain:
+            shown = explain_file(ws.root, settings, explain)
     except known_errors() as e:
         fail(str(e), 2, as_json, type(e).__name__)
+    if explain:
+        if as_json:
+            emit_json(shown)
+        else:
+            for k, v in shown.items():
+                if v not in (None, [], {}):
+                    out.print(f"{k}: {v}", markup=False)
+        raise typer.Exit(1 if any(i["severity"] == "error" for i in shown["issues"]) else 0)
     hint = _no_roots_hint(ws.root, settings)
     if hint and not as_json:
         err.print(f"note: {hint}", markup=False)
-    files, issues = read_worktree(ws.root, settings)
-    records, skipped = [], []
-    for f in files:
-        o = parse_record(f.path, f.data)
-        if o.record:
-            records.append(o.record)
-        elif o.skipped:
-            skipped.append({"path": f.path, "reason": o.skipped})
-        issues.extend(o.issues)
-    res = resolve(records)
-    issues.extend(res.issues)
-    errors = [i for i in issues if i.severity == "error"]
+    rep = check_repo(ws.root, settings)
+    issues = rep.pop("_issues")
     if as_json:
-        emit_json({"ok": not errors, "records": len(res.records), "files": len(files), "skipped": skipped,
-                   "errors": [i.to_dict() for i in errors],
-                   "warnings": [i.to_dict() for i in issues if i.severity != "error"]})
+        emit_json(rep)
     else:
+        from ...seed.reading import render_inventory
+
         for i in issues:
             (err if i.severity == "error" else out).print(i.render(), markup=False)
-        out.print(f"{len(files)} files, {len(res.records)} valid records, {len(errors)} errors, "
-                  f"{len(issues) - len(errors)} warnings, {len(skipped)} skipped (no frontmatter)")
-    raise typer.Exit(1 if errors else 0)
+        for line in render_inventory(rep["inventory"]):
+            out.print(line, markup=False)
+        out.print(f"{rep['files']} files, {rep['records']} valid records, {len(rep['errors'])} errors, "
+                  f"{len(rep['warnings'])} warnings, {len(rep['skipped'])} skipped", markup=False)
+    raise typer.Exit(0 if rep["ok"] else 1)
 
 
 def _no_roots_hint(root: Path, settings) -> str | None:

@@ -1,0 +1,109 @@
+"""Read-only format adapters: existing ADR files become the same `Record` as our own format (pure).
+
+One reader per file, chosen by detection or forced per root by `[formats]` in jgm.toml:
+- our frontmatter (a front matter with `id` or `kind`) always wins and is parsed by `records.parse`;
+- other front matter: MADR 3/4; a `Status` section or `Status:` line: Nygard / adr-tools;
+- `* Status:` bullets: log4brains for date-named files, else MADR 2;
+- no status at all but a numbered or date-named file with a `#` title: an ADR without status.
+Anything else is skipped with its reason, so `jgm seed`/`check` can say why a file was not read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import yaml
+
+from ..model import MAX_RECORD_BYTES
+from ..parse import ParseOutcome, parse_record
+from . import log4brains, madr, nygard
+from .common import AdapterOptions, first_heading
+from .ids import date_named, numbered
+
+NATIVE = "jgm"
+FORMATS = (NATIVE, nygard.NAME, madr.NAME2, madr.NAME3, log4brains.NAME)
+_FENCE_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+_NUMBERED_H1_RE = re.compile(r"^(?:adr[-_ ]?)?\d+\s*[.:)]", re.IGNORECASE)
+NOT_A_RECORD = "no frontmatter and no ADR shape (no status, no numbered or dated file name with a title)"
+
+__all__ = ["AdapterOptions", "FORMATS", "NATIVE", "Reading", "read_record"]
+
+
+@dataclass
+class Reading:
+    """How one file was read: the format (or None when skipped), why that format, and the outcome."""
+
+    format: str | None
+    why: str
+    outcome: ParseOutcome
+
+
+def _adapter(fmt: str, path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutcome:
+    if fmt == NATIVE:
+        return parse_record(path, raw)
+    if fmt == nygard.NAME:
+        return nygard.read(path, raw, text, options)
+    if fmt == madr.NAME2:
+        return madr.read_bullets(path, raw, text, options)
+    if fmt == log4brains.NAME:
+        return log4brains.read(path, raw, text, options)
+    if _FENCE_RE.match(text):
+        return madr.read_frontmatter(path, raw, text, options)
+    return madr.read_bullets(path, raw, text, options, fmt=madr.NAME3)  # MADR 3/4 with its metadata left out
+
+
+def _frontmatter_is_ours(text: str) -> bool:
+    """True when the front matter has `id` or `kind` (or cannot be read: our parser explains why)."""
+    end = re.search(r"^---[ \t]*$", text[3:], re.MULTILINE)
+    if end is None:
+        return True
+    try:
+        meta = madr.load_yaml(text[3:3 + end.start()].lstrip("\ufeff"))
+    except yaml.YAMLError:
+        return True
+    return not isinstance(meta, dict) or "id" in meta or "kind" in meta
+
+
+def detect(path: str, text: str) -> tuple[str | None, str]:
+    """(format, why) for a decoded file; format None means "not a record"."""
+    if _FENCE_RE.match(text):
+        if _frontmatter_is_ours(text.lstrip("\ufeff")):
+            return NATIVE, "front matter with `id`/`kind` (our format)"
+        return madr.NAME3, "front matter without `id`/`kind` (MADR 3/4)"
+    lines = text.splitlines()
+    if nygard.status_section(lines) is not None:
+        return nygard.NAME, "a `Status` section"
+    if madr.has_status_bullet(lines):
+        if date_named(path):
+            return log4brains.NAME, "`- Status:` bullet and a date-named file"
+        return madr.NAME2, "`* Status:` bullet"
+    if nygard.status_line(lines) is not None:
+        return nygard.NAME, "a `Status:` line"
+    h, heading = first_heading(lines)
+    if heading is not None and (numbered(path) or date_named(path)):
+        if date_named(path):
+            return log4brains.NAME, "date-named file with a title but no status"
+        if _NUMBERED_H1_RE.match(heading):
+            return nygard.NAME, "numbered file and numbered title, no status"
+        return madr.NAME3, "numbered file with a title but no status"
+    return None, NOT_A_RECORD
+
+
+def read_record(path: str, raw: bytes, options: AdapterOptions | None = None) -> Reading:
+    """Read one file at repo-relative `path` in whichever format it is written (or the forced one)."""
+    options = options or AdapterOptions()
+    if len(raw) > MAX_RECORD_BYTES or b"\x00" in raw:
+        return Reading(NATIVE, "size/binary check", parse_record(path, raw))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Reading(NATIVE, "encoding check", parse_record(path, raw))
+    forced = options.forced(path)
+    if forced:
+        fmt, why = forced[0], f"forced by [formats] for {forced[1] or 'the repository'!r}"
+    else:
+        fmt, why = detect(path, text)
+    if fmt is None:
+        return Reading(None, why, ParseOutcome(skipped=why))
+    return Reading(fmt, why, _adapter(fmt, path, raw, text, options))

@@ -1,0 +1,102 @@
+"""MADR ADRs (pure). MADR 2: `* Status: accepted` bullets under the title (the value may be
+`superseded by [ADR-0005](0005-x.md)`). MADR 3/4: YAML front matter with `status`, `date`,
+`decision-makers` (MADR 3: `deciders`), the title from the first `#` heading."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+import frontmatter
+import yaml
+
+from ..model import Issue
+from ..parse import ParseOutcome, _jsonable
+from .common import AdapterOptions, build, clean_title, first_heading
+from .status import StatusReading, read_status
+
+NAME2, NAME3 = "madr2", "madr3"
+_BULLET_RE = re.compile(r"^\s*[*-]\s+\**([A-Za-z][A-Za-z -]*?)\**\s*:\s*\**\s*(.*?)\s*$")
+_SECTION_RE = re.compile(r"^##\s")
+_FM_KEYS = ("status", "date", "decision-makers", "deciders", "consulted", "informed")
+
+
+def load_yaml(text: str):
+    """The front matter's YAML (one place to swap in a stricter loader)."""
+    return yaml.safe_load(text) if text.strip() else {}
+
+
+def bullets(lines: list[str], start: int = 0) -> dict[str, tuple[int, str]]:
+    """`* Key: value` bullets of the header (before the first `##` section): lower key -> (line, value)."""
+    out: dict[str, tuple[int, str]] = {}
+    for i in range(start, len(lines)):
+        if _SECTION_RE.match(lines[i]):
+            break
+        m = _BULLET_RE.match(lines[i])
+        if m and m.group(1).strip().lower() not in out:
+            out[m.group(1).strip().lower()] = (i + 1, re.sub(r"<!--.*?-->", "", m.group(2)).strip())
+    return out
+
+
+def has_status_bullet(lines: list[str]) -> bool:
+    return "status" in bullets(lines)
+
+
+def _split_list(value: str) -> list[str] | str:
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    return parts if len(parts) > 1 else value
+
+
+def read_bullets(path: str, raw: bytes, text: str, options: AdapterOptions, fmt: str = NAME2) -> ParseOutcome:
+    """MADR 2 (and log4brains, which shares the bullets)."""
+    lines = text.splitlines()
+    h, heading = first_heading(lines)
+    b = bullets(lines, h + 1 if h is not None else 0)
+    status = read_status([b["status"]], path, options.status_map) if "status" in b else StatusReading()
+    deciders = b.get("deciders") or b.get("decision-makers") or b.get("decision makers")
+    tags = tuple(t.strip() for t in b["tags"][1].split(",") if t.strip()) if "tags" in b else ()
+    date = b["date"][1] if "date" in b else None
+    meta = {"technical-story": b["technical story"][1]} if "technical story" in b else {}
+    body = "\n".join(lines[h + 1:]) if h is not None else text
+    return build(path, raw, fmt, clean_title(heading) if heading else None, body, status, options, date=date or None,
+                 deciders=_split_list(deciders[1]) if deciders else None, tags=tags, metadata=meta,
+                 title_line=h + 1 if h is not None else None)
+
+
+def _scalar(v):
+    if isinstance(v, (_dt.date, _dt.datetime)):
+        return v.isoformat()
+    return None if v is None else str(v)
+
+
+def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutcome:
+    """MADR 3/4: front matter without our `id`/`kind`."""
+    text = text.lstrip("\ufeff")
+    try:
+        fm_text, content = frontmatter.YAMLHandler().split(text)
+        meta = load_yaml(fm_text)
+    except (ValueError, yaml.YAMLError) as e:
+        return ParseOutcome(issues=[Issue(path, f"front matter cannot be read: {str(e).splitlines()[0]}",
+                                          "fix the YAML between the `---` fences", line=1)])
+    meta = meta if isinstance(meta, dict) else {}
+    fm_lines = fm_text.count("\n") + 2  # the fences
+    key_line = {}
+    for n, line in enumerate(text.splitlines()[1:fm_lines], start=2):
+        k = line.split(":", 1)[0].strip()
+        key_line.setdefault(k, n)
+    status = StatusReading()
+    if meta.get("status") not in (None, ""):
+        status = read_status([(key_line.get("status"), str(meta["status"]))], path, options.status_map)
+    lines = content.splitlines()
+    h, heading = first_heading(lines)
+    title = meta.get("title") if isinstance(meta.get("title"), str) else (clean_title(heading) if heading else None)
+    offset = text[: len(text) - len(content)].count("\n")
+    body = "\n".join(lines[h + 1:]) if h is not None else content
+    deciders = meta.get("decision-makers", meta.get("deciders"))
+    tags = meta.get("tags")
+    tags = tuple(str(t) for t in tags) if isinstance(tags, list) else tuple(
+        t.strip() for t in str(tags).split(",") if t.strip()) if tags else ()
+    extra = {k: v for k, v in meta.items() if k not in ("status", "date", "title", "tags", "decision-makers", "deciders")}
+    return build(path, raw, NAME3, title, body, status, options, date=_scalar(meta.get("date")),
+                 deciders=_jsonable(deciders), tags=tags, metadata=_jsonable(extra),
+                 title_line=offset + h + 1 if h is not None else None)

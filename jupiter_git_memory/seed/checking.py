@@ -1,0 +1,75 @@
+"""`jgm check` and `jgm check --explain PATH`: validate the knowledge base without an index, and show how
+one file is read (adapter, id and its rule, kind, status and why, links)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..config import Settings
+from ..lifecycle.resolve import resolve
+from ..records.formats import read_record
+from ..records.formats.ids import adr_id
+from ..records.formats.status import map_word, normalise
+from ..records.model import LINK_KEYS
+from . import sources
+from .reading import collect, inventory
+
+
+def check_repo(root: Path, settings: Settings) -> dict:
+    """Everything `jgm check` reports. `ok` is false on errors and on a root whose files gave no record."""
+    ignored: list[dict] = []
+    files, issues = sources.read_worktree(root, settings, ignored)
+    got = collect(files, {}, settings.adapter_options(), reuse=False)
+    res = resolve(got.records)
+    inv, inv_issues = inventory(settings.roots, files, got, ignored, {r.path for r in res.records.values()},
+                                res.rejected_paths)
+    issues = issues + got.issues + res.issues + inv_issues
+    errors = [i for i in issues if i.severity == "error"]
+    return {"ok": not errors and not inv_issues, "records": len(res.records), "files": len(files),
+            "roots": list(settings.roots), "inventory": inv, "skipped": got.skipped + ignored,
+            "errors": [i.to_dict() for i in errors], "warnings": [i.to_dict() for i in issues if i.severity != "error"],
+            "empty_roots": [i.path for i in inv_issues], "_issues": issues}
+
+
+def explain(root: Path, settings: Settings, path: str) -> dict:
+    """How one file is read, with its links resolved against the whole knowledge base."""
+    full = (root / path).resolve() if not Path(path).is_absolute() else Path(path).resolve()
+    try:
+        rel = full.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise ValueError(f"{path} is not inside the repository {root}") from None
+    if not full.is_file():
+        raise ValueError(f"{rel}: no such file")
+    out: dict = {"path": rel, "under_root": sources.is_record_path(rel, settings),
+                 "ignored": sources.ignored_reason(rel, settings)}
+    options = settings.adapter_options()
+    reading = read_record(rel, full.read_bytes(), options)
+    o = reading.outcome
+    out.update(format=reading.format, why=reading.why, skipped=o.skipped,
+               issues=[i.to_dict() for i in o.issues])
+    if not o.record:
+        return out
+    r = o.record
+    out.update(id=r.id, kind=r.kind, status=r.status, title=r.title, date=r.date)
+    if r.format != "jgm":
+        out["id_rule"] = adr_id(rel)[1]
+        written = r.metadata.get("status_as_written")
+        if written is None:
+            out["status_why"] = f"no status found: adr_missing_status = {options.missing_status!r}"
+        else:
+            _status, rule = map_word(normalise(written), options.status_map)
+            out["status_why"] = f"{written!r} (line {r.lines.get('status')}) via {rule or 'a link line'}"
+        out["decision-makers"] = r.metadata.get("decision-makers")
+    else:
+        out["id_rule"] = "the `id` key of the front matter"
+        out["status_why"] = "the `status` key of the front matter"
+    files, _ = sources.read_worktree(root, settings)
+    if rel not in {f.path for f in files}:
+        files.append(sources.SourceFile(rel, full.read_bytes()))
+    res = resolve(collect(files, {}, options, reuse=False).records)
+    resolved = next((x for x in res.records.values() if x.path == rel), None)
+    out["links"] = {k: [{"written": w, "id": t, "found": t in res.records}
+                        for w, t in zip(getattr(r, k), getattr(resolved or r, k))] for k in LINK_KEYS if getattr(r, k)}
+    out["effective_status"] = res.effective.get(r.id) if resolved else None
+    out["resolve_issues"] = [i.to_dict() for i in res.issues if i.path == rel]
+    return out

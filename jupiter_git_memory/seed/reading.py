@@ -1,0 +1,118 @@
+"""Read record files in any supported format, and say per root and format what was found, indexed and
+skipped. No silent zero: a root with Markdown files but no records is a warning (and fails `jgm check`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..config import Settings
+from ..index.catalog import RecordRow
+from ..records.formats import NATIVE, AdapterOptions, read_record
+from ..records.formats.common import missing_status_warning
+from ..records.model import Issue, Record
+
+
+@dataclass
+class Collected:
+    records: list[Record] = field(default_factory=list)
+    issues: list[Issue] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # path -> first error, for files that failed
+    formats: dict[str, str] = field(default_factory=dict)  # path -> format, for files read as records
+
+
+def options_key(settings: Settings) -> str:
+    """Changes whenever a setting changes how files are read, so cached parses are not reused then."""
+    o = settings.adapter_options()
+    return json.dumps([o.status_map, o.missing_status, o.formats], sort_keys=True)
+
+
+def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reuse: bool = True) -> Collected:
+    """Parse files (reusing the catalog's parse for unchanged bytes when `reuse`)."""
+    prev_by_path = {r.path: r for r in previous.values() if r.origin == "file" and not r.error} if reuse else {}
+    out = Collected()
+    for f in files:
+        prev = prev_by_path.get(f.path)
+        if prev is not None and prev.content_hash == hashlib.sha256(f.data).hexdigest():
+            rec = Record.from_dict(prev.data)
+            out.records.append(rec)
+            out.formats[f.path] = rec.format
+            if rec.format != NATIVE and "status_as_written" not in rec.metadata:
+                out.issues.append(missing_status_warning(rec.path, rec.status, rec.lines.get("title")))
+            continue
+        reading = read_record(f.path, f.data, options)
+        o = reading.outcome
+        if o.record:
+            out.records.append(o.record)
+            out.formats[f.path] = reading.format
+            out.issues.extend(o.issues)  # warnings, e.g. an ADR without status
+        elif o.skipped:
+            out.skipped.append({"path": f.path, "reason": o.skipped})
+        else:
+            out.formats[f.path] = reading.format or NATIVE
+            out.issues.extend(o.issues)
+            out.failed[f.path] = o.issues[0].render()
+    return out
+
+
+def _root_of(path: str, roots: tuple[str, ...]) -> str | None:
+    for r in roots:
+        if path.startswith(r.rstrip("/") + "/"):
+            return r
+    return None
+
+
+def inventory(roots: tuple[str, ...], files, collected: Collected, ignored: list[dict], valid_paths: set[str],
+              rejected_paths: set[str] = frozenset()) -> tuple[list[dict], list[Issue]]:
+    """Per root: Markdown files found, records indexed, per format found/indexed/errors, skipped by reason."""
+    per: dict[str, dict] = {r: {"root": r, "markdown": 0, "indexed": 0, "formats": {}, "skipped": Counter()}
+                            for r in roots}
+    for f in files:
+        r = _root_of(f.path, roots)
+        if r is None:
+            continue
+        per[r]["markdown"] += 1
+        fmt = collected.formats.get(f.path)
+        if fmt is None:
+            continue
+        slot = per[r]["formats"].setdefault(fmt, {"found": 0, "indexed": 0, "errors": 0})
+        slot["found"] += 1
+        if f.path in valid_paths and f.path not in rejected_paths:
+            slot["indexed"] += 1
+            per[r]["indexed"] += 1
+        else:
+            slot["errors"] += 1
+    for s in collected.skipped:
+        if (r := _root_of(s["path"], roots)) is not None:
+            per[r]["skipped"][s["reason"]] += 1
+    read = {r: d["markdown"] for r, d in per.items()}  # files that were read, not ignored by pattern
+    for s in ignored:
+        if (r := _root_of(s["path"], roots)) is not None:
+            per[r]["markdown"] += 1
+            per[r]["skipped"][s["reason"]] += 1
+    issues = []
+    for r, d in per.items():
+        d["skipped"] = dict(d["skipped"])
+        if read[r] and not d["indexed"]:
+            issues.append(Issue(r, f"{d['markdown']} Markdown files under this root but no records were indexed "
+                                f"(skipped: {d['skipped'] or 'none'}; errors: "
+                                f"{sum(x['errors'] for x in d['formats'].values())})",
+                                "run `jgm check --explain FILE` on one of them to see how it is read", severity="warning"))
+    return list(per.values()), issues
+
+
+def render_inventory(inv: list[dict]) -> list[str]:
+    """One line per root: `docs/adr: 38 Markdown, 37 indexed (nygard 37/38, 1 error); skipped: …`."""
+    lines = []
+    for d in inv:
+        if not d["markdown"]:
+            continue
+        fmts = ", ".join(f"{k} {v['indexed']}/{v['found']}" + (f" ({v['errors']} with errors)" if v["errors"] else "")
+                         for k, v in sorted(d["formats"].items()))
+        skipped = "; ".join(f"{n} {why}" for why, n in sorted(d["skipped"].items()))
+        lines.append(f"{d['root']}: {d['markdown']} Markdown files, {d['indexed']} indexed"
+                     + (f" [{fmts}]" if fmts else "") + (f"; skipped: {skipped}" if skipped else ""))
+    return lines
