@@ -114,9 +114,9 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
             raise _fail(e) from None
         return evidence(page.pop("records"), wsid, **page)
 
-    @server.tool(annotations=READ, title="Supersede relations of a record")
+    @server.tool(annotations=READ, title="Supersede and amend relations of a record")
     def get_relations(id: Annotated[str, Field(description="Record id")]) -> dict[str, Any]:
-        """What a record supersedes, what supersedes it (and whether that retires it), and the current
+        """What a record supersedes or amends, what supersedes or amends it (whether that retires it), and the current
         in-force record(s) to read instead."""
         try:
             with handle.catalog() as cat:

@@ -1,4 +1,4 @@
-"""Record reads shared by the HTTP API and the MCP server: get, list (filtered, paged), relations.
+"""Record reads shared by the HTTP API, the MCP server and `jgm relations`: get, list (filtered, paged), relations.
 
 Transport-agnostic on purpose: both surfaces must answer the same question the same way, and map
 `OperationError(code, ...)` to their own error shape (HTTP status + JSON code, or an MCP tool error).
@@ -17,7 +17,7 @@ MAX_PAGE = 200
 _ID_RE = re.compile(ID_PATTERN)
 # Summary fields of a listed record (the body stays out of listings; get_record returns it).
 SUMMARY_KEYS = ("id", "kind", "status", "declared_status", "title", "path", "tags", "date", "source", "scope",
-                "commit", "dirty", "origin", "supersedes", "superseded_by", "content_hash")
+                "commit", "dirty", "origin", "supersedes", "superseded_by", "amends", "amended_by", "content_hash")
 
 
 class OperationError(Exception):
@@ -110,6 +110,21 @@ def _superseders(cat: Catalog, row: RecordRow) -> dict[str, tuple[RecordRow | No
     return out
 
 
+def _amend_edges(cat: Catalog, row: RecordRow) -> tuple[list[dict], list[dict]]:
+    """(what this record amends, what amends it): links from both sides merged; never retiring."""
+    sides = {}
+    for forward, backward in (("amends", "amended_by"), ("amended_by", "amends")):
+        found: dict[str, tuple[RecordRow | None, str]] = {}
+        for oid, orow in _linked(cat, backward, row.id).items():
+            found[oid] = (orow, oid)
+        declared = [o for o in row.data.get(forward) or [] if o not in found]
+        rows = cat.records_by_ids(declared)
+        for oid in declared:
+            found[oid] = (rows.get(oid), row.id)
+        sides[forward] = [_edge(o, oid, False, side) for oid, (o, side) in sorted(found.items())]
+    return sides["amends"], sides["amended_by"]
+
+
 def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> dict[str, Any]:
     """The supersede graph around a record: what it supersedes, what supersedes it (whether that link
     actually retires it: only an in-force superseder does), and the in-force record(s) that replace it now."""
@@ -144,7 +159,10 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
         if not nxt:
             break
         frontier = nxt
+    amends, amended_by = _amend_edges(cat, row)
     return {"id": rid, "title": row.title, "kind": row.kind, "status": row.effective, "declared_status": row.status,
-            "supersedes": supersedes, "superseded_by": superseded_by, "current": sorted(current),
+            "supersedes": supersedes, "superseded_by": superseded_by, "amends": amends, "amended_by": amended_by,
+            "current": sorted(current),
             "note": "`retires` is true when the superseding record is in force (accepted/verified); "
-                    "`current` lists the in-force records that replace this one (itself when nothing does)."}
+                    "`current` lists the in-force records that replace this one (itself when nothing does); "
+                    "`amends`/`amended_by` (e.g. \"Partly superseded by\") never retire a record."}

@@ -34,7 +34,7 @@ def get_record(record_id: RecordId, scope: Scope) -> dict[str, Any]:
     return {"record": rec, "workspace": scope.id, "note": ops.EVIDENCE_NOTE}
 
 
-@router.get("/records/{record_id}/relations", summary="What the record supersedes and what supersedes it")
+@router.get("/records/{record_id}/relations", summary="What the record supersedes or amends, and what supersedes or amends it")
 def relations(record_id: RecordId, scope: Scope) -> dict[str, Any]:
     with scope.catalog() as cat:
         return dict(ops.relations(cat, record_id, scope.id), workspace=scope.id)

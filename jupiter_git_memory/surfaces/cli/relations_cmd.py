@@ -1,0 +1,53 @@
+"""`jgm relations ID`: what a record supersedes or amends, and what supersedes or amends it (read from the
+catalog; no model is loaded)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import emit_json, fail, out
+
+
+def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-0012."),
+              repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+              as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
+    from ...index.catalog import Catalog
+    from ...index.store import workspace_dir, workspace_lock
+    from ..records_ops import OperationError, relations as rel_of
+    from .main import find_workspace, known_errors
+
+    try:
+        ws = find_workspace(repo)
+        wsdir = workspace_dir(ws.id)
+        if not (wsdir / "catalog.sqlite").exists():
+            fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, "no-workspace")
+        with workspace_lock(wsdir, exclusive=False):
+            cat = Catalog(wsdir / "catalog.sqlite")
+            try:
+                rel = rel_of(cat, record_id, ws.id)
+            finally:
+                cat.close()
+    except OperationError as e:
+        fail(e.message, 4 if e.status == 404 else 2, as_json, e.code)
+    except known_errors() as e:
+        fail(str(e), 2, as_json, type(e).__name__)
+    if as_json:
+        emit_json(rel)
+        return
+    out.print(f"{rel['id']}: {rel['title']} ({rel['kind']}/{rel['status']})", markup=False)
+    for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by"), ("amends", "amends"),
+                       ("amended_by", "amended by")):
+        for e in rel[key]:
+            what = "missing" if e["missing"] else f"{e['title']} ({e['status']})"
+            note = " — retires it" if e.get("retires") and key.startswith("supersede") else ""
+            out.print(f"  {label} {e['id']}: {what}{note}", markup=False)
+    if rel["current"] != [rel["id"]]:
+        out.print(f"  read instead: {', '.join(rel['current'])}", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("relations")(relations)
