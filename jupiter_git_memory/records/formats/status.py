@@ -30,6 +30,9 @@ _LINK_VERBS = (
     ("amended by", "amended_by"), ("amends", "amends"),
     ("superseded", "superseded_by"), ("superceded", "superseded_by"),
 )
+# "accepted, supersedes adr-0002": a status value may carry link clauses after a comma or semicolon
+_CLAUSE_RE = re.compile(r"\s*[,;]\s*(?=(?:partly|partially|supersedes|supercedes|superseded|superceded|amends|amended)\b)",
+                        re.IGNORECASE)
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 _LEAD_RE = re.compile(r"^[^\w\[]+", re.UNICODE)  # emoji, bullets, symbols
 _PAREN_RE = re.compile(r"\s*\([^()]*\)\s*$")
@@ -73,6 +76,7 @@ def map_word(key: str, status_map: dict[str, str]) -> tuple[str | None, str]:
 def read_status(lines: list[tuple[int | None, str]], path: str, status_map: dict[str, str]) -> StatusReading:
     """Read a status section (or one status value) given as (line number, text) pairs."""
     out = StatusReading()
+    lines = [(n, part) for n, raw in lines for part in _CLAUSE_RE.split(raw)]
     for n, raw in lines:
         text = _COMMENT_RE.sub(" ", raw).strip()
         key = normalise(text)

@@ -1,0 +1,154 @@
+"""ADR format adapters, pure: our own fixtures (tests/fixtures/adr) in each format, with every quirk."""
+
+from pathlib import Path
+
+import pytest
+
+from jupiter_git_memory.lifecycle.resolve import resolve
+from jupiter_git_memory.records.formats import AdapterOptions, read_record
+from jupiter_git_memory.records.formats.ids import adr_id, link_targets
+from jupiter_git_memory.records.formats.status import normalise
+
+FIX = Path(__file__).parent / "fixtures" / "adr"
+
+
+def read_all(fmt: str, options: AdapterOptions | None = None):
+    base = FIX / fmt
+    out = {}
+    for p in sorted(base.rglob("*.md")):
+        if p.name in ("README.md", "index.md", "template.md", "adr-template.md") or "template" in p.name:
+            continue
+        rel = p.relative_to(base).as_posix()
+        out[rel] = read_record(rel, p.read_bytes(), options)
+    return out
+
+
+def records(readings):
+    return {r.outcome.record.id: r.outcome.record for r in readings.values() if r.outcome.record}
+
+
+@pytest.mark.parametrize("path,expected", [
+    ("doc/adr/0012-use-x.md", "ADR-0012"), ("docs/decisions/12-use-x.md", "ADR-0012"),
+    ("adr/adr-012-use-x.md", "ADR-0012"), ("adr/ADR-0012.md", "ADR-0012"), ("adr/0000-intro.md", "ADR-0000"),
+    ("docs/adr/20201016-use-slugs.md", "20201016-use-slugs"), ("docs/adr/2020-10-16-use-slugs.md", "2020-10-16-use-slugs"),
+    ("decisions/use postgres.md", "use-postgres"),
+])
+def test_id_rule(path, expected):
+    assert adr_id(path)[0] == expected
+
+
+@pytest.mark.parametrize("written,targets", [
+    ("superseded by 0002", ["ADR-0002"]), ("ADR-2", ["ADR-0002"]), ("adr-0002", ["ADR-0002"]),
+    ("[ADR-0002](0002-new.md)", ["ADR-0002"]), ("[2. Use X](0002-use-x.md)", ["ADR-0002"]),
+    ("[20201016-use-slugs](20201016-use-slugs.md)", ["20201016-use-slugs"]),
+    ("[x](https://example.com/0003-x.md)", []), ("ADR 7 and ADR 9", ["ADR-0007", "ADR-0009"]),
+])
+def test_link_forms(written, targets):
+    assert link_targets(written, "docs/adr/0001-a.md") == targets
+
+
+@pytest.mark.parametrize("written,key", [
+    ("✅ Accepted", "accepted"), ("Accepted (2019-03-01)", "accepted"), ("**Approved**", "approved"),
+    ("⌛️ Pending", "pending"), ("On hold.", "on hold"), ("Accepted on 2020-01-02", "accepted"),
+    ("accepted <!-- optional -->", "accepted"),
+])
+def test_status_normalisation_drops_emoji_parentheticals_and_dates(written, key):
+    assert normalise(written) == key
+
+
+def test_nygard_fixture():
+    readings = read_all("nygard")
+    recs = records(readings)
+    assert {r.format for r in readings.values()} == {"nygard"}
+    a3 = recs["ADR-0003"]
+    assert (a3.title, a3.status, a3.date, a3.kind) == ("Publish domain events through Kafka", "accepted", "2019-02-11", "adr")
+    assert a3.amended_by == ("ADR-0007", "ADR-0008") and a3.source == "doc/adr/0003-publish-events-through-kafka.md"
+    assert recs["ADR-0001"].status == "accepted"  # ✅ Accepted
+    assert recs["ADR-0002"].status == "superseded" and recs["ADR-0002"].superseded_by == ("ADR-0005",)
+    assert recs["ADR-0005"].supersedes == ("ADR-0002",)  # adr-tools' "Supercedes"
+    assert recs["ADR-0007"].amends == ("ADR-0003",) and recs["ADR-0008"].amends == ("ADR-0003",)
+    assert {i: recs[i].status for i in ("ADR-0004", "ADR-0006", "ADR-0007", "ADR-0008", "ADR-0009", "ADR-0011", "ADR-0012")} == {
+        "ADR-0004": "accepted", "ADR-0006": "proposed", "ADR-0007": "proposed", "ADR-0008": "proposed",
+        "ADR-0009": "proposed", "ADR-0011": "rejected", "ADR-0012": "deprecated"}
+    # no status: accepted, with a warning naming the file
+    none = readings["doc/adr/0010-run-batch-settlement-nightly.md"].outcome
+    assert none.record.status == "accepted" and none.issues[0].severity == "warning"
+    assert "no status" in none.issues[0].message
+    # a word in no table: an error naming file, line and the config key, never a guess
+    bad = readings["doc/adr/0013-choose-feature-flag-service.md"].outcome
+    assert bad.record is None
+    assert bad.issues[0].render().startswith("doc/adr/0013-choose-feature-flag-service.md:7: error: ADR status 'Under discussion'")
+    assert '[status_map] "under discussion"' in bad.issues[0].fix
+
+
+def test_status_map_and_missing_status_options():
+    opts = AdapterOptions(status_map={"under discussion": "proposed"}, missing_status="error")
+    readings = read_all("nygard", opts)
+    assert readings["doc/adr/0013-choose-feature-flag-service.md"].outcome.record.status == "proposed"
+    missing = readings["doc/adr/0010-run-batch-settlement-nightly.md"].outcome
+    assert missing.record is None and "adr_missing_status" in missing.issues[0].fix
+    proposed = read_all("nygard", AdapterOptions(missing_status="proposed"))
+    assert proposed["doc/adr/0010-run-batch-settlement-nightly.md"].outcome.record.status == "proposed"
+
+
+def test_madr2_fixture():
+    readings = read_all("madr2")
+    recs = records(readings)
+    assert {r.format for r in readings.values()} == {"madr2"} and len(recs) == 7
+    assert recs["ADR-0002"].status == "superseded" and recs["ADR-0002"].superseded_by == ("ADR-0004",)
+    assert recs["ADR-0004"].status == "accepted" and recs["ADR-0004"].supersedes == ("ADR-0002",)
+    assert recs["ADR-0006"].superseded_by == ("ADR-0007",)  # bare "superseded by 0007"
+    assert recs["ADR-0003"].status == "accepted" and recs["ADR-0005"].status == "rejected"  # Agreed, Declined
+    assert recs["ADR-0001"].metadata["decision-makers"] == ["Ana Ruiz", "Tomasz Nowak"]
+    assert recs["ADR-0001"].title == "Use Markdown Architectural Decision Records"
+
+
+def test_madr3_fixture():
+    readings = read_all("madr3")
+    recs = records(readings)
+    assert {r.format for r in readings.values()} == {"madr3"} and len(recs) == 6
+    assert recs["ADR-0002"].status == "superseded" and recs["ADR-0002"].superseded_by == ("ADR-0004",)
+    assert recs["ADR-0001"].metadata["decision-makers"] == ["Lena Vogel", "Marc Dubois"]
+    assert recs["ADR-0002"].metadata["decision-makers"] == "Marc Dubois"  # MADR 3 `deciders`
+    assert recs["ADR-0001"].date == "2023-02-14" and recs["ADR-0001"].title == "Choose Svelte for the booking frontend"
+    assert recs["ADR-0005"].status == "deprecated" and recs["ADR-0003"].status == "proposed"
+    assert recs["ADR-0006"].status == "accepted" and recs["ADR-0006"].metadata["nav_order"] == 6
+
+
+def test_log4brains_fixture():
+    recs = records(read_all("log4brains"))
+    old = recs["20220214-scan-images-with-trivy"]
+    assert old.format == "log4brains" and old.status == "superseded"
+    assert old.superseded_by == ("20230301-scan-images-in-the-registry",)
+    assert old.tags == ("security",) and old.metadata["decision-makers"] == ["Jonas Weber", "Eva Lind"]
+    assert recs["20220322-garbage-collect-untagged-manifests"].status == "proposed"  # draft
+    assert recs["20230515-replicate-registry-to-second-region"].status == "accepted"  # ✅ Approved
+
+
+@pytest.mark.parametrize("fmt", ["nygard", "madr2", "madr3", "log4brains"])
+def test_links_resolve_and_superseded_retire(fmt):
+    res = resolve(list(records(read_all(fmt)).values()))
+    assert [i for i in res.issues if "unknown id" in i.message] == []
+    superseded = {rid for rid, s in res.effective.items() if s == "superseded"}
+    expected = {"nygard": {"ADR-0002"}, "madr2": {"ADR-0002", "ADR-0006"}, "madr3": {"ADR-0002"},
+                "log4brains": {"20220214-scan-images-with-trivy"}}[fmt]
+    assert superseded == expected
+    if fmt == "nygard":  # amends never retires
+        assert res.effective["ADR-0003"] == "accepted"
+
+
+def test_our_format_wins_and_links_reach_its_id():
+    native = b"---\nid: dec-ledger-db\nkind: decision\nstatus: accepted\ntitle: Ledger DB\n---\n## Status\n\nRejected\n"
+    got = read_record("doc/adr/0020-ledger-db.md", native)
+    assert got.format == "jgm" and got.outcome.record.id == "dec-ledger-db" and got.outcome.record.status == "accepted"
+    old = read_record("doc/adr/0019-x.md", b"# 19. X\n\n## Status\n\nSuperseded by [20. Ledger](0020-ledger-db.md)\n")
+    res = resolve([got.outcome.record, old.outcome.record])
+    assert res.records["ADR-0019"].superseded_by == ("dec-ledger-db",)
+    assert res.effective["ADR-0019"] == "superseded"
+
+
+def test_forced_format_and_plain_notes_are_skipped():
+    note = b"# Meeting notes\n\nWe talked about the roadmap.\n"
+    assert read_record("docs/adr/notes.md", note).outcome.skipped
+    forced = read_record("docs/adr/notes.md", note, AdapterOptions(formats={"docs/adr": "nygard"}))
+    assert forced.format == "nygard" and forced.outcome.record.id == "notes"
