@@ -94,13 +94,18 @@ def test_status_map_and_missing_status_options():
 def test_madr2_fixture():
     readings = read_all("madr2")
     recs = records(readings)
-    assert {r.format for r in readings.values()} == {"madr2"} and len(recs) == 7
+    assert {r.outcome.record.format for r in readings.values()} == {"madr2"} and len(recs) == 8
     assert recs["ADR-0002"].status == "superseded" and recs["ADR-0002"].superseded_by == ("ADR-0004",)
     assert recs["ADR-0004"].status == "accepted" and recs["ADR-0004"].supersedes == ("ADR-0002",)
     assert recs["ADR-0006"].superseded_by == ("ADR-0007",)  # bare "superseded by 0007"
     assert recs["ADR-0003"].status == "accepted" and recs["ADR-0005"].status == "rejected"  # Agreed, Declined
     assert recs["ADR-0001"].metadata["decision-makers"] == ["Ana Ruiz", "Tomasz Nowak"]
     assert recs["ADR-0001"].title == "Use Markdown Architectural Decision Records"
+    # a site generator's front matter above the bullets; commentary after the status word's sentence
+    hugo = recs["ADR-0008"]
+    assert (hugo.status, hugo.title, hugo.date, hugo.tags) == ("proposed", "Keep raw traces for seven days", "2021-11-02",
+                                                               ("retention",))
+    assert hugo.metadata["decision-makers"] == ["Priya Shah", "Ana Ruiz"] and hugo.lines["status"] == 8
 
 
 def test_madr3_fixture():

@@ -45,7 +45,7 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
     options = settings.adapter_options()
     reading = read_record(rel, full.read_bytes(), options)
     o = reading.outcome
-    out.update(format=reading.format, why=reading.why, skipped=o.skipped,
+    out.update(format=o.record.format if o.record else reading.format, why=reading.why, skipped=o.skipped,
                issues=[i.to_dict() for i in o.issues])
     if not o.record:
         return out

@@ -47,7 +47,7 @@ def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reus
         o = reading.outcome
         if o.record:
             out.records.append(o.record)
-            out.formats[f.path] = reading.format
+            out.formats[f.path] = o.record.format
             out.issues.extend(o.issues)  # warnings, e.g. an ADR without status
         elif o.skipped:
             out.skipped.append({"path": f.path, "reason": o.skipped})

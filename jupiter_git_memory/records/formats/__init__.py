@@ -1,7 +1,7 @@
 """Read-only format adapters: existing ADR files become the same `Record` as our own format (pure).
 
 One reader per file, chosen by detection or forced per root by `[formats]` in jgm.toml:
-- our frontmatter (a front matter with `id` or `kind`) always wins and is parsed by `records.parse`;
+- our frontmatter (a front matter with `kind`, or `id` and `status`) always wins and is parsed by `records.parse`;
 - other front matter: MADR 3/4; a `Status` section or `Status:` line: Nygard / adr-tools;
 - `* Status:` bullets: log4brains for date-named files, else MADR 2;
 - no status at all but a numbered or date-named file with a `#` title: an ADR without status.
@@ -54,7 +54,8 @@ def _adapter(fmt: str, path: str, raw: bytes, text: str, options: AdapterOptions
 
 
 def _frontmatter_is_ours(text: str) -> bool:
-    """True when the front matter has `id` or `kind` (or cannot be read: our parser explains why)."""
+    """True when the front matter has `kind`, or `id` with `status` (or cannot be read: our parser explains
+    why). A site generator's `id`/`title` alone (Docusaurus, Jekyll) does not make a file ours."""
     end = re.search(r"^---[ \t]*$", text[3:], re.MULTILINE)
     if end is None:
         return True
@@ -62,15 +63,15 @@ def _frontmatter_is_ours(text: str) -> bool:
         meta = madr.load_yaml(text[3:3 + end.start()].lstrip("\ufeff"))
     except yaml.YAMLError:
         return True
-    return not isinstance(meta, dict) or "id" in meta or "kind" in meta
+    return not isinstance(meta, dict) or "kind" in meta or ("id" in meta and "status" in meta)
 
 
 def detect(path: str, text: str) -> tuple[str | None, str]:
     """(format, why) for a decoded file; format None means "not a record"."""
     if _FENCE_RE.match(text):
         if _frontmatter_is_ours(text.lstrip("\ufeff")):
-            return NATIVE, "front matter with `id`/`kind` (our format)"
-        return madr.NAME3, "front matter without `id`/`kind` (MADR 3/4)"
+            return NATIVE, "front matter with `kind`, or `id` and `status` (our format)"
+        return madr.NAME3, "front matter without our `kind` (MADR 3/4)"
     lines = text.splitlines()
     if nygard.status_section(lines) is not None:
         return nygard.NAME, "a `Status` section"

@@ -4,14 +4,13 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 
 import frontmatter
 import yaml
 
 from ..model import Issue
-from ..parse import ParseOutcome, _jsonable
+from ..parse import ParseOutcome, _jsonable, _scalar
 from .common import AdapterOptions, build, clean_title, first_heading
 from .status import StatusReading, read_status
 
@@ -63,12 +62,6 @@ def read_bullets(path: str, raw: bytes, text: str, options: AdapterOptions, fmt:
                  title_line=h + 1 if h is not None else None)
 
 
-def _scalar(v):
-    if isinstance(v, (_dt.date, _dt.datetime)):
-        return v.isoformat()
-    return None if v is None else str(v)
-
-
 def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutcome:
     """MADR 3/4: front matter without our `id`/`kind`."""
     text = text.lstrip("\ufeff")
@@ -85,18 +78,26 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
         k = line.split(":", 1)[0].strip()
         key_line.setdefault(k, n)
     status = StatusReading()
-    if meta.get("status") not in (None, ""):
-        status = read_status([(key_line.get("status"), str(meta["status"]))], path, options.status_map)
     lines = content.splitlines()
     h, heading = first_heading(lines)
-    title = meta.get("title") if isinstance(meta.get("title"), str) else (clean_title(heading) if heading else None)
     offset = text[: len(text) - len(content)].count("\n")
+    fmt = NAME3
+    b: dict[str, tuple[int, str]] = {}
+    if meta.get("status") not in (None, ""):
+        status = read_status([(key_line.get("status"), str(meta["status"]))], path, options.status_map)
+    else:  # a site generator's front matter (Hugo, Jekyll tags) above MADR 2 bullets
+        b = {k: (n + offset, v) for k, (n, v) in bullets(lines, h + 1 if h is not None else 0).items()}
+        if "status" in b:
+            fmt = NAME2
+            status = read_status([b["status"]], path, options.status_map)
+    title = meta.get("title") if isinstance(meta.get("title"), str) else (clean_title(heading) if heading else None)
     body = "\n".join(lines[h + 1:]) if h is not None else content
-    deciders = meta.get("decision-makers", meta.get("deciders"))
+    deciders = meta.get("decision-makers", meta.get("deciders")) or (_split_list(b["deciders"][1]) if "deciders" in b else None)
     tags = meta.get("tags")
     tags = tuple(str(t) for t in tags) if isinstance(tags, list) else tuple(
         t.strip() for t in str(tags).split(",") if t.strip()) if tags else ()
     extra = {k: v for k, v in meta.items() if k not in ("status", "date", "title", "tags", "decision-makers", "deciders")}
-    return build(path, raw, NAME3, title, body, status, options, date=_scalar(meta.get("date")),
+    date = _scalar(meta.get("date")) or (b["date"][1] if "date" in b else None)
+    return build(path, raw, fmt, title, body, status, options, date=date,
                  deciders=_jsonable(deciders), tags=tags, metadata=_jsonable(extra),
                  title_line=offset + h + 1 if h is not None else None)

@@ -12,8 +12,8 @@ from .status import read_status
 NAME = "nygard"
 _STATUS_HEAD_RE = re.compile(r"^#{1,6}\s*status\s*:?\s*$", re.IGNORECASE)
 _HEAD_RE = re.compile(r"^#{1,6}\s")
-_STATUS_LINE_RE = re.compile(r"^\s*\**status\**\s*:\s*\**\s*(.+?)\s*$", re.IGNORECASE)
-_DATE_LINE_RE = re.compile(r"^\s*\**date\**\s*:\s*\**\s*(.+?)\s*$", re.IGNORECASE)
+_STATUS_LINE_RE = re.compile(r"^\s*[*_]*status[*_]*\s*:\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
+_DATE_LINE_RE = re.compile(r"^\s*[*_]*date[*_]*\s*:\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
 
 
 def status_section(lines: list[str]) -> list[tuple[int, str]] | None:

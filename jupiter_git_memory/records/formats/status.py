@@ -33,6 +33,7 @@ _LINK_VERBS = (
 # "accepted, supersedes adr-0002": a status value may carry link clauses after a comma or semicolon
 _CLAUSE_RE = re.compile(r"\s*[,;]\s*(?=(?:partly|partially|supersedes|supercedes|superseded|superceded|amends|amended)\b)",
                         re.IGNORECASE)
+_SENTENCE_RE = re.compile(r"[.;]\s|\s[—–-]\s")
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 _LEAD_RE = re.compile(r"^[^\w\[]+", re.UNICODE)  # emoji, bullets, symbols
 _PAREN_RE = re.compile(r"\s*\([^()]*\)\s*$")
@@ -98,6 +99,9 @@ def read_status(lines: list[tuple[int | None, str]], path: str, status_map: dict
         if out.status is not None or out.unknown is not None:
             continue
         status, rule = map_word(key, status_map)
+        if status is None:  # "Proposed. We could not agree, but …": commentary after the first sentence
+            first = normalise(_SENTENCE_RE.split(text, maxsplit=1)[0])
+            status, rule = map_word(first, status_map) if first != key else (None, "")
         if status is None:
             if "](" in text:
                 out.other_links.append(text)
