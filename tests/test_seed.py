@@ -3,6 +3,7 @@
 import pytest
 
 from jupiter_git_memory.index.handle import open_index
+from jupiter_git_memory.records.formats import NOT_A_RECORD
 from jupiter_git_memory.seed.seeder import Seeder
 
 
@@ -89,7 +90,7 @@ def test_errors_reported_and_good_files_indexed(repo):
     r = Seeder(repo.path).seed()
     assert r.added == ["GOOD"]
     assert [(e["path"], e["line"]) for e in r.errors] == [("knowledge/bad.md", 4)]
-    assert r.skipped == [{"path": "knowledge/notes.md", "reason": "no frontmatter"}]
+    assert r.skipped == [{"path": "knowledge/notes.md", "reason": NOT_A_RECORD}]  # not numbered/dated: no ADR
 
 
 def test_broken_edit_keeps_last_good_record(repo):
