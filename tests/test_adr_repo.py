@@ -30,8 +30,8 @@ def test_discovery_without_config_and_explicit_roots(repo):
     adr_repo(repo)
     (repo.path / "docs/decisions").mkdir(parents=True)
     assert load_settings(repo.path).roots == ("knowledge", "design/records", "architecture/log", "docs/decisions")
-    repo.write("jgm.toml", 'roots = ["knowledge"]\n')
-    assert load_settings(repo.path).roots == ("knowledge",)
+    repo.write("jgm.toml", 'roots = ["architecture/log"]\n')
+    assert load_settings(repo.path).roots == ("architecture/log",)
 
 
 def test_seed_recall_relations_on_existing_adrs(repo, embedder):
@@ -93,3 +93,19 @@ def test_check_no_silent_zero_status_map_and_explain(repo):
         "nygard", "ADR-0002", "adr", "superseded", "superseded")
     assert "numbered file" in e["id_rule"] and "Superseded by" in e["status_why"]
     assert e["links"]["superseded_by"] == [{"written": "ADR-0005", "id": "ADR-0005", "found": True}]
+
+
+def test_adr_config_keys_are_validated(repo):
+    import pytest
+
+    from jupiter_git_memory.config import ConfigError
+
+    repo.write("jgm.toml", '[formats]\n"docs/adr" = "rst"\n')
+    with pytest.raises(ConfigError, match="formats.*'rst'.*nygard"):
+        load_settings(repo.path)
+    repo.write("jgm.toml", '[status_map]\n"Done" = "verified"\n')
+    with pytest.raises(ConfigError, match="status_map.*not an ADR status"):
+        load_settings(repo.path)
+    repo.write("jgm.toml", '[status_map]\n"✅ Done!" = "accepted"\n[formats]\n"docs/adr/" = "madr2"\n')
+    opts = load_settings(repo.path).adapter_options()
+    assert opts.status_map == {"done": "accepted"} and opts.forced("docs/adr/x.md") == ("madr2", "docs/adr")
