@@ -73,3 +73,20 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
     out["effective_status"] = res.effective.get(r.id) if resolved else None
     out["resolve_issues"] = [i.to_dict() for i in res.issues if i.path == rel]
     return out
+
+
+def render_explain(shown: dict) -> list[str]:
+    """`jgm check --explain` for people: one fact per line, links as `written → id`, issues rendered."""
+    lines = []
+    for k, v in shown.items():
+        if k in ("links", "issues", "resolve_issues") or v in (None, [], {}):
+            continue
+        lines.append(f"{k}: {v}")
+    for rel, items in (shown.get("links") or {}).items():
+        parts = [f"{i['written']}" + (f" → {i['id']}" if i["id"] != i["written"] else "")
+                 + ("" if i["found"] else " (no such record)") for i in items]
+        lines.append(f"{rel}: {', '.join(parts)}")
+    for i in (shown.get("issues") or []) + (shown.get("resolve_issues") or []):
+        where = f"{i['path']}:{i['line']}" if i.get("line") else i["path"]
+        lines.append(f"{where}: {i['severity']}: {i['message']} — fix: {i['fix']}")
+    return lines

@@ -128,7 +128,7 @@ def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
                                                 help="Show how one file is read: adapter, id, kind, status and why, links.")):
     """Validate the knowledge base (no index needed). Exits 1 on errors or on a root whose Markdown files gave
     no record: fit for CI and pre-commit."""
-    from ...seed.checking import check_repo, explain as explain_file
+    from ...seed.checking import check_repo, explain as explain_file, render_explain
 
     try:
         ws = find_workspace(repo)
@@ -141,9 +141,8 @@ def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
         if as_json:
             emit_json(shown)
         else:
-            for k, v in shown.items():
-                if v not in (None, [], {}):
-                    out.print(f"{k}: {v}", markup=False)
+            for line in render_explain(shown):
+                out.print(line, markup=False)
         raise typer.Exit(1 if any(i["severity"] == "error" for i in shown["issues"]) else 0)
     hint = _no_roots_hint(ws.root, settings)
     if hint and not as_json:
