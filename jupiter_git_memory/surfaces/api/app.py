@@ -71,6 +71,9 @@ def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = Non
     app.include_router(routes_records.router, prefix=WS_PREFIX)
     app.include_router(routes_candidates.router, prefix=WS_PREFIX)
     _document_errors(app)
+    from ..web import mount as mount_ui  # the review UI at /ui/ (same state, same services)
+
+    mount_ui(app, state)
     app.add_middleware(BodySizeLimit, max_body=max_body)
     return app
 

@@ -1,0 +1,98 @@
+"""Browser sessions for the review UI: an API token is exchanged once for an opaque session cookie.
+
+Why server-side sessions keyed by a random id: the cookie must be HttpOnly and SameSite=Strict and must
+never carry the token itself. The session remembers only the token's name and sha256 digest; every
+request looks the token up again, so `jgm token revoke`/`rotate` ends a browser session at once and the
+session sees exactly the workspaces the token is granted *now*. Each session has its own CSRF token,
+which every state-changing form must send back (compared in constant time) before anything runs.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..api.tokens import TokenInfo, TokenStore, digest
+
+COOKIE = "jgm_ui"
+PRE_COOKIE = "jgm_ui_login"  # double-submit CSRF token for the login form (no session exists yet)
+IDLE_SECONDS = 12 * 3600
+MAX_SESSIONS = 1000
+
+
+@dataclass
+class Session:
+    sid: str
+    token_name: str
+    token_sha256: str
+    csrf: str
+    created: float = field(default_factory=time.time)
+    seen: float = field(default_factory=time.time)
+    grants: frozenset[str] = frozenset()  # refreshed from the token store on every request
+
+    def may_read(self, wsid: str) -> bool:
+        return wsid in self.grants
+
+    def csrf_ok(self, sent: str | None) -> bool:
+        return bool(sent) and hmac.compare_digest(self.csrf.encode(), str(sent).encode())
+
+
+class Sessions:
+    """In-memory sessions of one server process (a restart logs everyone out, which is fine locally)."""
+
+    def __init__(self, tokens: TokenStore):
+        self.tokens = tokens
+        self._by_id: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def login(self, secret: str) -> Session | None:
+        info = self.tokens.authenticate((secret or "").strip())
+        if info is None:
+            return None
+        s = Session(secrets.token_urlsafe(32), info.name, digest(secret.strip()), secrets.token_urlsafe(32),
+                    grants=info.workspaces)
+        with self._lock:
+            self._expire()
+            self._by_id[s.sid] = s
+        return s
+
+    def get(self, sid: str | None) -> Session | None:
+        """The live session for a cookie value, with grants re-read; None when expired, revoked or rotated."""
+        if not sid:
+            return None
+        with self._lock:
+            s = self._by_id.get(sid)
+            if s is None or time.time() - s.seen > IDLE_SECONDS:
+                self._by_id.pop(sid, None)
+                return None
+        info = self._current(s)
+        if info is None:
+            self.logout(sid)
+            return None
+        s.grants, s.seen = info.workspaces, time.time()
+        return s
+
+    def _current(self, s: Session) -> TokenInfo | None:
+        t = self.tokens.tokens().get(s.token_name)
+        if not t or not hmac.compare_digest(str(t.get("sha256", "")), s.token_sha256):
+            return None
+        return TokenInfo(s.token_name, frozenset(t.get("workspaces", [])))
+
+    def logout(self, sid: str | None) -> None:
+        with self._lock:
+            self._by_id.pop(sid or "", None)
+
+    def _expire(self) -> None:
+        now = time.time()
+        for sid in [k for k, s in self._by_id.items() if now - s.seen > IDLE_SECONDS]:
+            del self._by_id[sid]
+        while len(self._by_id) >= MAX_SESSIONS:  # oldest first
+            del self._by_id[min(self._by_id, key=lambda k: self._by_id[k].seen)]
+
+
+def cookie_args(path: str) -> dict:
+    """HttpOnly (no script reads it), SameSite=Strict (no cross-site request carries it), scoped to the UI."""
+    return {"httponly": True, "samesite": "strict", "path": path}

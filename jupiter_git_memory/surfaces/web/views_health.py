@@ -1,0 +1,80 @@
+"""Workspace health: last seeded commit, dirty flag, counts by kind and status, the floor and its source,
+and `jgm doctor`'s summary.
+
+Why the doctor runs in a child process, in the background: it reads every record file and all of
+Chroma (seconds on a large workspace, far over a page's budget), and it resets Chroma clients, which a
+long-lived server must not do to its own. The page shows the last summary and when it was taken; a
+new run starts when the catalog generation moved past it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
+
+from ..workspace_handle import WorkspaceHandle
+from .app import page, require_workspace, state_of
+from .inspect import floor_info
+
+router = APIRouter()
+Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
+DOCTOR_TIMEOUT = 600
+_lock = threading.Lock()
+
+
+def _run_doctor(entry: dict, root: str, home: str | None) -> None:
+    env = dict(os.environ, **({"JGM_HOME": home} if home else {}))
+    try:
+        proc = subprocess.run([sys.executable, "-m", "jupiter_git_memory", "doctor", "--repo", root, "--json"],
+                              capture_output=True, text=True, timeout=DOCTOR_TIMEOUT, env=env)
+        data = json.loads(proc.stdout or "{}")
+        entry.update(status="done", result=data, error=None if data else (proc.stderr.strip()[-500:] or "no output"))
+    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        entry.update(status="failed", error=f"{e.__class__.__name__}: {e}")
+    entry["finished"] = time.time()
+
+
+def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -> dict:
+    """The latest doctor summary for the workspace; starts a run when there is none for this generation."""
+    state = state_of(request)
+    cache = state.extra.setdefault("web_doctor", {})
+    with _lock:
+        entry = cache.get(handle.id)
+        if entry is None or (entry["generation"] != generation and entry["status"] != "running"):
+            entry = {"generation": generation, "status": "running", "started": time.time(), "result": None,
+                     "previous": (entry or {}).get("result")}
+            cache[handle.id] = entry
+            home = str(state.root) if state.root else None
+            threading.Thread(target=_run_doctor, args=(entry, str(handle.workspace.root), home), daemon=True,
+                             name=f"jgm-ui-doctor-{handle.id}").start()
+        return dict(entry)
+
+
+@router.get("/health", response_class=HTMLResponse)
+def health(request: Request, handle: Handle):
+    with handle.catalog() as cat:
+        meta = {k: v for k, v in cat.db.execute("SELECT key, value FROM meta WHERE key NOT IN ('workspace')")}
+        counts = cat.db.execute("SELECT kind, effective, COUNT(*) FROM records WHERE origin = 'file' "
+                                "GROUP BY kind, effective ORDER BY kind, effective").fetchall()
+        states = cat.db.execute("SELECT json_extract(data, '$.state'), COUNT(*) FROM records WHERE origin = 'candidate' "
+                                "GROUP BY 1 ORDER BY 1").fetchall()
+        receipts = cat.db.execute("SELECT COUNT(*) FROM receipts").fetchone()[0]
+        generation = cat.generation()
+    with handle.reading() as recaller:
+        floor = floor_info(recaller)
+        model = recaller.embedder.spec.name
+    by_kind: dict[str, dict[str, int]] = {}
+    for kind, eff, n in counts:
+        by_kind.setdefault(kind, {})[eff] = n
+    statuses = sorted({eff for _, eff, _ in counts})
+    return page(request, "health.html", ws=handle.id, handle=handle, meta=meta, by_kind=by_kind, statuses=statuses,
+                states=[(s or "?", n) for s, n in states], receipts=receipts, floor=floor, model=model,
+                doctor=doctor_summary(request, handle, generation), generation=generation)

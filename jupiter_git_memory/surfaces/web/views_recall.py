@@ -1,0 +1,72 @@
+"""The recall inspector: ask through the same `Recaller.recall` every surface uses and show its evidence,
+what it left out and why, and the receipt; look up and verify a stored receipt."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
+
+from ...recall.ranking import DEFAULT_STATUSES
+from ...recall.receipts import get_receipt
+from ...recall.verify import verify_receipt
+from ...records.model import ALL_EFFECTIVE, ID_PATTERN, KINDS
+from ..workspace_handle import WorkspaceHandle
+from .app import Form, Refused, page, require_workspace
+from .inspect import cuts
+
+router = APIRouter()
+Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
+MODES = ("hybrid", "dense", "lexical")
+MAX_K = 50
+
+
+def _form_page(request, handle, status: int = 200, **ctx):
+    ctx.setdefault("ask", {"q": "", "mode": "hybrid", "statuses": list(DEFAULT_STATUSES), "kinds": [], "k": 5})
+    return page(request, "recall.html", status, ws=handle.id, modes=MODES, all_statuses=ALL_EFFECTIVE,
+                kinds=KINDS, **ctx)
+
+
+@router.get("/recall", response_class=HTMLResponse)
+def recall_form(request: Request, handle: Handle):
+    return _form_page(request, handle)
+
+
+@router.post("/recall", response_class=HTMLResponse)
+def recall(request: Request, handle: Handle, form: Form):
+    q = str(form.get("q") or "").strip()[:2000]
+    mode = str(form.get("mode") or "hybrid")
+    statuses = [s for s in form.getlist("status") if s in ALL_EFFECTIVE] or list(DEFAULT_STATUSES)
+    kinds = [k for k in form.getlist("kind") if k in KINDS]
+    try:
+        k = max(1, min(MAX_K, int(str(form.get("k") or 5))))
+    except ValueError:
+        k = 5
+    ask = {"q": q, "mode": mode, "statuses": statuses, "kinds": kinds, "k": k}
+    if not q or mode not in MODES:
+        return _form_page(request, handle, 400, ask=ask, error="ask a question and pick a mode")
+    with handle.reading() as recaller:
+        res = recaller.recall(q, k=k, kinds=kinds or None, statuses=statuses, mode=mode).to_json()
+        left_out = cuts(recaller, q, k, kinds or None, statuses, mode, [r["id"] for r in res["results"]])
+    return _form_page(request, handle, ask=ask, res=res, cut=left_out)
+
+
+@router.get("/receipts", response_class=HTMLResponse)
+def receipt_lookup(request: Request, handle: Handle, id: str = "", verify: bool = False):
+    import re
+
+    rid = id.strip()
+    if not rid:
+        return page(request, "receipt.html", ws=handle.id, receipt=None, verified=None, rid="")
+    if not re.match(ID_PATTERN, rid):
+        raise Refused(400, "request/bad-id", f"receipt id {rid!r} is not valid")
+    with handle.catalog() as cat:
+        receipt = get_receipt(cat, rid)
+    if receipt is None:
+        raise Refused(404, "memory/not-found", f"no receipt {rid!r} in workspace {handle.id}")
+    verified = None
+    if verify:
+        with handle.reading() as recaller:
+            verified = verify_receipt(recaller, rid)
+    return page(request, "receipt.html", ws=handle.id, receipt=receipt, verified=verified, rid=rid)

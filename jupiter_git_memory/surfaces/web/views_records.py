@@ -1,0 +1,81 @@
+"""Records: a filtered, paged list and a record's page (Markdown, status and why, relations, receipts)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+from pathlib import Path
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+
+from ...records.model import ALL_EFFECTIVE, KINDS
+from .. import records_ops as ops
+from ..workspace_handle import WorkspaceHandle
+from . import graph, render
+from .app import Refused, base, page, require_workspace
+
+router = APIRouter()
+Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
+PAGE = 50
+RECEIPT_WINDOW = 5000  # the newest receipts searched for ones that returned a record
+SHOWN_RECEIPTS = 10
+
+
+@router.get("/records", response_class=HTMLResponse)
+def records(request: Request, handle: Handle, kind: str = "", status: str = "", tag: str = "",
+            q: Annotated[str, Query(max_length=200)] = "", offset: Annotated[int, Query(ge=0)] = 0):
+    if kind and kind not in KINDS or status and status not in ALL_EFFECTIVE:
+        raise Refused(400, "request/bad-filter", f"unknown kind {kind!r} or status {status!r}")
+    with handle.catalog() as cat:
+        listing = ops.list_records(cat, kind or None, status or None, tag.strip() or None, None, PAGE, offset, q)
+    filters = {"kind": kind, "status": status, "tag": tag, "q": q}
+    return page(request, "records.html", ws=handle.id, listing=listing, filters=filters, kinds=KINDS,
+                statuses=ALL_EFFECTIVE, page_size=PAGE)
+
+
+def receipts_returning(cat, rid: str) -> list[dict]:
+    """The newest receipts (of the last RECEIPT_WINDOW) whose answer included `rid`."""
+    rows = cat.db.execute(
+        "SELECT data FROM (SELECT rowid, data FROM receipts ORDER BY rowid DESC LIMIT ?) AS r "
+        "WHERE EXISTS (SELECT 1 FROM json_each(r.data, '$.ids') WHERE json_each.value = ?) ORDER BY rowid DESC LIMIT ?",
+        (RECEIPT_WINDOW, rid, SHOWN_RECEIPTS)).fetchall()
+    out = []
+    for (data,) in rows:
+        d = json.loads(data)
+        ids = d.get("ids") or []
+        out.append({"id": d.get("id"), "query": d.get("query") or (d.get("request") or {}).get("goal") or "",
+                    "rank": ids.index(rid) + 1 if rid in ids else None, "of": len(ids), "mode": d.get("mode"),
+                    "timestamp": d.get("timestamp")})
+    return out
+
+
+@functools.lru_cache(maxsize=2048)
+def last_commit(root: str, path: str, seeded: str | None) -> dict | None:
+    """The last commit that touched the file (cached per seeded commit: a new seed may move it)."""
+    try:
+        out = subprocess.run(["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", "--", path],
+                             capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if not out:
+        return None
+    sha, author, at, subject = (out.split("\x00") + ["", "", "", ""])[:4]
+    return {"sha": sha, "author": author, "at": float(at) if at else None, "subject": subject}
+
+
+@router.get("/records/{rid}", response_class=HTMLResponse)
+def record(request: Request, handle: Handle, rid: str):
+    with handle.catalog() as cat:
+        rec = ops.get_record(cat, rid, handle.id)
+        rel = ops.relations(cat, rid, handle.id)
+        receipts = receipts_returning(cat, rid)
+        seeded = cat.get_meta("last_seeded_commit")
+    commit = last_commit(str(handle.workspace.root), rec["path"], seeded) if rec.get("path") else None
+    href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
+    extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
+    return page(request, "record.html", ws=handle.id, r=rec, rel=rel, why=render.status_why(rec, rel),
+                graph=graph.svg(rel, href), lists=graph.relation_lists(rel), receipts=receipts, commit=commit,
+                extra=extra, root=Path(handle.workspace.root))
