@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import quote, urlsplit
@@ -132,7 +133,9 @@ def create_web_app(state: ApiState) -> FastAPI:
 
     @web.middleware("http")
     async def headers(request: Request, call_next):
+        started = time.perf_counter()
         response = await call_next(request)
+        response.headers["server-timing"] = f"app;dur={(time.perf_counter() - started) * 1000:.1f}"
         for k, v in SECURITY_HEADERS.items():
             response.headers.setdefault(k, v)
         return response

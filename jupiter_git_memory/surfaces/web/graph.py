@@ -32,7 +32,7 @@ def _node(x: int, y: int, e: dict, href: str | None, center: bool = False) -> st
     title = e.get("title") or ("not in this workspace" if e.get("missing") else "")
     inner = (f'<rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6" class="{cls}"/>'
              f'<text x="{x + 8}" y="{y + 17}" class="gid">{escape(_label(e["id"], 28))}</text>'
-             f'<text x="{x + 8}" y="{y + 34}" class="gsub">{escape(status)} · {escape(_label(title, 22))}</text>'
+             f'<text x="{x + 8}" y="{y + 34}" class="gsub">{escape(_label(f"{status} · {title}", 31))}</text>'
              f'<title>{escape(e["id"])}: {escape(title)} ({escape(status)})</title>')
     if href and not e.get("missing"):
         return f'<a href="{escape(href)}" class="glink">{inner}</a>'
