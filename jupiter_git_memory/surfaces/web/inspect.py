@@ -8,6 +8,7 @@ filter, the floor, the corroboration margin, or simply ranking below k. It store
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
@@ -16,6 +17,32 @@ from ...records.model import ALL_EFFECTIVE
 from ...recall.ranking import rank
 
 MAX_CUTS = 15
+
+
+class _QueryMemo:
+    """The recaller's embedder, remembering query vectors: the inspector's two passes embed the question once."""
+
+    def __init__(self, embedder):
+        self._embedder, self._memo = embedder, {}
+
+    def embed_query(self, text: str):
+        if text not in self._memo:
+            self._memo[text] = self._embedder.embed_query(text)
+        return self._memo[text]
+
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+
+@contextlib.contextmanager
+def embed_once(recaller):
+    """Inside `handle.reading()` (exclusive use of the recaller): one query embedding for recall + cuts."""
+    real = recaller.embedder
+    recaller.embedder = _QueryMemo(real)
+    try:
+        yield
+    finally:
+        recaller.embedder = real
 
 
 def floor_info(recaller) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from ...recall.verify import verify_receipt
 from ...records.model import ALL_EFFECTIVE, ID_PATTERN, KINDS
 from ..workspace_handle import WorkspaceHandle
 from .app import Form, Refused, page, require_workspace
-from .inspect import cuts
+from .inspect import cuts, embed_once
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
@@ -46,7 +46,7 @@ def recall(request: Request, handle: Handle, form: Form):
     ask = {"q": q, "mode": mode, "statuses": statuses, "kinds": kinds, "k": k}
     if not q or mode not in MODES:
         return _form_page(request, handle, 400, ask=ask, error="ask a question and pick a mode")
-    with handle.reading() as recaller:
+    with handle.reading() as recaller, embed_once(recaller):
         res = recaller.recall(q, k=k, kinds=kinds or None, statuses=statuses, mode=mode).to_json()
         left_out = cuts(recaller, q, k, kinds or None, statuses, mode, [r["id"] for r in res["results"]])
     return _form_page(request, handle, ask=ask, res=res, cut=left_out)

@@ -40,8 +40,8 @@ def receipts_returning(cat, rid: str) -> list[dict]:
     """The newest receipts (of the last RECEIPT_WINDOW) whose answer included `rid`."""
     rows = cat.db.execute(
         "SELECT data FROM (SELECT rowid, data FROM receipts ORDER BY rowid DESC LIMIT ?) AS r "
-        "WHERE EXISTS (SELECT 1 FROM json_each(r.data, '$.ids') WHERE json_each.value = ?) ORDER BY rowid DESC LIMIT ?",
-        (RECEIPT_WINDOW, rid, SHOWN_RECEIPTS)).fetchall()
+        "WHERE instr(r.data, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(r.data, '$.ids') WHERE json_each.value = ?) "
+        "ORDER BY rowid DESC LIMIT ?", (RECEIPT_WINDOW, json.dumps(rid), rid, SHOWN_RECEIPTS)).fetchall()
     out = []
     for (data,) in rows:
         d = json.loads(data)
@@ -53,10 +53,10 @@ def receipts_returning(cat, rid: str) -> list[dict]:
 
 
 @functools.lru_cache(maxsize=2048)
-def last_commit(root: str, path: str, seeded: str | None) -> dict | None:
-    """The last commit that touched the file (cached per seeded commit: a new seed may move it)."""
+def commit_info(root: str, sha: str) -> dict | None:
+    """Author, date and subject of the record's last commit (the seed stores its sha per file)."""
     try:
-        out = subprocess.run(["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", "--", path],
+        out = subprocess.run(["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"],
                              capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -72,8 +72,7 @@ def record(request: Request, handle: Handle, rid: str):
         rec = ops.get_record(cat, rid, handle.id)
         rel = ops.relations(cat, rid, handle.id)
         receipts = receipts_returning(cat, rid)
-        seeded = cat.get_meta("last_seeded_commit")
-    commit = last_commit(str(handle.workspace.root), rec["path"], seeded) if rec.get("path") else None
+    commit = commit_info(str(handle.workspace.root), rec["commit"]) if rec.get("commit") else None
     href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
     return page(request, "record.html", ws=handle.id, r=rec, rel=rel, why=render.status_why(rec, rel),
