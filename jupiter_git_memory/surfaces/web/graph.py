@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from markupsafe import Markup, escape
 
-NODE_W, NODE_H, GAP, COL_X = 200, 44, 14, (8, 318, 628)
+NODE_W, NODE_H, GAP, COL_X = 190, 44, 14, (6, 298, 590)
 WIDTH = COL_X[2] + NODE_W + 10
 
 
@@ -31,8 +31,8 @@ def _node(x: int, y: int, e: dict, href: str | None, center: bool = False) -> st
     cls = f"gnode s-{escape(status)}" + (" center" if center else "") + (" missing" if e.get("missing") else "")
     title = e.get("title") or ("not in this workspace" if e.get("missing") else "")
     inner = (f'<rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6" class="{cls}"/>'
-             f'<text x="{x + 8}" y="{y + 17}" class="gid">{escape(_label(e["id"], 28))}</text>'
-             f'<text x="{x + 8}" y="{y + 34}" class="gsub">{escape(_label(f"{status} · {title}", 31))}</text>'
+             f'<text x="{x + 8}" y="{y + 17}" class="gid">{escape(_label(e["id"], 26))}</text>'
+             f'<text x="{x + 8}" y="{y + 34}" class="gsub">{escape(_label(f"{status} · {title}", 29))}</text>'
              f'<title>{escape(e["id"])}: {escape(title)} ({escape(status)})</title>')
     if href and not e.get("missing"):
         return f'<a href="{escape(href)}" class="glink">{inner}</a>'
