@@ -202,6 +202,23 @@ def test_forms_need_the_session_csrf_token_and_a_revoked_token_ends_the_session(
                       headers={"origin": "http://evil.example"}).status_code == 403
         assert c.post(action, data={"why": "stale", "csrf": csrf + "x"}).status_code == 403
         assert env.candidate("target")["state"] == "open"
+        # with the token, revise and forget go through the candidate service (re-checked like a new one)
+        made = env.http.post(f"/v1/workspaces/{env.ws_a}/candidates", json={
+            "kind": "decision", "title": "Lint commit messages in CI", "agent": "codex-7",
+            "body": "CI lints commit messages because release notes are generated from them."}).json()["id"]
+        page = f"/ui/w/{env.ws_a}/candidates/{made}"
+        r = c.post(page + "/revise", data={"csrf": csrf, "title": "Lint commit messages with commitlint in CI",
+                                           "body": "CI runs commitlint because release notes are generated from "
+                                                   "commit messages.", "tags": "ci, release"})
+        assert r.status_code == 303
+        got = env.http.get(f"/v1/workspaces/{env.ws_a}/candidates/{made}").json()["candidate"]
+        assert (got["title"], got["tags"]) == ("Lint commit messages with commitlint in CI", ["ci", "release"])
+        r = c.post(page + "/revise", data={"csrf": csrf, "title": "Lint", "body": "TODO"})
+        assert r.status_code == 422 and "candidate/" in r.text  # the service's checks answer, not the UI's
+        assert c.post(page + "/forget", data={"csrf": csrf}).status_code == 303
+        assert env.http.get(f"/v1/workspaces/{env.ws_a}/candidates/{made}").status_code == 404
+        r = c.post(f"/ui/w/{env.ws_a}/candidates/dec-a-db/forget", data={"csrf": csrf})
+        assert r.status_code == 409 and "memory/file-backed" in r.text
         TokenStore(env.home).revoke("revoke-me")
         r = c.get(f"/ui/w/{env.ws_a}/")
         assert r.status_code == 303 and "/ui/login" in r.headers["location"]

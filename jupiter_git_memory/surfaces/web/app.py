@@ -12,6 +12,7 @@ Responses carry a strict Content-Security-Policy (no inline script, nothing from
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from pathlib import Path
@@ -20,9 +21,9 @@ from urllib.parse import quote, urlsplit
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.exceptions import RequestValidationError
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
-from fastapi.exceptions import RequestValidationError
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -87,8 +88,6 @@ def require_session(request: Request) -> Session:
 
 def require_workspace(ws: str, request: Request, session: Annotated[Session, Depends(require_session)]):
     """The workspace's handle, if this session's token is granted it; 403 first, so ids never leak."""
-    import re
-
     if not re.match(WS_PATTERN, ws) or not session.may_read(ws):
         raise Refused(403, "workspace/forbidden", f"this session's token ({session.token_name}) is not granted "
                       f"workspace {ws!r}; `jgm token grant {session.token_name} WS` grants it")

@@ -3,6 +3,7 @@ what it left out and why, and the receipt; look up and verify a stored receipt."
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -54,8 +55,6 @@ def recall(request: Request, handle: Handle, form: Form):
 
 @router.get("/receipts", response_class=HTMLResponse)
 def receipt_lookup(request: Request, handle: Handle, id: str = "", verify: bool = False):
-    import re
-
     rid = id.strip()
     if not rid:
         return page(request, "receipt.html", ws=handle.id, receipt=None, verified=None, rid="")
