@@ -98,7 +98,7 @@ def list_records(cat: Catalog, kind: str | None = None, status: str | None = Non
             "next_offset": nxt if nxt < total else None}
 
 
-_link_cache: "weakref.WeakKeyDictionary[Catalog, dict[str, tuple[int, dict[str, list[str]]]]]" = weakref.WeakKeyDictionary()
+_link_cache: "weakref.WeakKeyDictionary[Catalog, dict[str, tuple[Any, dict[str, list[str]]]]]" = weakref.WeakKeyDictionary()
 _link_lock = threading.Lock()
 
 
@@ -108,7 +108,7 @@ def _link_index(cat: Catalog, field: str) -> dict[str, list[str]]:
     Why: finding who links to a record means reading every record's JSON (a full scan that costs ~100 ms
     at 10k records); the links change only when the catalog does, so one scan per generation serves all
     relation lookups until the next write."""
-    gen = cat.generation()
+    gen = (cat.generation(), getattr(cat, "view", None))  # a catalog reading through another view sees other links
     with _link_lock:
         hit = _link_cache.get(cat, {}).get(field)
         if hit and hit[0] == gen:
