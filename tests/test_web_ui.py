@@ -9,7 +9,7 @@ import re
 import pytest
 
 from conftest import run_git
-from web_helpers import Attacker, Env, launch_browser, login, shot
+from web_helpers import Attacker, Env, csrf_of, http_login, launch_browser, login, shot
 
 
 @pytest.fixture(scope="module")
@@ -193,10 +193,8 @@ def test_forms_need_the_session_csrf_token_and_a_revoked_token_ends_the_session(
     secret = TokenStore(env.home).create("revoke-me", [env.ws_a])
     action = f"/ui/w/{env.ws_a}/candidates/{env.ids['target']}/reject"
     with httpx.Client(base_url=env.server.url, timeout=60) as c:
-        pre = re.search(r'name="pre" value="([^"]+)"', c.get("/ui/login").text).group(1)
-        assert c.post("/ui/login", data={"token": secret, "pre": pre}).status_code == 303
-        form = c.get(f"/ui/w/{env.ws_a}/candidates/{env.ids['target']}").text
-        csrf = re.search(r'name="csrf" value="([^"]+)"', form).group(1)
+        http_login(c, secret)
+        csrf = csrf_of(c.get(f"/ui/w/{env.ws_a}/candidates/{env.ids['target']}").text)
         assert c.post(action, data={"why": "no token"}).status_code == 403
         assert c.post(action, data={"why": "forged", "csrf": csrf},
                       headers={"origin": "http://evil.example"}).status_code == 403
@@ -224,3 +222,27 @@ def test_forms_need_the_session_csrf_token_and_a_revoked_token_ends_the_session(
         assert r.status_code == 303 and "/ui/login" in r.headers["location"]
         assert c.post(action, data={"why": "after revoke", "csrf": csrf}).status_code == 403
     assert env.candidate("target")["state"] == "open"
+
+
+def test_records_filters_and_health_with_the_doctor_summary(env):
+    import time
+
+    import httpx
+
+    head = run_git(env.alpha.path, "rev-parse", "HEAD").stdout.strip()
+    with httpx.Client(base_url=env.server.url, timeout=60) as c:
+        http_login(c, env.server.token)
+        deadline = time.monotonic() + 90
+        while True:
+            html = c.get(f"/ui/w/{env.ws_a}/health").text
+            if "data-doctor-running" not in html or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        found = {q: re.findall(r'class="rowlink" href="[^"]+/records/([^"]+)"', c.get(
+            f"/ui/w/{env.ws_a}/records", params=q).text) for q in ("q=replication", "q=dec-a-mysql", "tag=cache",
+                                                                   "kind=fact&status=invalidated")}
+    assert found == {"q=replication": ["dec-a-db"], "q=dec-a-mysql": ["dec-a-mysql"],
+                     "tag=cache": ["dec-a-cache", "dec-a-redis"], "kind=fact&status=invalidated": ["fact-a-old-port"]}
+    assert head[:12] in html and "shipped-default" in html
+    assert re.search(r'records\?kind=decision&(amp;)?status=superseded">1<', html)  # counts link to the filtered list
+    assert "consistent" in html and "vectors" in html  # the doctor's verdict and counts

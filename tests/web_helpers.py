@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -88,6 +89,16 @@ def login(page, ui: str, token: str) -> None:
     page.fill("#token", token)
     page.click("form button[type=submit]")
     page.wait_for_load_state()
+
+
+def http_login(client, token: str) -> None:
+    """Log an httpx client in through the login form (the pre-login token travels in a cookie and a field)."""
+    pre = re.search(r'name="pre" value="([^"]+)"', client.get("/ui/login").text).group(1)
+    assert client.post("/ui/login", data={"token": token, "pre": pre}).status_code == 303
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 
 
 def shot(page, name: str) -> Path:

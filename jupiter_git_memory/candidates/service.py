@@ -171,8 +171,8 @@ class CandidateService:
         wanted = {"queue": (OPEN, PROPOSED), None: STATES, "all": STATES}.get(state, (state,))
         with self._index(exclusive=False) as index:
             rows = index.catalog.records(origin="candidate")
-            indexed = {r["record_id"] for r in index.catalog.db.execute(
-                "SELECT DISTINCT c.record_id FROM chunks c JOIN records r ON r.id = c.record_id WHERE r.origin='candidate'")}
+            indexed = {r["record_id"] for r in index.catalog.db.execute(  # by the chunks' record index, not a join
+                "SELECT DISTINCT record_id FROM chunks WHERE record_id IN (SELECT id FROM records WHERE origin='candidate')")}
         out = []
         for row in sorted(rows.values(), key=lambda r: (r.data.get("created_at") or 0, r.id)):
             if row.data.get("state") in wanted:

@@ -62,7 +62,7 @@ def get_record(cat: Catalog, rid: str, workspace: str) -> dict[str, Any]:
 def list_records(cat: Catalog, kind: str | None = None, status: str | None = None, tag: str | None = None,
                  origin: str | None = None, limit: int = 50, offset: int = 0, text: str | None = None) -> dict[str, Any]:
     """Records ordered by id; `status` filters on the *effective* status (what recall sees); `text` keeps
-    records whose title contains it or whose chunks hold all its words (FTS5)."""
+    records whose title or body holds all its words (FTS5), or whose id it is."""
     if kind is not None and kind not in KINDS:
         raise OperationError("request/bad-filter", f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
     if status is not None and status not in ALL_EFFECTIVE:
@@ -79,16 +79,17 @@ def list_records(cat: Catalog, kind: str | None = None, status: str | None = Non
     if origin:
         where.append("origin = ?")
         args.append(origin)
-    if tag:
-        where.append("EXISTS (SELECT 1 FROM json_each(records.data, '$.tags') WHERE json_each.value = ?)")
-        args.append(tag)
-    if text and text.strip():
+    if tag:  # from the per-generation index: a json_each over every record's data is a full read
+        where.append("id IN (SELECT value FROM json_each(?))")
+        args.append(json.dumps(_link_index(cat, "tags").get(tag, [])))
+    if text and text.strip():  # FTS5 indexes titles and bodies; an exact id also matches
         terms = fts_terms(text)
-        like = "%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        match = "(title LIKE ? ESCAPE '\\'" + (" OR id IN (SELECT record_id FROM chunks_fts WHERE chunks_fts MATCH ?)"
-                                                if terms else "") + ")"
-        where.append(match)
-        args += [like] + ([" AND ".join(f'"{w}"' for w in terms)] if terms else [])
+        if terms:
+            where.append("(id = ? OR id IN (SELECT record_id FROM chunks_fts WHERE chunks_fts MATCH ?))")
+            args += [text.strip(), " AND ".join(f'"{w}"' for w in terms)]
+        else:  # only short words or stopwords: match the title literally
+            where.append("title LIKE ? ESCAPE '\\'")
+            args.append("%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
     clause = (" WHERE " + " AND ".join(where)) if where else ""
     total = cat.db.execute(f"SELECT COUNT(*) FROM records{clause}", args).fetchone()[0]
     rows = cat.db.execute(f"SELECT * FROM records{clause} ORDER BY id LIMIT ? OFFSET ?", [*args, limit, offset])
@@ -103,11 +104,12 @@ _link_lock = threading.Lock()
 
 
 def _link_index(cat: Catalog, field: str) -> dict[str, list[str]]:
-    """target id -> ids of the records whose `field` list names it, built once per catalog generation.
+    """value -> ids of the records whose list `field` (supersedes, tags, ...) holds it, built once per
+    catalog generation.
 
-    Why: finding who links to a record means reading every record's JSON (a full scan that costs ~100 ms
-    at 10k records); the links change only when the catalog does, so one scan per generation serves all
-    relation lookups until the next write."""
+    Why: finding who links to a record, or who has a tag, means reading every record's JSON (a full scan
+    that costs ~100 ms at 10k records); those lists change only when the catalog does, so one scan per
+    generation serves every lookup until the next write."""
     gen = (cat.generation(), getattr(cat, "view", None))  # a catalog reading through another view sees other links
     with _link_lock:
         hit = _link_cache.get(cat, {}).get(field)
