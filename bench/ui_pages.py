@@ -9,7 +9,9 @@ What is not: the *stored* passage vectors. Embedding ~25k chunks takes 15-20 min
 a page's cost does not depend on their values, so the seed here uses vectors built from real embeddings
 of the generator's topic phrases found in each chunk, plus noise: questions about those topics land
 above the floor, as they would with real vectors. Each page's time is read from the `server-timing`
-header the UI sets (wall time is reported next to it). `server_ms_max` includes first-hit costs (the
+header the UI sets (wall time is reported next to it), with the server process's CPU time during the
+request (`cpu_ms`: what the page costs when nothing else competes for the cores; onnxruntime may use
+both cores, so it can exceed the server time on an idle machine). `server_ms_max` includes first-hit costs (the
 link/tag index built once per catalog generation); the load average is reported because other work on
 the machine inflates every figure.
 """
@@ -101,15 +103,17 @@ def serve(repo: Path, home: Path):
 
 
 def timed(client: httpx.Client, method: str, url: str, rounds: int, **kw) -> dict:
-    server_ms, wall_ms = [], []
+    server_ms, cpu_ms, wall_ms = [], [], []
     for _ in range(rounds):
         t = time.perf_counter()
         r = client.request(method, url, **kw)
         wall_ms.append((time.perf_counter() - t) * 1000)
         assert r.status_code == 200, (url, r.status_code, r.text[:300])
-        server_ms.append(float(re.search(r"dur=([\d.]+)", r.headers["server-timing"]).group(1)))
+        server_ms.append(float(re.search(r"app;dur=([\d.]+)", r.headers["server-timing"]).group(1)))
+        cpu_ms.append(float(re.search(r"cpu;dur=([\d.]+)", r.headers["server-timing"]).group(1)))
     p50, worst = statistics.median(server_ms), max(server_ms)
     return {"page": url, "method": method, "server_ms_p50": round(p50, 1), "server_ms_max": round(worst, 1),
+            "cpu_ms_p50": round(statistics.median(cpu_ms), 1),
             "wall_ms_p50": round(statistics.median(wall_ms), 1), "target_ms": TARGET_MS, "pass": p50 <= TARGET_MS}
 
 
@@ -168,7 +172,8 @@ def main() -> None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
     for r in rows:
-        print(f"{r['method']:4} {r['page'][:70]:70} p50 {r['server_ms_p50']:7.1f} ms  max {r['server_ms_max']:7.1f} ms  "
+        print(f"{r['method']:4} {r['page'][:60]:60} p50 {r['server_ms_p50']:7.1f} ms  cpu {r['cpu_ms_p50']:6.1f}  "
+              f"max {r['server_ms_max']:7.1f} ms  "
               f"{'✔' if r['pass'] else '✘'}", file=sys.stderr)
 
 

@@ -87,11 +87,14 @@ def test_propose_from_the_browser_makes_the_branch_in_the_real_repo(page, env):
     assert page.locator("#near .pair").count() >= 1  # side by side with dec-a-redis
     assert "dec-a-redis" in page.inner_text("#near")
     page.check("input[name=status][value=accepted]")
+    page.check("input[name=open_pr]")  # enabled: the server finds `gh` on its PATH
     page.click("#propose-form button[type=submit]")
     branch = page.inner_text("#proposed-branch")
     assert branch.startswith("jgm/dec-")
-    assert "gh pr create" in page.inner_text("#pr-command")
+    assert page.inner_text("#pr-url") == "https://github.example/org/alpha/pull/7"
     shot(page, "proposed")
+    pushed = run_git(env.remote, "rev-parse", f"refs/heads/{branch}").stdout.strip()
+    assert pushed == run_git(env.alpha.path, "rev-parse", branch).stdout.strip()
     files = run_git(env.alpha.path, "show", "--name-only", "--format=", branch).stdout.split()
     assert len(files) == 1 and files[0].startswith("knowledge/decisions/")
     content = run_git(env.alpha.path, "show", f"{branch}:{files[0]}").stdout
@@ -100,6 +103,8 @@ def test_propose_from_the_browser_makes_the_branch_in_the_real_repo(page, env):
     assert run_git(env.alpha.path, "status", "--porcelain").stdout == ""
     c = env.candidate("redis")
     assert c["state"] == "proposed" and c["proposal"]["branch"] == branch
+    page.goto(f"{env.ui}/w/{env.ws_a}/candidates/{env.ids['redis']}")  # the page keeps showing the proposal
+    assert branch in page.inner_text("aside") and "gh pr create" in page.inner_text("aside")
 
 
 def test_reject_with_a_reason(page, env):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from api_helpers import Server, make_alpha, make_beta, workspace_id
+from conftest import run_git
 
 ARTIFACTS = Path(os.environ.get("JGM_ARTIFACTS") or Path(__file__).resolve().parents[1] / "tmp" / "artifacts") / "ui"
 REQUIRE = os.environ.get("JGM_REQUIRE_BROWSER") == "1"  # set by .ci/run: no browser is a failure there
@@ -42,7 +43,17 @@ class Env:
         self.home = base / "home"
         self.home.mkdir()
         self.alpha, self.beta = make_alpha(base / "alpha"), make_beta(base / "beta")
-        self.server = Server([self.alpha.path, self.beta.path], self.home)
+        # GitHub is out of reach: `gh` is a stand-in that prints a PR URL; the push goes to a real bare remote
+        self.remote = base / "alpha-remote.git"
+        run_git(base, "init", "-q", "--bare", str(self.remote))
+        self.alpha.git("remote", "add", "origin", str(self.remote))
+        bin_dir = base / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "gh").write_text("#!/bin/sh\necho https://github.example/org/alpha/pull/7\n")
+        (bin_dir / "gh").chmod(0o755)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+            self.server = Server([self.alpha.path, self.beta.path], self.home)
         self.http = self.server.client()
         self.ws_a, self.ws_b = workspace_id(self.alpha.path), workspace_id(self.beta.path)
         for ws in (self.ws_a, self.ws_b):

@@ -7,6 +7,7 @@ Every action calls the candidate service the CLI, API and MCP call (`candidates.
 from __future__ import annotations
 
 import shutil
+from urllib.parse import quote
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
@@ -91,7 +92,7 @@ def do_propose(request: Request, handle: Handle, cid: str, form: Form):
 @router.post("/candidates/{cid}/reject")
 def do_reject(request: Request, handle: Handle, cid: str, form: Form):
     _svc(handle).reject(check_id(cid), str(form.get("why") or ""))
-    return RedirectResponse(f"{base(request)}/w/{handle.id}/?done=rejected {cid}", status_code=303)
+    return RedirectResponse(f"{base(request)}/w/{handle.id}/?done={quote(f'rejected {cid}')}", status_code=303)
 
 
 @router.post("/candidates/{cid}/revise", response_class=HTMLResponse)
@@ -106,4 +107,4 @@ def do_revise(request: Request, handle: Handle, cid: str, form: Form):
 @router.post("/candidates/{cid}/forget")
 def do_forget(request: Request, handle: Handle, cid: str, form: Form):
     _svc(handle).forget(check_id(cid))
-    return RedirectResponse(f"{base(request)}/w/{handle.id}/?done=forgot {cid}", status_code=303)
+    return RedirectResponse(f"{base(request)}/w/{handle.id}/?done={quote(f'forgot {cid}')}", status_code=303)
