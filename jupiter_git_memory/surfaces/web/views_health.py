@@ -60,14 +60,19 @@ def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -
 
 @router.get("/health", response_class=HTMLResponse)
 def health(request: Request, handle: Handle):
+    cache = state_of(request).extra.setdefault("web_counts", {})
     with handle.catalog() as cat:
         meta = {k: v for k, v in cat.db.execute("SELECT key, value FROM meta WHERE key NOT IN ('workspace')")}
-        counts = cat.db.execute("SELECT kind, effective, COUNT(*) FROM records WHERE origin = 'file' "
-                                "GROUP BY kind, effective ORDER BY kind, effective").fetchall()
-        states = cat.db.execute("SELECT json_extract(data, '$.state'), COUNT(*) FROM records WHERE origin = 'candidate' "
-                                "GROUP BY 1 ORDER BY 1").fetchall()
         receipts = cat.db.execute("SELECT COUNT(*) FROM receipts").fetchone()[0]
         generation = cat.generation()
+        key = (generation, getattr(cat, "view", None))
+        if cache.get(handle.id, (None,))[0] != key:  # two full scans; the counts change only with the generation
+            cache[handle.id] = (key, (
+                cat.db.execute("SELECT kind, effective, COUNT(*) FROM records WHERE origin = 'file' "
+                               "GROUP BY kind, effective ORDER BY kind, effective").fetchall(),
+                cat.db.execute("SELECT json_extract(data, '$.state'), COUNT(*) FROM records "
+                               "WHERE origin = 'candidate' GROUP BY 1 ORDER BY 1").fetchall()))
+        counts, states = cache[handle.id][1]
     with handle.reading() as recaller:
         floor = floor_info(recaller)
         model = recaller.embedder.spec.name
