@@ -68,6 +68,7 @@ class Env:
 
         self.token_a = TokenStore(self.home).create("only-a", [self.ws_a])
         self.ui = self.server.url + "/ui"
+        assert self.server.info["ui"] == self.ui + "/"  # the ready line names the UI
 
     def candidate(self, name: str) -> dict:
         r = self.http.get(f"/v1/workspaces/{self.ws_a}/candidates/{self.ids[name]}")

@@ -55,7 +55,7 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bin
     app = create_app(state=state, max_body=max_body)
     info = {"url": f"http://{shown}:{bound}", "workspaces": sorted(state.handles),
             "token_file": str(store_root() / "api-token"), "docs": f"http://{shown}:{bound}/docs",
-            "store": str(store_root())}
+            "ui": f"http://{shown}:{bound}/ui/", "store": str(store_root())}
     config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=5, server_header=False)
     ReadyServer(config, info).run(sockets=[sock])  # prints `info` once it accepts connections
 
