@@ -57,6 +57,7 @@ class FileSettings(BaseModel):
     corroborate_margin: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
         0.05, description="a number in [0, 1), e.g. corroborate_margin = 0.05")
     global_workspace: bool = Field(False, alias="global", description="true or false")
+    at_views: int = Field(20, ge=0, description="a whole number >= 0: `recall --at` views kept, e.g. at_views = 20")
     status_map: dict[str, str] = Field(
         {}, description=f'a table of ADR status word = one of {", ".join(ADR_STATUSES)}, e.g. [status_map] '
                         '"Under discussion" = "proposed"')
@@ -124,6 +125,7 @@ class Settings:
     lexical_weight: float = 0.3
     corroborate_margin: float = 0.05  # hybrid: records this close above the floor need lexical evidence
     global_workspace: bool = False  # share this workspace's records with global recall
+    at_views: int = 20  # `recall --at` views kept; the least recently used beyond this are evicted
     source: str | None = None  # the file these settings came from
     roots_configured: bool = False  # `roots` was written in the file (else the defaults apply)
     status_map: dict[str, str] = field(default_factory=dict)  # a source's status word -> one of ours
@@ -215,5 +217,5 @@ def load_settings(repo: Path) -> Settings:
         roots=roots, ignore=DEFAULT_IGNORE + tuple(f.ignore),
         model=env.model or f.model, chroma_url=env.chroma_url or f.chroma_url, weights=f.weights, floor=f.floor,
         hybrid=f.hybrid, lexical_weight=f.lexical_weight, corroborate_margin=f.corroborate_margin,
-        global_workspace=f.global_workspace, source=source, roots_configured=f.roots is not None,
+        global_workspace=f.global_workspace, at_views=f.at_views, source=source, roots_configured=f.roots is not None,
         status_map=f.status_map, adr_missing_status=f.adr_missing_status, formats=f.formats)

@@ -97,6 +97,13 @@ def test_recall_returns_the_record_with_status_source_and_a_receipt(env):
     verified = env.http.post(ws(env, env.A, f"/receipts/{body['receipt']['id']}/verify"))
     assert verified.status_code == 200, verified.text
     assert verified.json()["same"] is True and verified.json()["new_ids"] == ids
+    head = env.alpha.git("rev-parse", "HEAD").stdout.strip()
+    at = env.http.post(ws(env, env.A, "/recall"), json={"query": DB_QUESTION, "k": 3, "at": "HEAD"}).json()
+    assert [x["id"] for x in at["results"]] == ids and at["receipt"]["index"]["at"] == head
+    on_commit = env.http.post(ws(env, env.A, f"/receipts/{body['receipt']['id']}/verify?on_commit=true"))
+    assert on_commit.json()["same"] is True and on_commit.json()["new_index"]["at"] == head
+    bad = env.http.post(ws(env, env.A, "/recall"), json={"query": DB_QUESTION, "at": "no-such-tag"})
+    assert bad.status_code == 404 and bad.json()["error"]["code"] == "revision/not-found"
 
 
 def test_unknown_receipt_is_a_json_404(env):

@@ -161,11 +161,15 @@ def test_merge_then_seed_promotes_the_candidate(repo):
     with pytest.raises(CandidateError) as e:
         service(repo).revise(res["record_id"], title="Pin Python 3.13")
     assert e.value.code == "memory/file-backed" and e.value.details["path"] == res["path"]
-    # the tree is the truth: seeding the commit before the merge puts the candidate back in review
+    # the tree is the truth: checking out the commit before the merge puts the candidate back in review
     from jupiter_git_memory.seed.seeder import Seeder
 
-    Seeder(repo.path).seed(rev=pre_merge)
+    repo.git("checkout", "-q", pre_merge)
+    Seeder(repo.path).seed()
     assert service(repo).show(a.id)["state"] == "proposed"
+    Seeder(repo.path).seed(rev="main")  # an `--at` view never changes candidates
+    assert service(repo).show(a.id)["state"] == "proposed"
+    repo.git("checkout", "-q", "main")
     Seeder(repo.path).seed()
     assert service(repo).show(a.id)["state"] == "promoted"
     assert len(candidate_rows(repo)) == 1

@@ -41,9 +41,10 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
         recall = await client.call_tool("recall", {"query": "Which database engine stores our primary data?"})
         missing = await client.call_tool("get_record", {"id": "dec-does-not-exist"})
         traversal = await client.call_tool("get_record", {"id": "../../api-token"})
-        return tools, recall, missing, traversal
+        at = await client.call_tool("recall", {"query": "Which database engine stores our primary data?", "at": "HEAD"})
+        return tools, recall, missing, traversal, at
 
-    tools, recall, missing, traversal = mcp_run(session, home, alpha)
+    tools, recall, missing, traversal, at = mcp_run(session, home, alpha)
     assert READ_TOOLS | CANDIDATE_TOOLS <= set(tools)
     for name in READ_TOOLS:
         a = tools[name].annotations
@@ -59,6 +60,7 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
     assert "dec-a-mysql" not in [r["id"] for r in data["records"]]
     assert data["receipt_id"].startswith("rcpt_") and data["workspace"] == workspace_id(alpha.path)
     assert json.loads(recall.content[0].text)["records"][0]["id"] == "dec-a-db"  # same data for text-only clients
+    assert [r["id"] for r in at.structured_content["records"]] == [r["id"] for r in data["records"]]
 
     msg = error_text(missing)
     assert "[memory/not-found]" in msg and "dec-does-not-exist" in msg

@@ -28,7 +28,7 @@ def test_cold_seed_then_noop_embeds_nothing(repo):
     assert not r1.dirty and r1.errors == []
     r2 = s.seed()
     assert (r2.added, r2.updated, r2.removed, r2.unchanged, r2.embedded_chunks) == ([], [], [], 2, 0)
-    assert r2.metadata_updates == 0 and r2.deleted_vectors == 0
+    assert r2.deleted_vectors == 0
     recs, chroma, chunks = index_state(s)
     assert chroma == chunks and len(chunks) == 2
     assert recs["DEC-1"].commit_sha == head and recs["DEC-1"].dirty is False
@@ -59,12 +59,12 @@ def test_move_same_content_is_not_reembedded(repo):
     repo.git("mv", "knowledge/old", "knowledge/new")
     repo.commit("move")
     r = s.seed()
-    assert r.updated == ["A"] and r.embedded_chunks == 0 and r.metadata_updates == 1
+    assert r.updated == ["A"] and r.embedded_chunks == 0 and r.deleted_vectors == 0
     recs, chroma, chunks = index_state(s)
     assert recs["A"].path == "knowledge/new/A.md" and chroma == chunks
 
 
-def test_supersede_updates_metadata_only(repo):
+def test_supersede_changes_the_view_not_the_vector(repo):
     repo.record("OLD", body="Old way.")
     repo.commit()
     s = Seeder(repo.path)
@@ -76,7 +76,7 @@ def test_supersede_updates_metadata_only(repo):
     try:
         assert idx.catalog.record("OLD").effective == "superseded"
         metas = idx.vectors.col.get(where={"record_id": "OLD"}, include=["metadatas"])["metadatas"]
-        assert metas and all(m["status"] == "superseded" for m in metas)
+        assert metas and all("status" not in m for m in metas)  # status is per view: in the catalog only
     finally:
         idx.close()
 

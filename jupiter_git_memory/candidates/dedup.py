@@ -71,7 +71,7 @@ def nearest(index, embedder, chunker, title: str, body: str, exclude: set[str] =
     sums: dict[str, float] = defaultdict(float)
     for v in vecs:
         best: dict[str, float] = {}
-        for _cid, cos, meta in index.vectors.query(v, n, None):
+        for _cid, cos, meta in index.vectors.query(v, n):
             rid = meta["record_id"]
             best[rid] = max(best.get(rid, -1.0), cos)
         for rid, cos in best.items():

@@ -66,8 +66,9 @@ class CandidateService:
     def _reindex(self, index: Index, rid: str, row: RecordRow | None) -> None:
         """Bring one record's chunks and vectors in line with `row` (None: remove it) via the one write path."""
         previous = index.catalog.records_by_ids([rid])
-        plan, _ = plan_changes({rid: row} if row else {}, previous, index.catalog.chunks([rid]), index.vectors.ids(),
-                               self.seeder.chunker, scope={rid})
+        known = index.catalog.version_chunks([(rid, row.content_hash)]) if row else {}
+        plan, _ = plan_changes({rid: row} if row else {}, previous, known, index.vectors.ids(), self.seeder.chunker,
+                               scope={rid})
         vectors = self.seeder.embedder.embed_passages([c.text for c, _ in plan.embed]) if plan.embed else None
         apply_plan(index, plan, vectors, self.fault)
 

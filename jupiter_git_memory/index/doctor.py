@@ -20,6 +20,7 @@ from .catalog import Catalog, RecordRow
 from .handle import collection_name, location_for
 from .store import workspace_dir, workspace_lock
 from .vectors import _client, reset_clients
+from .views import worktree_view
 from .workspace import Workspace, find_workspace
 
 SHOWN_IDS = 20  # ids listed per problem; the count is always exact
@@ -116,18 +117,21 @@ def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordR
 
 def diagnose(repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None,
              workspace: Workspace | None = None) -> Diagnosis:
-    """Read catalog, Chroma and files under the shared lock and list every disagreement."""
+    """Read catalog, Chroma and files under the shared lock and list every disagreement, for the view of
+    the worktree `repo` (what recall there answers from) plus the store-wide vector/chunk invariants."""
     ws = workspace or find_workspace(repo)
     settings = settings or load_settings(ws.root)
     wsdir = workspace_dir(ws.id, root)
     with workspace_lock(wsdir, exclusive=False):
         reset_clients(location_for(wsdir, settings.chroma_url))  # see what other processes wrote
         never = not (wsdir / "catalog.sqlite").exists()
-        cat = Catalog(wsdir / "catalog.sqlite")
+        cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.root))
         try:
             records = cat.records()
             chunks = cat.chunks()
-            stored = cat.get_meta("identity")
+            stored = cat.stored_chunk_ids()
+            unused = cat.unreferenced_chunks()
+            ident = cat.get_meta("identity")
         finally:
             cat.close()
         col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection_name(ws.id))
@@ -135,46 +139,44 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, r
     if never:
         problems.append(Problem("never-seeded", f"workspace {ws.id} has no index yet", "run `jgm seed`"))
     identity_mismatch = False
-    if col_meta is not None and stored:
-        cat_hash = identity_hash(json.loads(stored))
+    if col_meta is not None and ident:
+        cat_hash = identity_hash(json.loads(ident))
         if col_meta.get("jgm_identity") != cat_hash:
             identity_mismatch = True
             problems.append(Problem("identity-mismatch", f"the catalog's vector identity {cat_hash} differs from "
                                     f"the collection's {col_meta.get('jgm_identity')}",
                                     "run `jgm doctor --repair` (re-embeds everything) or `jgm seed --rebuild`"))
-    elif col_meta is None and chunks:
+    elif col_meta is None and stored:
         problems.append(Problem("collection-missing", f"the Chroma collection is missing but the catalog lists "
-                                f"{len(chunks)} chunks", REPAIR))
+                                f"{len(stored)} chunks", REPAIR))
     vector_ids = set(metas or {})
-    orphans = sorted(vector_ids - set(chunks))
+    orphans = sorted(vector_ids - stored)
     if orphans:
         problems.append(Problem("orphan-vectors", f"{len(orphans)} vectors in Chroma have no catalog chunk", REPAIR,
                                 orphans))
-    missing = sorted(cid for cid, c in chunks.items() if cid not in vector_ids and c.record_id in records)
+    missing = sorted(cid for cid in chunks if cid not in vector_ids)
     if missing and col_meta is not None:
         problems.append(Problem("missing-vectors", f"{len(missing)} catalog chunks have no vector in Chroma", REPAIR,
                                 missing))
-    dangling = sorted(cid for cid, c in chunks.items() if c.record_id not in records)
-    if dangling:
-        problems.append(Problem("chunks-without-record", f"{len(dangling)} catalog chunks belong to no record",
-                                REPAIR, dangling))
+    if unused:
+        problems.append(Problem("chunks-without-record", f"{len(unused)} catalog chunks belong to no record",
+                                REPAIR, unused))
     with_chunks = {c.record_id for c in chunks.values()}
     bare = sorted(rid for rid in records if rid not in with_chunks)
     if bare:
         problems.append(Problem("records-without-chunks", f"{len(bare)} records have no chunks", REPAIR, bare))
-    wrong = sorted(cid for cid, c in chunks.items() if cid in vector_ids and c.record_id in records
-                   and _meta_disagrees(metas[cid], records[c.record_id], c.record_id))
+    wrong = sorted(cid for cid, c in chunks.items() if cid in vector_ids and _meta_disagrees(metas[cid], c.record_id))
     if wrong:
-        problems.append(Problem("metadata-mismatch", f"{len(wrong)} vectors carry record_id/kind/status that "
-                                "disagree with the catalog", REPAIR, wrong))
+        problems.append(Problem("metadata-mismatch", f"{len(wrong)} vectors carry a record_id that disagrees with "
+                                "the catalog", REPAIR, wrong))
     file_problems, n_files = _file_problems(ws, settings, records)
     problems += file_problems
     counts = {"records": len(records), "chunks": len(chunks), "vectors": len(vector_ids), "files": n_files}
     return Diagnosis(ws.id, problems, counts, identity_mismatch)
 
 
-def _meta_disagrees(meta: dict, row: RecordRow, record_id: str) -> bool:
-    return (meta.get("record_id"), meta.get("kind"), meta.get("status")) != (record_id, row.kind, row.effective)
+def _meta_disagrees(meta: dict, record_id: str) -> bool:
+    return meta.get("record_id") != record_id
 
 
 def repair(repo: Path | str | None = None, root: Path | None = None, lock_timeout: float | None = None) -> dict:
@@ -195,16 +197,14 @@ def repair(repo: Path | str | None = None, root: Path | None = None, lock_timeou
         index = seeder.open()
         try:
             records, chunks = index.catalog.records(), index.catalog.chunks()
+            dangling = index.catalog.unreferenced_chunks()
             _, metas = _chroma_state(index.vectors.location, index.vectors.name)
             metas = metas or {}
-            dangling = sorted(cid for cid, c in chunks.items() if c.record_id not in records)
-            live = {cid: c for cid, c in chunks.items() if c.record_id in records}
             plan = WritePlan(catalog=CatalogChanges(delete_chunks=dangling))
-            plan.delete_vectors = sorted(set(metas) - set(live))
-            for cid, c in sorted(live.items()):
-                row = records[c.record_id]
-                if cid in metas and _meta_disagrees(metas[cid], row, c.record_id):
-                    plan.update_meta.append((cid, chunk_meta(row, c.ordinal)))
+            plan.delete_vectors = sorted(set(metas) - index.catalog.stored_chunk_ids())
+            for cid, c in sorted(chunks.items()):
+                if cid in metas and c.record_id in records and _meta_disagrees(metas[cid], c.record_id):
+                    plan.update_meta.append((cid, chunk_meta(records[c.record_id], c.ordinal)))
             if not plan.empty():
                 apply_plan(index, plan, None)
             done.update(deleted_orphan_vectors=len(plan.delete_vectors), metadata_fixed=len(plan.update_meta),

@@ -10,6 +10,7 @@ from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from .catalog import Catalog
 from .store import workspace_dir
+from .views import worktree_view
 from .vectors import IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
 from .workspace import Workspace
 
@@ -43,12 +44,13 @@ def location_for(wsdir: Path, chroma_url: str | None) -> str:
 
 
 def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
-               root: Path | None = None) -> Index:
+               root: Path | None = None, view: str | None = None) -> Index:
     """Open (creating on first use) under the workspace lock. Chroma is reopened if another process wrote
     since this process last saw the index. `rebuild` drops the vectors and chunk rows first; callers hold
-    the write lock for that. A different stored identity raises IdentityMismatch."""
+    the write lock for that. A different stored identity raises IdentityMismatch. The catalog reads through
+    `view` (default: the view of the worktree `ws.root`)."""
     wsdir = workspace_dir(ws.id, root)
-    catalog = Catalog(wsdir / "catalog.sqlite")
+    catalog = Catalog(wsdir / "catalog.sqlite", view or worktree_view(ws.root))
     loc = location_for(wsdir, chroma_url)
     name = collection_name(ws.id)
     try:
@@ -58,7 +60,7 @@ def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, reb
             catalog.clear_chunks()
         refresh_if_stale(loc, catalog.generation())
         stored = catalog.get_meta("identity")
-        if stored and json.loads(stored) != identity and catalog.chunk_ids():
+        if stored and json.loads(stored) != identity and catalog.stored_chunk_ids():
             raise IdentityMismatch(json.loads(stored), identity)
         vectors = VectorIndex(loc, name, identity)
         catalog.set_meta("identity", json.dumps(identity, sort_keys=True))

@@ -157,25 +157,11 @@ class VectorIndex:
         for i in range(0, len(ids), 1000):
             self.col.delete(ids=ids[i : i + 1000])
 
-    def query(self, vector: np.ndarray, n: int, where: dict | None) -> list[tuple[str, float, dict]]:
-        """[(chunk_id, cosine similarity, metadata)] best first.
-
-        A `where` filter makes local Chroma's search ~6x slower (44 vs 7 ms at 25k chunks, measured by
-        bench/run.py; fact-bench-chroma-filtered-query), so the filter is first applied here to an unfiltered
-        search of OVERFETCH x n; when enough pass, they are the filtered top n. Otherwise Chroma filters."""
-        n = max(n, 1)  # Chroma >= 1.0 returns fewer than n_results when the collection is smaller
-        match = _matcher(where) if where else None
-        if match is not None:
-            fetch = n * OVERFETCH
-            got = self._query(vector, fetch, None)
-            kept = [h for h in got if match(h[2])]
-            if len(kept) >= n or len(got) < fetch:  # enough, or every vector was seen
-                return kept[:n]
-        return self._query(vector, n, where)
-
-    def _query(self, vector: np.ndarray, n: int, where: dict | None) -> list[tuple[str, float, dict]]:
-        res = self.col.query(query_embeddings=[vector], n_results=n, where=where or None,
-                             include=["distances", "metadatas"])
+    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float, dict]]:
+        """[(chunk_id, cosine similarity, metadata)] best first, unfiltered: which chunks count depends on the
+        view asking, so callers filter (recall.view_query; a `where` filter was ~6x slower locally anyway,
+        fact-bench-chroma-filtered-query)."""
+        res = self.col.query(query_embeddings=[vector], n_results=max(n, 1), include=["distances", "metadatas"])
         return [(i, 1.0 - float(d), m) for i, d, m in zip(res["ids"][0], res["distances"][0], res["metadatas"][0])]
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
@@ -184,32 +170,3 @@ class VectorIndex:
         res = self.col.get(ids=ids, include=["embeddings"])
         return {i: np.asarray(e, dtype=np.float32) for i, e in zip(res["ids"], res["embeddings"])}
 
-
-OVERFETCH = 4
-
-
-def _matcher(where: dict):
-    """A predicate on chunk metadata for the Chroma `where` subset we use ($and/$or, $in/$nin/$eq/$ne, bare
-    values), or None for anything else (then Chroma evaluates it)."""
-    if len(where) != 1:
-        return None
-    (key, cond), = where.items()
-    if key in ("$and", "$or"):
-        parts = [_matcher(c) for c in cond] if isinstance(cond, list) and cond else [None]
-        if any(p is None for p in parts):
-            return None
-        agg = all if key == "$and" else any
-        return lambda m: agg(p(m) for p in parts)
-    if key.startswith("$"):
-        return None
-    if not isinstance(cond, dict):
-        return lambda m: m.get(key) == cond
-    if len(cond) != 1:
-        return None
-    (op, val), = cond.items()
-    tests = {"$in": lambda v: v in val, "$nin": lambda v: v not in val, "$eq": lambda v: v == val,
-             "$ne": lambda v: v != val}
-    if op not in tests or (op in ("$in", "$nin") and not isinstance(val, list)):
-        return None
-    test = tests[op]
-    return lambda m: key in m and test(m[key])

@@ -1,14 +1,13 @@
 """The one write path into the index. Seeding, candidates and repair all hand it a WritePlan.
 
-Order matters for crash safety: vectors are written first and the catalog last, in one transaction.
-The next seed diffs against Chroma's actual ids, so a crash at any point leaves at worst orphan vectors
-or missing ones, which that seed deletes or re-embeds.
+Order matters for crash safety: vectors are written first and the catalog next, in one transaction; the
+vectors of chunks that no view holds any more (found by that transaction) are deleted last. The next seed
+diffs against Chroma's actual ids, so a crash at any point leaves at worst orphan vectors or missing ones,
+which that seed deletes or re-embeds.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -16,10 +15,6 @@ import numpy as np
 from .catalog import CatalogChanges, ChunkRow
 from .handle import Index
 from .vectors import mark_current
-
-
-def meta_hash(meta: dict) -> str:
-    return hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -49,5 +44,9 @@ def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=
     if fault:
         fault("before-catalog")
     generation = index.catalog.apply(plan.catalog)
+    if plan.catalog.dead_chunks:
+        if fault:
+            fault("before-gc")
+        index.vectors.delete(plan.catalog.dead_chunks)
     mark_current(index.vectors.location, generation)  # our own write: the cached client is current
     return generation

@@ -52,6 +52,8 @@ def explain_difference(old: dict, new: dict, changed_records: list[str]) -> list
     o, n = old["index"], new["index"]
     if o.get("identity") != n.get("identity"):
         why.append(f"different model identity ({o.get('identity')} → {n.get('identity')})")
+    if o.get("view") and o.get("view") != n.get("view"):
+        why.append(f"answered from another view ({o.get('view')} → {n.get('view')})")
     if o.get("commit") != n.get("commit"):
         why.append(f"new commit seeded ({(o.get('commit') or '')[:12]} → {(n.get('commit') or '')[:12]})")
     if o.get("dirty") != n.get("dirty"):

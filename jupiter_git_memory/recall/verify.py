@@ -6,12 +6,19 @@ from .receipts import explain_difference, get_receipt
 from .service import Recaller
 
 
-def verify_receipt(recaller: Recaller, receipt_id: str) -> dict:
+def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False) -> dict:
+    """Replay a receipt. An `--at` receipt replays on its commit; `on_commit` replays any recall receipt on
+    the commit its view stood on (a worktree receipt's uncommitted changes are not in Git, so cannot be)."""
     catalog = recaller.index().catalog
     old = get_receipt(catalog, receipt_id)
     if old is None:
         raise KeyError(f"no receipt {receipt_id!r} in workspace {recaller.workspace.id}")
     req = old.get("request") or {"type": "recall"}
+    at = old["index"].get("at") or (old["index"].get("commit") if on_commit else None)
+    if on_commit and not at:
+        raise ValueError(f"receipt {receipt_id} names no commit to replay on (the repository had none)")
+    if at and req["type"] != "recall":
+        raise ValueError(f"receipt {receipt_id} is a {req['type']} receipt: only recall receipts replay on a commit")
     if req["type"] == "task":
         from .task import recall_task
 
@@ -24,8 +31,10 @@ def verify_receipt(recaller: Recaller, receipt_id: str) -> dict:
     else:
         f = old.get("filters", {})
         new = recaller.recall(old["query"], k=old["k"], kinds=f.get("kinds") or None,
-                              statuses=f.get("statuses") or None, mode=old.get("mode"), store=False).receipt
-    current = catalog.records_by_ids(old.get("record_hashes", {}).keys())
+                              statuses=f.get("statuses") or None, mode=old.get("mode"), store=False, at=at).receipt
+    catalog = recaller.index().catalog  # the recall may have refreshed the index
+    with catalog.viewing(new["index"]["view"]):
+        current = catalog.records_by_ids(old.get("record_hashes", {}).keys())
     changed = sorted(rid for rid, h in old.get("record_hashes", {}).items()
                      if rid not in current or current[rid].content_hash != h)
     same = new["ids"] == old["ids"]

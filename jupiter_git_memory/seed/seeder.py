@@ -6,6 +6,7 @@ and Git commit lookups cover only commits since the last seed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -19,6 +20,7 @@ from ..embedding.registry import load_embedder
 from ..index.catalog import RecordRow
 from ..index.handle import Index, open_index, vector_identity
 from ..index.store import workspace_dir, workspace_lock
+from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
 from ..lifecycle.resolve import resolve
@@ -44,6 +46,7 @@ class SeedReport(SeedCounts):
     chunks: int = 0
     seconds: float = 0.0
     generation: int = 0
+    view: str | None = None
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -57,13 +60,27 @@ def _file_row(r: Record, effective: str, commit: str | None, dirty: bool, error:
                      r.to_dict(), error)
 
 
+def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str, RecordRow]:
+    """`previous` plus the stored parse of every file whose bytes some view already holds (at its path here),
+    so a new worktree or `--at` view parses only bytes no view has seen."""
+    have = {(r.path, r.content_hash) for r in previous.values() if r.origin == "file" and not r.error}
+    digests = {hashlib.sha256(f.data).hexdigest(): f.path for f in files if f.data is not None}
+    out = dict(previous)
+    for h, (rid, data) in cat.parsed_by_hash([h for h, p in digests.items() if (p, h) not in have]).items():
+        path = digests[h]
+        out[f"stored:{path}"] = RecordRow(rid, path, data.get("kind", ""), data.get("status", ""), "", "", h, None,
+                                          False, "file", {**data, "path": path})
+    return out
+
+
 class Seeder:
     """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
 
-    def __init__(self, repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None):
+    def __init__(self, repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None,
+                 embedder=None):
         self.workspace: Workspace = find_workspace(repo)
         self.settings = settings or load_settings(self.workspace.root)
-        self.embedder = load_embedder(self.settings.model)
+        self.embedder = embedder or load_embedder(self.settings.model)
         self.identity = vector_identity(self.embedder.spec)
         self.root = root
         self.wsdir = workspace_dir(self.workspace.id, root)
@@ -71,44 +88,55 @@ class Seeder:
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
 
-    def open(self, rebuild: bool = False) -> Index:
-        return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root)
+    def open(self, rebuild: bool = False, view: str | None = None) -> Index:
+        return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root,
+                          view=view)
 
     def seed(self, rev: str | None = None, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
              fault: Callable[[str], None] | None = None, lock_timeout: float | None = None) -> SeedReport:
+        """Seed this worktree's view, or with `rev` the `--at` view of that commit (read from Git objects).
+        Either way only chunks no view has embedded yet are embedded, and no other view changes."""
         t0 = time.perf_counter()
-        with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
-            index = self.open(rebuild=rebuild)  # reopens Chroma if another process wrote since we last did
+        commit = None
+        if rev:
             try:
-                report = self._seed_locked(index, rev, progress, fault)
+                commit = resolve_commit(self.workspace.root, rev)
+            except ValueError:
+                raise ValueError(f"--rev {rev!r} is not a commit in {self.workspace.root}") from None
+        view = at_view(commit) if commit else worktree_view(self.workspace.root)
+        with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
+            index = self.open(rebuild=rebuild, view=view)  # reopens Chroma if another process wrote since
+            try:
+                report = self._seed_locked(index, rev and commit, progress, fault)
             finally:
                 index.close()
-        report.seconds = round(time.perf_counter() - t0, 3)
+        report.seconds, report.rev = round(time.perf_counter() - t0, 3), rev
         return report
 
     def _seed_locked(self, index: Index, rev, progress, fault) -> SeedReport:
         root, settings, cat = self.workspace.root, self.settings, index.catalog
-        head = sources.head_commit(root)
-        commit = head
+        stamp = "" if rev else fingerprint(root)  # before reading: a change while seeding refreshes again
         ignored: list[dict] = []
         if rev:
             files, read_issues = sources.read_rev(root, rev, settings, ignored)
-            commit = sources.git(root, "rev-parse", f"{rev}^{{commit}}").decode().strip()
+            commit: str | None = rev
             dirty_set: set[str] = set()
         else:
+            commit = sources.head_commit(root)
             files, read_issues = sources.read_worktree(root, settings, ignored)
-            dirty_set = sources.dirty_paths(root, settings) if head else {f.path for f in files}
+            dirty_set = sources.dirty_paths(root, settings) if commit else {f.path for f in files}
         previous = cat.records()
         parse_key = options_key(settings)
-        got = collect(files, previous, settings.adapter_options(), reuse=cat.get_meta("parse_options") == parse_key)
+        got = collect(files, _with_stored_parses(cat, files, previous), settings.adapter_options(),
+                      reuse=cat.get_meta("parse_options") == parse_key)
         issues, skipped, failed = read_issues + got.issues, got.skipped, got.failed
         for i in read_issues:
             failed.setdefault(i.path, i.render())
         resolution = resolve(got.records)
         inv, inv_issues = inventory(settings.roots, files, got, ignored,
                                     {r.path for r in resolution.records.values()}, resolution.rejected_paths)
-        # last-commit per path: incremental from the last seeded commit when it is an ancestor
-        commits = self._commits(cat, root, commit, previous,
+        view_row = cat.get_view() or {}
+        commits = self._commits(view_row.get("commits_at") or "", root, commit, previous,
                                 {r.path for r in resolution.records.values()} - dirty_set)
         issues += resolution.issues + inv_issues
         for i in resolution.issues:
@@ -127,29 +155,37 @@ class Seeder:
         for prev in previous.values():  # candidates live in the store; seeding keeps them
             if prev.origin != "file":
                 desired.setdefault(prev.id, prev)
-        mark_promotions(desired)  # a merged record file that claims a candidate promotes it
-        plan, counts = plan_changes(desired, previous, cat.chunks(), index.vectors.ids(), self.chunker)
+        if not rev:
+            mark_promotions(desired)  # a merged record file that claims a candidate promotes it
+        known = cat.version_chunks({(rid, r.content_hash) for rid, r in desired.items()})
+        plan, counts = plan_changes(desired, previous, known, index.vectors.ids(), self.chunker,
+                                    stored_chunks=cat.stored_chunk_ids())
         texts = [c.text for c, _ in plan.embed]
         vectors = self._embed(texts, progress)
-        meta = {"last_seeded_commit": commit or "", "dirty": json.dumps(bool(dirty_set)),
-                "last_seed_at": str(time.time()), "settings_source": settings.source or "",
-                "global": "true" if settings.global_workspace else "false", "parse_options": parse_key}
-        meta["commits_at"] = "" if rev else (commit or "")  # a --rev seed invalidates the incremental lookup
-        plan.catalog.meta.update(meta)
+        plan.catalog.view = {"kind": "at" if rev else "worktree", "root": str(root.resolve()), "rev": rev,
+                             "commit_sha": commit, "dirty": int(bool(dirty_set)), "fingerprint": stamp,
+                             "commits_at": commit or ""}
+        plan.catalog.drop_views = stale_views(cat.views(), settings.at_views, cat.view)
+        plan.catalog.meta["parse_options"] = parse_key
+        if not rev:  # the workspace summary (`jgm workspaces`) follows the last worktree seed
+            plan.catalog.meta.update({"last_seeded_commit": commit or "", "dirty": json.dumps(bool(dirty_set)),
+                                      "last_seed_at": str(time.time()), "settings_source": settings.source or "",
+                                      "global": "true" if settings.global_workspace else "false"})
         gen = apply_plan(index, plan, vectors, fault)
+        counts.deleted_vectors += len(plan.catalog.dead_chunks)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
         return SeedReport(**asdict(counts), workspace=self.workspace.id, commit=commit, dirty=bool(dirty_set), rev=rev,
                           errors=errors, warnings=warnings, skipped=skipped + ignored, inventory=inv, records=len(desired),
-                          chunks=len(cat.chunk_ids()), generation=gen)
+                          chunks=len(cat.chunk_ids()), generation=gen, view=cat.view)
 
-    def _commits(self, cat, root: Path, commit: str | None, previous: dict[str, RecordRow],
+    def _commits(self, since: str, root: Path, commit: str | None, previous: dict[str, RecordRow],
                  committed_paths: set[str]) -> dict[str, str]:
-        """path -> last commit; incremental from the last seeded commit, full when a committed path is unknown."""
+        """path -> last commit; incremental from the commit this view was last built at, full when a
+        committed path is unknown."""
         if not commit:
             return {}
         known = {r.path: r.commit_sha for r in previous.values() if r.origin == "file" and r.commit_sha}
-        since = cat.get_meta("commits_at")
         if since and known and since != commit and sources.is_ancestor(root, since, commit):
             known.update(sources.last_commits(root, commit, self.settings, since=since))
         elif not (since == commit and known):

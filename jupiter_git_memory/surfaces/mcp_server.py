@@ -59,12 +59,14 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
                k: Annotated[int, Field(ge=1, le=50)] = 5,
                kinds: Annotated[list[Kind], Field(description="Only these kinds.")] = [],  # noqa: B006
                statuses: Annotated[list[Status], Field(description="Replace the default statuses.")] = [],  # noqa: B006
+               at: Annotated[str | None, Field(max_length=200, description="Answer as of this commit, tag or branch.")] = None,
                ) -> dict[str, Any]:
         """Recall records for a question under the memory contract (no-match floor, status weights; superseded,
-        invalidated and candidate records are excluded unless asked for). Returns evidence plus a receipt id."""
+        invalidated and candidate records are excluded unless asked for). With `at`, the records and their
+        lifecycle as of that commit. Returns evidence plus a receipt id."""
         try:
             with handle.reading() as recaller:
-                res = recaller.recall(query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None)
+                res = recaller.recall(query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None, at=at)
         except (ValueError, RecallError, NotSeeded) as e:
             raise _fail(e) from None
         return evidence(res.results, wsid, receipt_id=res.receipt["id"], floor=res.floor, warnings=res.warnings,

@@ -65,9 +65,11 @@ class WorkspaceHandle:
 
     @contextlib.contextmanager
     def catalog(self) -> Iterator[Catalog]:
-        """The current catalog, under the shared cross-process lock (a seed in progress is waited for)."""
+        """The current catalog, read through this worktree's view (refreshed first when its git state moved),
+        under the shared cross-process lock (a seed in progress is waited for)."""
         with self._lock:
             recaller = self.recaller()
+            recaller.prepare()
             with workspace_lock(recaller.wsdir, exclusive=False):
                 yield recaller.index().catalog
 

@@ -12,23 +12,35 @@ from pathlib import Path
 from typing import Any
 
 from ..index.store import store_root
+from ..index.views import worktree_view
 
 
 def _meta(db: sqlite3.Connection) -> dict[str, str]:
     return {k: v for k, v in db.execute("SELECT key, value FROM meta")}
 
 
-def describe(catalog_path: Path) -> dict[str, Any]:
-    """One workspace's summary; `error` set (and the rest best-effort) when its catalog is unreadable."""
+def _counts(db: sqlite3.Connection, view: str) -> tuple[dict[int, int], int]:
+    """({1: file records, 0: candidates}, views) as seen from `view`; a store not yet migrated has one view."""
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name='view_records'").fetchone():
+        return dict(db.execute("SELECT origin = 'file', COUNT(*) FROM records GROUP BY origin = 'file'").fetchall()), 1
+    counts = db.execute("SELECT origin = 'file', COUNT(*) FROM view_records WHERE view IN ('*', ?) "
+                        "GROUP BY origin = 'file'", (view,)).fetchall()
+    return dict(counts), db.execute("SELECT COUNT(*) FROM views").fetchone()[0]
+
+
+def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, Any]:
+    """One workspace's summary, its record count as the worktree `root` sees it (default: the worktree that
+    last opened the store); `error` set (and the rest best-effort) when its catalog is unreadable."""
     folder_id = catalog_path.parent.name
-    info: dict[str, Any] = {"id": folder_id, "name": None, "root": None, "records": 0, "candidates": 0,
+    info: dict[str, Any] = {"id": folder_id, "name": None, "root": None, "records": 0, "candidates": 0, "views": 0,
                             "last_seeded_commit": None, "last_seed_at": None, "dirty": False, "global": False,
                             "generation": 0, "root_exists": False, "error": None}
     try:
         db = sqlite3.connect(f"file:{catalog_path}?mode=ro", uri=True, timeout=10)
         try:
             meta = _meta(db)
-            counts = dict(db.execute("SELECT origin = 'file', COUNT(*) FROM records GROUP BY origin = 'file'").fetchall())
+            worktree = root or json.loads(meta.get("workspace") or "{}").get("root") or "?"
+            counts, views = _counts(db, worktree_view(worktree))
         finally:
             db.close()
     except sqlite3.Error as e:
@@ -42,6 +54,7 @@ def describe(catalog_path: Path) -> dict[str, Any]:
         last_seed_at=float(meta["last_seed_at"]) if meta.get("last_seed_at") else None,
         dirty=meta.get("dirty") == "true", generation=int(meta.get("generation") or 0))
     info["global"] = meta.get("global") == "true"
+    info["views"] = views
     info["root_exists"] = bool(info["root"]) and Path(info["root"]).is_dir()
     return info
 

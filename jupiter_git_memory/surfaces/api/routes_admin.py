@@ -34,7 +34,7 @@ def health() -> Health:
 def _info(state: ApiState, wsid: str) -> dict[str, Any]:
     h = state.handles[wsid]
     path = workspace_dir(wsid, state.root) / "catalog.sqlite"
-    info = describe(path) if path.is_file() else {"id": wsid, "records": 0, "candidates": 0, "last_seeded_commit": None}
+    info = describe(path, h.workspace.root) if path.is_file() else {"id": wsid, "records": 0, "candidates": 0, "last_seeded_commit": None}
     info.update(id=wsid, name=h.workspace.name, root=str(h.workspace.root))
     return info
 
@@ -72,7 +72,7 @@ def receipt(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
 
 @scoped.post("/receipts/{receipt_id}/verify", summary="Re-run a receipt's request: same ids or not, and why",
              responses={503: {"description": "Model or index unavailable"}})
-def verify(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
+def verify(receipt_id: ReceiptId, scope: Scope, on_commit: bool = False) -> dict[str, Any]:
     from ...recall.receipts import get_receipt
     from ...recall.verify import verify_receipt
 
@@ -81,4 +81,7 @@ def verify(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
             known = get_receipt(cat, receipt_id) is not None
         if not known:
             raise ApiError(404, "memory/not-found", f"no receipt {receipt_id!r} in workspace {scope.id}")
-        return verify_receipt(recaller, receipt_id)
+        try:
+            return verify_receipt(recaller, receipt_id, on_commit=on_commit)
+        except ValueError as e:
+            raise ApiError(400, "request/bad-request", str(e)) from None

@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from ...index.views import UnknownRevision
 from ...recall.service import RecallError
 from .deps import Scope
 from .errors import COMMON_RESPONSES, ApiError
@@ -22,7 +23,9 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
     with scope.reading() as recaller:
         try:
             res = recaller.recall(body.query, k=body.k, kinds=list(body.kinds) or None,
-                                  statuses=list(body.statuses) or None, mode=body.mode)
+                                  statuses=list(body.statuses) or None, mode=body.mode, at=body.at)
+        except UnknownRevision as e:
+            raise ApiError(404, "revision/not-found", str(e)) from None
         except ValueError as e:
             raise ApiError(400, "request/bad-request", str(e)) from None
     return dict(res.to_json(), workspace=scope.id)

@@ -31,6 +31,8 @@ class RecallRequest(Strict):
     statuses: list[Status] = Field(default_factory=list, max_length=len(ALL_EFFECTIVE),
                                    description="Replace the default statuses (accepted, verified, unverified).")
     mode: Literal["hybrid", "dense", "lexical"] | None = None
+    at: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[^\s-][^\s]*$",
+                           description="Answer as of this commit, tag or branch (records and lifecycle then).")
 
     _q = field_validator("query")(_not_blank)
 

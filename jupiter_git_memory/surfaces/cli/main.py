@@ -91,14 +91,15 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
            kind: list[str] = typer.Option([], "--kind", help="Only these kinds (repeatable)."),
            status: list[str] = typer.Option([], "--status", help="Replace the default statuses (repeatable)."),
            mode: Optional[str] = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
+           at: Optional[str] = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
            as_json: bool = JsonOpt):
-    """Recall records for a question under the memory contract."""
+    """Recall records for a question under the memory contract (as of a commit with --at)."""
     from ...recall.service import NotSeeded, RecallError, Recaller
 
     if mode not in (None, "hybrid", "dense", "lexical"):
         fail(f"--mode must be hybrid, dense or lexical, not {mode!r}", 2, as_json, "bad-request")
     try:
-        res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode)
+        res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode, at=at)
     except NotARepo as e:
         empty_exit("no-workspace", no_workspace_message(e), as_json)
     except NotSeeded as e:
@@ -119,7 +120,8 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
         out.print(f"   {r['path'] or r['origin']}{'@' + r['commit'][:10] if r.get('commit') else ''}"
                   f"{' (uncommitted changes)' if r.get('dirty') else ''}", markup=False)
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
-    out.print(f"[dim]receipt {res.receipt['id']} · floor {res.floor} ({res.floor_source})[/]", markup=True)
+    view = f" · as of {res.receipt['index']['at'][:12]}" if res.receipt["index"].get("at") else ""
+    out.print(f"[dim]receipt {res.receipt['id']} · floor {res.floor} ({res.floor_source}){view}[/]", markup=True)
 
 
 @app.command()

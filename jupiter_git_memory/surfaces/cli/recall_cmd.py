@@ -107,14 +107,19 @@ def receipt_show(receipt_id: str, repo: Optional[Path] = RepoOpt, as_json: bool 
 
 
 @receipt_app.command("verify")
-def receipt_verify(receipt_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = typer.Option(False, "--json")):
-    """Run the receipt's request again: same ids or not, and why. Exit 1 when they differ."""
+def receipt_verify(receipt_id: str, repo: Optional[Path] = RepoOpt,
+                   on_commit: bool = typer.Option(False, "--on-commit", help="Replay on the receipt's commit."),
+                   as_json: bool = typer.Option(False, "--json")):
+    """Run the receipt's request again: same ids or not, and why. Exit 1 when they differ. An `--at`
+    receipt replays on its commit; `--on-commit` replays any recall receipt on the commit it stood on."""
     from ...recall.verify import verify_receipt
 
     try:
-        res = verify_receipt(_recaller(repo, as_json), receipt_id)
+        res = verify_receipt(_recaller(repo, as_json), receipt_id, on_commit=on_commit)
     except KeyError as e:
         fail(str(e.args[0]), 1, as_json, "memory/not-found")
+    except ValueError as e:
+        fail(str(e), 2, as_json, "bad-request")
     except RecallError as e:
         fail(str(e), 3, as_json, "retrieval-failed")
     if as_json:

@@ -1,0 +1,121 @@
+"""Catalog schema versions and the migrations between them (`PRAGMA user_version`).
+
+Version 1 (stores made before views): one `records` row per record id and one `chunks` row per chunk, so
+whichever worktree seeded last decided what every worktree saw. Version 2 splits that into shared
+content and per-checkout views (dec-views-over-shared-vectors):
+
+- `contents` (record id, content hash) -> the parsed record, shared by every view that holds those bytes;
+- `chunk_store` chunk id -> text (content-addressed: `record_id#sha(text)`), one vector each in Chroma;
+- `version_chunks` which chunks make up one (record id, content hash);
+- `views` one per worktree (`wt:<root>`) and per `--at` commit (`at:<sha>`), and `view_records`
+  (view, record id, content hash, effective status, path, commit, dirty, error): the view itself.
+  Candidates live in the shared view `*`, seen from every view.
+
+A migration never re-embeds: chunk ids and vectors are kept as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+SCHEMA_VERSION = 2
+SHARED_VIEW = "*"
+
+SCHEMA_V2 = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS contents (
+  id TEXT NOT NULL, content_hash TEXT NOT NULL, kind TEXT NOT NULL, status TEXT NOT NULL, title TEXT NOT NULL,
+  data TEXT NOT NULL, PRIMARY KEY (id, content_hash)
+);
+CREATE INDEX IF NOT EXISTS contents_hash ON contents(content_hash);
+CREATE TABLE IF NOT EXISTS views (
+  name TEXT PRIMARY KEY, kind TEXT NOT NULL, root TEXT, rev TEXT, commit_sha TEXT, dirty INTEGER NOT NULL DEFAULT 0,
+  fingerprint TEXT NOT NULL DEFAULT '', commits_at TEXT NOT NULL DEFAULT '', built_at REAL NOT NULL,
+  used_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS view_records (
+  view TEXT NOT NULL, id TEXT NOT NULL, content_hash TEXT NOT NULL, effective TEXT NOT NULL, path TEXT,
+  commit_sha TEXT, dirty INTEGER NOT NULL DEFAULT 0, origin TEXT NOT NULL DEFAULT 'file', error TEXT,
+  updated_at REAL NOT NULL, PRIMARY KEY (view, id)
+);
+CREATE INDEX IF NOT EXISTS view_records_version ON view_records(id, content_hash);
+CREATE TABLE IF NOT EXISTS chunk_store (
+  id TEXT PRIMARY KEY, record_id TEXT NOT NULL, text_hash TEXT NOT NULL, text TEXT NOT NULL, body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS version_chunks (
+  record_id TEXT NOT NULL, content_hash TEXT NOT NULL, ordinal INTEGER NOT NULL, chunk_id TEXT NOT NULL,
+  PRIMARY KEY (record_id, content_hash, ordinal)
+);
+CREATE INDEX IF NOT EXISTS version_chunks_chunk ON version_chunks(chunk_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(chunk_id UNINDEXED, record_id UNINDEXED, title, body,
+  tokenize = 'porter unicode61');
+CREATE TABLE IF NOT EXISTS receipts (id TEXT PRIMARY KEY, created_at REAL NOT NULL, data TEXT NOT NULL);
+"""
+
+# Per connection: `records` and `chunks` read as before, but only what the connection's current view holds
+# (plus the shared candidates), so code written against one index keeps working against a view.
+VIEW_SQL = """
+CREATE TEMP TABLE IF NOT EXISTS current_view (name TEXT);
+CREATE TEMP VIEW IF NOT EXISTS records AS
+  SELECT v.id AS id, v.path AS path, c.kind AS kind, c.status AS status, v.effective AS effective,
+         c.title AS title, v.content_hash AS content_hash, v.commit_sha AS commit_sha, v.dirty AS dirty,
+         v.origin AS origin, c.data AS data, v.error AS error, v.updated_at AS updated_at
+  FROM view_records v JOIN contents c ON c.id = v.id AND c.content_hash = v.content_hash
+  WHERE v.view IN ('*', (SELECT name FROM current_view));
+CREATE TEMP VIEW IF NOT EXISTS chunks AS
+  SELECT s.id AS id, s.record_id AS record_id, vc.ordinal AS ordinal, s.text_hash AS text_hash,
+         s.text AS text, s.body AS body, vc.content_hash AS content_hash
+  FROM records r JOIN version_chunks vc ON vc.record_id = r.id AND vc.content_hash = r.content_hash
+  JOIN chunk_store s ON s.id = vc.chunk_id;
+"""
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+
+
+def migrate(db: sqlite3.Connection) -> int:
+    """Bring the catalog on `db` to SCHEMA_VERSION; returns the version it found (0 for a new file)."""
+    found = db.execute("PRAGMA user_version").fetchone()[0]
+    if found >= SCHEMA_VERSION:
+        return found
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        found = db.execute("PRAGMA user_version").fetchone()[0]  # another process may have just migrated
+        if found < SCHEMA_VERSION:
+            legacy = "records" in _tables(db)
+            if legacy:
+                db.execute("ALTER TABLE records RENAME TO records_v1")
+                db.execute("ALTER TABLE chunks RENAME TO chunks_v1")
+            for stmt in filter(str.strip, SCHEMA_V2.split(";\n")):  # executescript would COMMIT
+                db.execute(stmt)
+            if legacy:
+                _from_v1(db)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return found
+
+
+def _from_v1(db: sqlite3.Connection) -> None:
+    """v1 -> v2: the single index becomes the view of the worktree that last opened it (its fingerprint left
+    empty, so the first read there refreshes it); candidates go to the shared view; chunks keep their ids."""
+    meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    root = json.loads(meta.get("workspace") or "{}").get("root") or "?"
+    name = f"wt:{root}"
+    now = float(meta.get("last_seed_at") or 0) or 0.0
+    db.execute("INSERT OR REPLACE INTO views(name, kind, root, rev, commit_sha, dirty, fingerprint, commits_at, "
+               "built_at, used_at) VALUES(?, 'worktree', ?, NULL, ?, ?, '', ?, ?, ?)",
+               (name, root, meta.get("last_seeded_commit") or None, int(meta.get("dirty") == "true"),
+                meta.get("commits_at") or "", now, now))
+    db.execute("INSERT OR IGNORE INTO contents SELECT id, content_hash, kind, status, title, data FROM records_v1")
+    db.execute("INSERT INTO view_records SELECT CASE origin WHEN 'file' THEN ? ELSE ? END, id, content_hash, "
+               "effective, path, commit_sha, dirty, origin, error, updated_at FROM records_v1", (name, SHARED_VIEW))
+    db.execute("INSERT OR IGNORE INTO chunk_store SELECT id, record_id, text_hash, text, body FROM chunks_v1")
+    db.execute("INSERT OR REPLACE INTO version_chunks SELECT c.record_id, r.content_hash, c.ordinal, c.id "
+               "FROM chunks_v1 c JOIN records_v1 r ON r.id = c.record_id")
+    db.execute("DROP TABLE records_v1")
+    db.execute("DROP TABLE chunks_v1")

@@ -1,0 +1,168 @@
+"""Views: each worktree answers from its own checkout, `--at` from a commit, and shared vectors stay shared.
+
+Real git worktrees and history, the real model and Chroma; no hook is installed, so freshness comes from
+the stale-view check on read.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jupiter_git_memory.index.doctor import diagnose
+from jupiter_git_memory.index.handle import open_index
+from jupiter_git_memory.recall.service import Recaller
+from jupiter_git_memory.seed.seeder import Seeder
+
+DB = "Which database stores the application's orders?"
+
+
+def ids(path, query=DB, **kw) -> list[str]:
+    r = Recaller(path)
+    try:
+        return [x["id"] for x in r.recall(query, **kw).results]
+    finally:
+        r.close()
+
+
+def test_two_worktrees_on_different_branches_recall_their_own_records(repo, tmp_path):
+    repo.record("a-rec", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
+    repo.record("shared", title="Release notes are written by hand", body="Every release gets hand-written notes.")
+    repo.commit()
+    Seeder(repo.path).seed()
+    repo.git("checkout", "-q", "-b", "feature")
+    (repo.path / "knowledge/a-rec.md").unlink()
+    repo.record("f-rec", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.")
+    repo.commit("feature: switch the orders database")
+    repo.git("checkout", "-q", "main")
+    wt = tmp_path / "wt"
+    repo.git("worktree", "add", "-q", str(wt), "feature")
+    report = Seeder(wt).seed()  # what the post-checkout hook runs in the new worktree
+    assert report.added == ["f-rec", "shared"] and report.embedded_chunks == 1  # `shared` reuses main's vector
+    assert "a-rec" in ids(repo.path) and "f-rec" not in ids(repo.path)  # seeding wt changed nothing in main
+    assert "f-rec" in ids(wt) and "a-rec" not in ids(wt)
+    for path in (repo.path, wt):
+        d = diagnose(path)
+        assert d.ok, [p.render() for p in d.problems]
+
+
+def test_removing_a_worktree_loses_nothing_another_uses(repo, tmp_path):
+    repo.record("kept", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
+    repo.commit()
+    main = Seeder(repo.path)
+    main.seed()
+    wt = tmp_path / "wt"
+    repo.git("worktree", "add", "-q", "-b", "side", str(wt))
+    (wt / "knowledge/only-side.md").write_text("---\nid: only-side\nkind: fact\nstatus: verified\n"
+                                               "title: Side branch uses a queue\n---\nThe side branch adds a queue.\n")
+    Seeder(wt).seed()
+    repo.git("worktree", "remove", "--force", str(wt))
+    r = main.seed()  # prunes the removed worktree's view
+    assert r.embedded_chunks == 0 and r.deleted_vectors == 1  # only-side's vector goes; kept's stays
+    assert ids(repo.path) == ["kept"]
+    d = diagnose(repo.path)
+    assert d.ok and d.counts["vectors"] == 1, [p.render() for p in d.problems]
+
+
+def test_at_before_a_supersede_returns_the_old_decision_in_force(repo):
+    repo.record("dec-old", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
+    repo.commit()
+    repo.git("tag", "v1.4")
+    repo.record("dec-new", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
+                supersedes="dec-old")
+    repo.commit("supersede")
+    Seeder(repo.path).seed()
+    assert ids(repo.path)[0] == "dec-new" and "dec-old" not in ids(repo.path)
+    r = Recaller(repo.path)
+    try:
+        then = r.recall(DB, at="v1.4")
+        got = {x["id"]: x["status"] for x in then.results}
+        assert got == {"dec-old": "accepted"}
+        assert then.receipt["index"]["at"] == repo.git("rev-parse", "v1.4").stdout.strip()
+        idx = open_index(r.workspace, r.identity)
+        try:
+            assert idx.vectors.count() == 2  # the commit's record was embedded once, for both views
+        finally:
+            idx.close()
+        # the worktree's own answer is unchanged by the `--at` view
+        assert [x["id"] for x in r.recall(DB).results][0] == "dec-new"
+        with pytest.raises(ValueError, match="'no-such-tag' is not a commit"):
+            r.recall(DB, at="no-such-tag")
+    finally:
+        r.close()
+
+
+def test_reset_hard_then_recall_answers_from_the_new_head(repo):
+    repo.record("dec-pg", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
+    first = repo.commit()
+    repo.record("dec-mongo", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
+                supersedes="dec-pg")
+    repo.commit()
+    Seeder(repo.path).seed()
+    assert ids(repo.path)[0] == "dec-mongo"
+    repo.git("reset", "-q", "--hard", "HEAD~1")  # no hook fires for a reset
+    r = Recaller(repo.path)
+    try:
+        res = r.recall(DB)
+        assert [x["id"] for x in res.results] == ["dec-pg"]
+        assert res.results[0]["status"] == "accepted"
+        assert res.receipt["index"]["commit"] == first and res.receipt["index"]["worktree"] == str(repo.path)
+    finally:
+        r.close()
+
+
+def test_a_store_made_before_views_migrates_without_reembedding(tmp_path, jgm_home):
+    """tests/fixtures/store-v1.tar.gz was made by the pre-views code (see tests/fixtures/v1_store.py)."""
+    import sqlite3
+    import sys
+    import tarfile
+    from pathlib import Path
+
+    from jupiter_git_memory.candidates.service import CandidateService
+
+    sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+    import v1_store
+
+    repo = tmp_path / "repo"
+    v1_store.make_repo(repo)
+    with tarfile.open(Path(__file__).parent / "fixtures/store-v1.tar.gz") as tar:
+        tar.extractall(jgm_home / "workspaces", filter="data")
+    (wsdir,) = (jgm_home / "workspaces").iterdir()
+    db = sqlite3.connect(wsdir / "catalog.sqlite")
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 0  # really a v1 store
+    (receipt_id,) = db.execute("SELECT id FROM receipts").fetchone()
+    db.close()
+    report = Seeder(repo).seed()
+    assert sorted(report.added) == sorted(r.split("/")[-1][:-3] for r in v1_store.RECORDS)
+    assert report.embedded_chunks == 0  # every vector of the old store is reused
+    got = Recaller(repo).recall("Which database stores the orders?")
+    assert [r["id"] for r in got.results][:1] == ["dec-orders-mongo"]
+    assert "dec-orders-postgres" not in [r["id"] for r in got.results]
+    assert [c["title"] for c in CandidateService(repo).list()] == [v1_store.CANDIDATE_TITLE]
+    r = Recaller(repo)
+    try:
+        from jupiter_git_memory.recall.receipts import get_receipt
+
+        assert get_receipt(r.index().catalog, receipt_id)["query"] == "Which database stores the orders?"
+    finally:
+        r.close()
+    d = diagnose(repo)
+    assert d.ok and d.counts["vectors"] == 4, [p.render() for p in d.problems]  # 3 records + the candidate
+
+
+def test_cli_recall_at_a_tag_and_its_receipt_replays_on_that_commit(repo):
+    import json
+
+    from reliability_helpers import jgm
+
+    repo.record("dec-old", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
+    repo.commit()
+    repo.git("tag", "v1")
+    repo.record("dec-new", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
+                supersedes="dec-old")
+    repo.commit()
+    Seeder(repo.path).seed()
+    p = jgm("recall", DB, "--at", "v1", "--json", cwd=repo.path)
+    got = json.loads(p.stdout)
+    assert [(r["id"], r["status"]) for r in got["results"]] == [("dec-old", "accepted")], p.stderr
+    v = jgm("receipt", "verify", got["receipt"]["id"], "--json", cwd=repo.path)
+    assert v.returncode == 0 and json.loads(v.stdout)["new_ids"] == ["dec-old"]
