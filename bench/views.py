@@ -33,11 +33,13 @@ def make_history(repo: Path, n: int, history: int, seed: int) -> list[str]:
     records = generate(repo, n, seed)
     git(repo, "tag", "v0", "HEAD~2")  # 500 records, before any edit
     git(repo, "config", "commit.gpgsign", "false")
+    (repo / "jgm.toml").write_text(f"at_views = {history + 10}\n")  # committed: worktrees read it too
+    git(repo, "add", "jgm.toml")
+    git(repo, "commit", "-q", "-m", "keep every --at view of the benchmark")
     commits = []
     for i in range(history):
         change_records(repo, records, 5, seed=1000 + i)
         commits.append(git(repo, "rev-parse", "HEAD").strip())
-    (repo / "jgm.toml").write_text(f"at_views = {history + 10}\n")
     return commits
 
 
@@ -57,7 +59,8 @@ def main() -> None:
     from jupiter_git_memory.recall.service import Recaller
     from jupiter_git_memory.seed.seeder import Seeder
 
-    out: dict = {"records": args.records, "history_commits": args.history, "worktrees": args.worktrees}
+    out: dict = {"records": args.records, "history_commits": args.history, "worktrees": args.worktrees,
+                 "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
     t = time.perf_counter()
     main_seed = Seeder(repo).seed()
     out["cold_seed_s"] = round(time.perf_counter() - t, 2)
@@ -77,9 +80,11 @@ def main() -> None:
 
     r = Recaller(repo)
     q = "How does the retry policy handle partial network failures?"
+    before = r.index().vectors.count()
     t = time.perf_counter()
     first = r.recall(q, at="v0")
     out["first_at_old_tag_s"] = round(time.perf_counter() - t, 2)
+    out["first_at_old_tag_embedded_chunks"] = r.index().vectors.count() - before
     out["first_at_old_tag_results"] = len(first.results)
     t = time.perf_counter()
     r.recall(q, at="v0")
@@ -118,6 +123,7 @@ def main() -> None:
     out["disk_total_bytes"] = after_wt
     out["views_total"] = len(r.index().catalog.views())
     r.close()
+    out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out, indent=1))
     for k, v in out.items():
         print(f"{k:28} {v}", file=sys.stderr)
