@@ -62,6 +62,8 @@ def test_move_same_content_is_not_reembedded(repo):
     assert r.updated == ["A"] and r.embedded_chunks == 0 and r.deleted_vectors == 0
     recs, chroma, chunks = index_state(s)
     assert recs["A"].path == "knowledge/new/A.md" and chroma == chunks
+    assert s.seed().unchanged == 1  # the stored parse of those bytes names the old path: the view's path wins
+    assert index_state(s)[0]["A"].path == "knowledge/new/A.md"
 
 
 def test_supersede_changes_the_view_not_the_vector(repo):

@@ -116,9 +116,11 @@ class Catalog:
     # -- reads --------------------------------------------------------------------------------
     @staticmethod
     def _record(row: sqlite3.Row) -> RecordRow:
+        data = json.loads(row["data"])
+        if row["origin"] == "file":  # contents are shared by every path holding the same bytes: the view's wins
+            data["path"] = row["path"]
         return RecordRow(row["id"], row["path"], row["kind"], row["status"], row["effective"], row["title"],
-                         row["content_hash"], row["commit_sha"], bool(row["dirty"]), row["origin"],
-                         json.loads(row["data"]), row["error"])
+                         row["content_hash"], row["commit_sha"], bool(row["dirty"]), row["origin"], data, row["error"])
 
     def records(self, origin: str | None = None) -> dict[str, RecordRow]:
         q, args = "SELECT * FROM records", ()
