@@ -62,12 +62,15 @@ def _file_row(r: Record, effective: str, commit: str | None, dirty: bool, error:
 
 def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str, RecordRow]:
     """`previous` plus the stored parse of every file whose bytes some view already holds (at its path here),
-    so a new worktree or `--at` view parses only bytes no view has seen."""
+    so a new worktree or `--at` view parses only bytes no view has seen. Only our own format's parse moves
+    to another path: an ADR adapter may read the id or status from the file name."""
     have = {(r.path, r.content_hash) for r in previous.values() if r.origin == "file" and not r.error}
     digests = {hashlib.sha256(f.data).hexdigest(): f.path for f in files if f.data is not None}
     out = dict(previous)
     for h, (rid, data) in cat.parsed_by_hash([h for h, p in digests.items() if (p, h) not in have]).items():
         path = digests[h]
+        if data.get("format", "jgm") != "jgm" and data.get("path") != path:
+            continue
         out[f"stored:{path}"] = RecordRow(rid, path, data.get("kind", ""), data.get("status", ""), "", "", h, None,
                                           False, "file", {**data, "path": path})
     return out

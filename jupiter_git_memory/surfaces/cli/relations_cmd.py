@@ -17,6 +17,7 @@ def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-001
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
     from ...index.catalog import Catalog
     from ...index.store import workspace_dir, workspace_lock
+    from ...index.views import worktree_view
     from ..records_ops import OperationError, relations as rel_of
     from .main import find_workspace, known_errors
 
@@ -26,7 +27,7 @@ def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-001
         if not (wsdir / "catalog.sqlite").exists():
             fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, "no-workspace")
         with workspace_lock(wsdir, exclusive=False):
-            cat = Catalog(wsdir / "catalog.sqlite")
+            cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.root))  # this worktree's view
             try:
                 rel = rel_of(cat, record_id, ws.id)
             finally:
