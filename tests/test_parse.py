@@ -96,3 +96,23 @@ def test_issue_render_names_file_line_and_fix():
     issue = parse("---\nid: A\nkind: decision\nstatus: approved\ntitle: T\n---\n").issues[0]
     text = issue.render()
     assert text.startswith("knowledge/x.md:4: error:") and "fix: use one of" in text
+
+
+# --- rules the mutation bench showed no test stated (issue 17) ---
+
+def test_record_round_trips_through_a_dict_with_lists_for_links():
+    from jupiter_git_memory.records.model import Record
+
+    r = parse("---\nid: A\nkind: fact\nstatus: verified\ntitle: T\nsupersedes: [B, C]\ntags: x, y\n---\nbody\n").record
+    d = r.to_dict()
+    assert d["supersedes"] == ["B", "C"] and d["tags"] == ["x", "y"] and d["superseded_by"] == []
+    assert Record.from_dict(d) == r
+    assert Record.from_dict({**d, "tags": None, "superseded_by": None}).tags == ()
+
+
+def test_issue_without_a_line_names_the_file_alone():
+    from jupiter_git_memory.records.model import Issue
+
+    i = Issue("knowledge/a.md", "boom", "do this", severity="warning")
+    assert i.where() == "knowledge/a.md" and i.render().startswith("knowledge/a.md: warning: boom")
+    assert "do this" in i.render() and i.to_dict()["fix"] == "do this" and i.to_dict()["line"] is None

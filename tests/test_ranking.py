@@ -77,3 +77,130 @@ def test_discriminating_drops_terms_in_most_chunks():
     assert terms == ["service", "retry", "failed", "payments"]
     counts = {"service": 900, "retry": 251, "failed": 250, "payments": 3}
     assert discriminating(terms, counts, 1000) == ["failed", "payments"]
+
+
+# --- rules the mutation bench showed no test stated (issue 17) ---
+
+def test_cos_exactly_at_the_floor_is_not_returned_in_any_floored_mode():
+    at = hit("AT", "fact", "verified", 0.375, lexical=5.0)
+    for mode in ("dense", "hybrid"):
+        assert rank([at], 0.375, W, 5, mode) == [], mode
+
+
+def test_a_floor_of_one_admits_nothing_and_never_divides_by_zero():
+    assert relevance(1.0, 1.0) == 0.0
+    assert rank([hit("A", "fact", "verified", 1.0)], 1.0, W, 5, "dense") == []
+
+
+def test_relevance_is_clamped_to_one_and_linear_above_the_floor():
+    assert relevance(0.75, 0.5) == 0.5 and relevance(1.5, 0.5) == 1.0
+
+
+def test_corroboration_boundary_is_strictly_above_floor_plus_margin():
+    floor, margin = 0.25, 0.125
+    at_edge = hit("EDGE", "fact", "verified", 0.375)  # exactly floor + margin, no lexical match
+    above = hit("ABOVE", "fact", "verified", 0.5)
+    out = rank([at_edge, above], floor, W, 5, "hybrid", corroborate_margin=margin)
+    assert [h.record_id for h in out] == ["ABOVE"]
+
+
+def test_margin_zero_means_no_corroboration_needed():
+    near = hit("NEAR", "fact", "verified", 0.26)
+    assert [h.record_id for h in rank([near], 0.25, W, 5, "hybrid", corroborate_margin=0.0)] == ["NEAR"]
+
+
+def test_corroboration_margin_is_a_hybrid_only_guard():
+    near = hit("NEAR", "fact", "verified", 0.26)
+    assert [h.record_id for h in rank([near], 0.25, W, 5, "dense", corroborate_margin=0.125)] == ["NEAR"]
+
+
+def test_any_lexical_match_corroborates_a_near_floor_record():
+    weak_lex = hit("WEAK", "fact", "verified", 0.26, lexical=0.5)
+    assert [h.record_id for h in rank([weak_lex], 0.25, W, 5, "hybrid", corroborate_margin=0.125)] == ["WEAK"]
+
+
+def test_every_kind_and_status_weight_is_read_from_config():
+    table = {kind: {status: 3.0 + i / 100 for i, status in enumerate(statuses)}
+             for kind, statuses in DEFAULT_WEIGHTS.items()}
+    table["candidate"] = {"candidate": 0.25}
+    w = merge_weights(table)
+    for kind, statuses in table.items():
+        for status, expected in statuses.items():
+            (h,) = rank([hit("R", kind, status, 0.9)], 0.3, w, 1, "dense")
+            assert h.weight == expected and h.score == h.relevance * expected, (kind, status)
+
+
+def test_candidate_weight_applies_to_any_kind_while_a_candidate():
+    for kind in ("fact", "decision", "history"):
+        assert rank([hit("C", kind, "candidate", 0.9)], 0.3, W, 1, "dense")[0].weight == 0.8
+        w = merge_weights({"candidate": {"candidate": 0.5}})
+        assert rank([hit("C", kind, "candidate", 0.9)], 0.3, w, 1, "dense")[0].weight == 0.5
+
+
+def test_unknown_kind_or_status_weighs_one_unless_configured():
+    assert rank([hit("M", "memo", "draft", 0.9)], 0.3, W, 1, "dense")[0].weight == 1.0
+    assert rank([hit("M", "fact", "draft", 0.9)], 0.3, W, 1, "dense")[0].weight == 1.0
+    w = merge_weights({"memo": {"draft": 2.5}, "fact": {"draft": 1.25}})
+    assert rank([hit("M", "memo", "draft", 0.9)], 0.3, w, 1, "dense")[0].weight == 2.5
+    assert rank([hit("M", "fact", "draft", 0.9)], 0.3, w, 1, "dense")[0].weight == 1.25
+
+
+def test_overrides_never_change_the_defaults():
+    merge_weights({"fact": {"verified": 9.0}})
+    assert DEFAULT_WEIGHTS["fact"]["verified"] == 1.7 and merge_weights(None)["fact"]["verified"] == 1.7
+
+
+def test_lexical_mode_never_returns_a_record_without_a_lexical_match():
+    hits = [hit("NOLEX", "fact", "verified", 0.99, lexical=0.0), hit("LEX", "fact", "verified", 0.1, lexical=2.0)]
+    assert [h.record_id for h in rank(hits, 0.3, W, 5, "lexical")] == ["LEX"]
+    assert rank([hit("NOLEX", "fact", "verified", 0.99)], 0.3, W, 5, "lexical") == []
+
+
+def test_lexical_relevance_is_normalised_by_the_top_score():
+    hits = [hit("TOP", "fact", "verified", 0.1, lexical=8.0), hit("HALF", "fact", "verified", 0.1, lexical=4.0)]
+    out = {h.record_id: h.relevance for h in rank(hits, 0.3, W, 5, "lexical")}
+    assert out == {"TOP": 1.0, "HALF": 0.5}
+
+
+def test_hybrid_relevance_blends_dense_and_normalised_lexical():
+    a = hit("A", "fact", "unverified", 0.65, lexical=4.0)  # dense 0.5, lexical 4/8
+    b = hit("B", "fact", "unverified", 0.65, lexical=8.0)  # dense 0.5, lexical 1
+    out = {h.record_id: h for h in rank([a, b], 0.3, W, 5, "hybrid", lexical_weight=0.25)}
+    assert abs(out["A"].relevance - (0.75 * 0.5 + 0.25 * 0.5)) < 1e-9
+    assert abs(out["B"].relevance - (0.75 * 0.5 + 0.25 * 1.0)) < 1e-9
+    assert out["B"].why == {"cos": 0.65, "dense": 0.5, "lexical": 1.0, "relevance": 0.625, "weight": 1.0}
+
+
+def test_dense_mode_ignores_lexical_evidence():
+    (h,) = rank([hit("A", "fact", "unverified", 0.65, lexical=9.0)], 0.3, W, 5, "dense")
+    assert abs(h.relevance - 0.5) < 1e-9 and h.why["lexical"] == 0.0
+
+
+def test_hybrid_without_any_lexical_match_is_dense():
+    (h,) = rank([hit("A", "fact", "unverified", 0.65)], 0.3, W, 5, "hybrid", lexical_weight=0.25)
+    assert abs(h.relevance - 0.75 * 0.5) < 1e-9
+
+
+def test_ties_break_by_cosine_then_id_and_k_limits():
+    same_score = [hit("B", "fact", "unverified", 0.65), hit("A", "fact", "unverified", 0.65),
+                  hit("C", "fact", "unverified", 0.9, lexical=0.0)]
+    out = rank(same_score, 0.3, W, 3, "dense")
+    assert [h.record_id for h in out] == ["C", "A", "B"]
+    w = merge_weights({"fact": {"unverified": 1.0, "verified": 2.0}})
+    lo_cos = hit("LO", "fact", "verified", 0.625)  # relevance 0.25 x 2.0 = 0.5
+    hi_cos = hit("HI", "fact", "unverified", 0.75)  # relevance 0.5 x 1.0 = 0.5
+    out = rank([lo_cos, hi_cos], 0.5, w, 2, "dense")
+    assert out[0].score == out[1].score and [h.record_id for h in out] == ["HI", "LO"]
+    assert [h.record_id for h in rank(same_score, 0.3, W, 2, "dense")] == ["C", "A"]
+
+
+def test_fts_terms_keep_three_letter_words_once_and_at_most_32():
+    assert fts_terms("api api db key keys") == ["api", "key", "keys"]
+    many = " ".join(f"word{i}" for i in range(40))
+    assert fts_terms(many) == [f"word{i}" for i in range(32)]
+
+
+def test_discriminating_default_share_is_a_quarter():
+    from jupiter_git_memory.recall.ranking import discriminating
+
+    assert discriminating(["a", "b", "c"], {"a": 25, "b": 26}, 100) == ["a", "c"]
