@@ -162,3 +162,64 @@ def test_mark_promotions_follows_committed_files_both_ways():
     # the file gone again: back to the state before promotion
     back = mark_promotions({cand.id: p})[cand.id]
     assert back.data["state"] == "open" and back.effective == "candidate" and "promoted_to" not in back.data
+
+
+# --- rules the mutation bench showed no test stated (issue 17) ---
+
+@pytest.mark.parametrize("text", [
+    'password = "letmein"', 'password = "my.pass.word"', "password: hunter2", "PASSWORD=hunter_2",
+    "PASSWD = s3cret!", "PWD=abc-def1", "api_key = ABCDEF1234567890XYZ", "token = abcdefgh12345678",
+])
+def test_assigned_secrets_are_flagged(text):
+    assert scan_text(f"config: {text}") != [], text
+
+
+@pytest.mark.parametrize("text", [
+    'password = "********"', "password = settings.db_pass", "password = letmein", "token = abcdefg1234567",
+    "api_key = abcdefghijklmnopqrstu", "api_key = 12345678901234567890",
+    "api_key = $deploy_key_1234567890", "api_key = %KEY_FROM_ENV%1234567890ab", "api_key = <your-key>1234567890abc",
+    "api_key = {vault_key_1234567890}", "api_key = vault.read(key_1234567890)",
+])
+def test_references_masks_words_and_short_tokens_are_not_secrets(text):
+    """Quoted passwords always count; unquoted ones need a digit or symbol and no dotted reference. Other names
+    need at least 16 characters with letters and digits; references ($X, %X%, <x>, {x}, calls) never count."""
+    assert scan_text(f"config: {text}") == [], text
+
+
+def test_disagreement_needs_disjoint_numbers_and_negation_on_one_side_only():
+    assert disagreement("retry 5 times within 30 seconds", "retry 5 times") is None  # one says more, not other
+    assert disagreement("retry 5 times", "retry 5 times within 30 seconds") is None
+    assert disagreement("Tests must not share a dir", "Tests never share a dir") is None  # both negated
+    assert disagreement("Tests share a dir", "Tests must not share a dir") == "one is negated"
+
+
+def test_classify_reports_machine_codes_and_every_similar_match():
+    text = "S3 uploads retry\n\nUploads to S3 are retried with backoff."
+    created = classify([Match("a", 0.75, _row("a")), Match("b", 0.72, _row("b"))], text)
+    assert (created.decision, created.reason_code, created.matched) == ("created", "new", None)
+    assert created.reason and len(created.warnings) == 2 and "a" in created.warnings[0] and "b" in created.warnings[1]
+    assert all("contradicts" not in w for w in created.warnings)
+    skipped = classify([Match("a", 0.95, _row("a")), Match("c", 0.8, _row("c"))], text)
+    assert (skipped.decision, skipped.reason_code) == ("skipped", "duplicate-of-record")
+    assert "a" in skipped.reason and "0.95" in skipped.reason and len(skipped.warnings) == 1
+    cand = _row("cand-1", "candidate", "candidate", "open")
+    merged = classify([Match("cand-1", 0.9, cand), Match("c", 0.8, _row("c"))], text)
+    assert (merged.decision, merged.reason_code) == ("merged", "duplicate-of-candidate")
+    assert "cand-1" in merged.reason and "0.90" in merged.reason and len(merged.warnings) == 1
+
+
+def test_near_duplicate_of_a_retired_record_or_closed_candidate_only_warns():
+    text = "S3 uploads retry\n\nUploads to S3 are retried with backoff."
+    old = classify([Match("old", 0.95, _row("old", effective="superseded"))], text)
+    assert old.decision == "created" and "old" in old.warnings[0]
+    promoted = _row("cand-p", "candidate", "candidate", "promoted")
+    out = classify([Match("cand-p", 0.95, promoted)], text)
+    assert out.decision == "created" and "cand-p" in out.warnings[0] and "rejected" not in out.warnings[0]
+    no_reason = classify([Match("cand-r", 0.95, _row("cand-r", "candidate", "rejected", "rejected"))], text)
+    assert "cand-r" in no_reason.warnings[0] and "reason" in no_reason.warnings[0]
+
+
+def test_a_record_without_a_body_is_compared_by_its_title():
+    row = RecordRow("t", "knowledge/t.md", "decision", "accepted", "accepted", "Uploads retry", "h", "c1", False,
+                    "file", {})
+    assert classify([Match("t", 0.95, row)], "Uploads retry").decision == "skipped"

@@ -1,6 +1,6 @@
 """Chunking within the token budget, title on every chunk, headings respected."""
 
-from jupiter_git_memory.chunking.chunker import chunk_record
+from jupiter_git_memory.chunking.chunker import Chunk, chunk_record
 
 
 def words(text: str) -> int:
@@ -41,3 +41,49 @@ def test_hash_depends_on_text():
     b = chunk_record("T", "same", 50, words)[0]
     c = chunk_record("T2", "same", 50, words)[0]
     assert a.hash == b.hash != c.hash
+
+
+# --- rules the mutation bench showed no test stated (issue 17) ---
+
+def test_a_record_that_fits_exactly_is_one_chunk():
+    body = " ".join(["w"] * 29)
+    (c,) = chunk_record("Title", body, 30, words)  # title + 29 words = exactly the budget
+    assert c.ordinal == 0 and c.body == body
+    assert len(chunk_record("Title", body + " w", 30, words)) > 1
+
+
+def test_sentences_fill_each_chunk_up_to_the_budget_and_lose_nothing():
+    body = " ".join(f"Sentence number {i} is here." for i in range(12))  # 5 words each
+    chunks = chunk_record("T", body, 23, words)  # budget 23 - 1 (title) - 2 = 20 words = 4 sentences
+    assert [words(c.body) for c in chunks] == [20, 20, 20]
+    assert " ".join(c.body for c in chunks) == body and all(c.text == f"T\n\n{c.body}" for c in chunks)
+
+
+def test_a_paragraph_without_sentences_is_split_by_words():
+    body = " ".join(f"w{i}" for i in range(50))
+    chunks = chunk_record("T", body, 23, words)
+    assert [words(c.body) for c in chunks] == [20, 20, 10]
+    assert " ".join(c.body for c in chunks) == body
+
+
+def test_paragraphs_are_packed_until_the_next_would_overflow():
+    paras = [" ".join([f"p{i}"] * 8) for i in range(5)]  # 8 words each; two fit in 20, three do not
+    chunks = chunk_record("T", "\n\n".join(paras), 23, words)
+    assert [c.body for c in chunks] == ["\n\n".join(paras[0:2]), "\n\n".join(paras[2:4]), paras[4]]
+
+
+def test_headings_prefix_their_chunks_but_the_title_is_not_repeated():
+    body = "# T\n\n" + " ".join(["a"] * 15) + "\n\n## Why\n\n" + " ".join(["b"] * 15) + "\n\n## Empty\n"
+    chunks = chunk_record("T", body, 30, words)
+    assert [c.text.split("\n\n")[0] for c in chunks] == ["T", "T\nWhy", "T\nEmpty"]
+    assert chunks[-1].body == "Empty"  # a heading alone is still findable
+
+
+def test_the_budget_never_drops_below_sixteen_words():
+    body = " ".join(f"w{i}" for i in range(40))
+    chunks = chunk_record("A long title of many words", body, 10, words)
+    assert [words(c.body) for c in chunks] == [16, 16, 8]
+
+
+def test_an_empty_body_is_the_title_alone():
+    assert chunk_record("  Title  ", "", 0, words) == [Chunk(0, "Title", "")]
