@@ -223,3 +223,28 @@ def test_a_record_without_a_body_is_compared_by_its_title():
     row = RecordRow("t", "knowledge/t.md", "decision", "accepted", "accepted", "Uploads retry", "h", "c1", False,
                     "file", {})
     assert classify([Match("t", 0.95, row)], "Uploads retry").decision == "skipped"
+
+
+@pytest.mark.parametrize("kw,fields", [
+    ({"kind": "opinion"}, ["kind"]), ({"title": "   "}, ["title"]), ({"title": "x" * 201}, ["title"]),
+    ({"body": "word " * 60_000}, ["body"]), ({"tags": ["has space"]}, ["tags"]), ({"tags": ["t"] * 21}, ["tags"]),
+    ({"title": "Fix the TODO in uploads"}, ["title"]), ({"body": "The retry loop TODO: document the backoff here."}, ["body"]),
+    ({"title": "Retries"}, ["title"]), ({"title": "Fixed bug"}, ["title"]), ({"body": "Backoff on uploads."}, ["body"]),
+    ({"body": "Uploads\x00 to S3 are retried five times with backoff."}, ["body"]),
+    ({"kind": "adr", "title": "Use exponential backoff for S3 uploads",
+      "body": "S3 uploads are retried up to five times with exponential backoff from now on."}, ["body"]),
+    ({"kind": "fact", "source": None, "title": "The upload endpoint retries five times",
+      "body": "The upload endpoint retries failed requests five times before it gives up on them."}, ["source", "evidence"]),
+])
+def test_every_rejection_names_the_field_to_fix_and_how(kw, fields):
+    v = check(inp(**kw))
+    assert v.code is not None and v.fields == fields and v.reason and v.reason != "passes the checks"
+
+
+def test_rejection_reasons_carry_the_hint_users_act_on():
+    assert "because" in check(inp(kind="adr", title="Use exponential backoff for S3 uploads",
+                                  body="S3 uploads are retried up to five times with exponential backoff from now on.")).reason
+    assert "source" in check(inp(source=None, title="The upload endpoint retries five times",
+                                 body="The upload endpoint retries failed requests five times before it gives up.")).reason
+    assert "TODO" in check(inp(body="The retry loop TODO: document the backoff and its limits here.")).reason
+    assert "200" in check(inp(title="x" * 201)).reason and "20" in check(inp(tags=["t"] * 21)).reason

@@ -60,7 +60,8 @@ def row_text(row: RecordRow) -> str:
     return f"{row.title}\n\n{row.data.get('body', '')}"
 
 
-def nearest(index, embedder, chunker, title: str, body: str, exclude: set[str] = frozenset(), n: int = 20) -> list[Match]:
+# Queries the vector index with the embedder: covered by the integration tests, not the pure mutation bench.
+def nearest(index, embedder, chunker, title: str, body: str, exclude: set[str] = frozenset(), n: int = 20) -> list[Match]:  # pragma: no mutate block
     """Records nearest to the text, best first. A long text's score for a record is the mean over its
     chunks of each chunk's best cosine to that record (0 where the record is not among the chunk's top n),
     so one shared paragraph does not make two long texts duplicates."""
