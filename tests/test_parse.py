@@ -116,3 +116,101 @@ def test_issue_without_a_line_names_the_file_alone():
     i = Issue("knowledge/a.md", "boom", "do this", severity="warning")
     assert i.where() == "knowledge/a.md" and i.render().startswith("knowledge/a.md: warning: boom")
     assert "do this" in i.render() and i.to_dict()["fix"] == "do this" and i.to_dict()["line"] is None
+
+
+HEAD = "---\nid: A\nkind: fact\nstatus: verified\ntitle: T\n"
+
+
+def test_a_file_exactly_at_the_size_limit_is_parsed():
+    text = HEAD + "---\n"
+    at_limit = text + "x" * (MAX_RECORD_BYTES - len(text))
+    assert parse(at_limit).record is not None
+    (over,) = parse(at_limit + "x").issues
+    assert str(MAX_RECORD_BYTES + 1) in over.message and "split" in over.fix and over.path == "knowledge/x.md"
+
+
+def test_binary_and_encoding_errors_name_the_fix():
+    assert "`ignore`" in parse(b"---\nid: A\x00\n---\n").issues[0].fix
+    bad = parse(b"---\nid: A\nkind: fact\nstatus: verified\ntitle: \xff\n---\n").issues[0]
+    assert "byte 45" in bad.message and "UTF-8" in bad.fix and bad.path == "knowledge/x.md"
+
+
+def test_yaml_errors_point_at_the_line_of_the_problem():
+    assert parse("---\nid: A\nkind: decision\nstatus: [accepted\ntitle: T\n---\n").issues[0].line == 5
+    assert parse("---\nid: A\nkind: x: y: z\n---\n").issues[0].line == 3
+    unterminated = parse('---\nid: A\nkind: decision\nstatus: accepted\ntitle: "T\n---\nbody\n').issues[0]
+    assert unterminated.line == 5 and "`---`" in unterminated.fix  # where the quote began, not the stream end
+    assert parse("\ufeff---\nid: A\nkind: x: y\n---\n").issues[0].line == 3  # a BOM does not shift lines
+
+
+def test_unclosed_empty_and_non_mapping_frontmatter():
+    (unclosed,) = parse(HEAD).issues
+    assert unclosed.line == 1 and "`---`" in unclosed.fix and "not closed" in unclosed.message
+    empty = parse("---\n---\nbody\n").issues
+    assert len(empty) == 4 and {i.line for i in empty} == {2} and all("add `" in i.fix for i in empty)
+    (listy,) = parse("---\n- a\n---\n").issues
+    assert listy.line == 2 and "key: value" in listy.fix
+
+
+def test_opening_fence_variants_are_frontmatter():
+    for text in ("\ufeff" + HEAD + "---\nb\n", HEAD.replace("---\n", "--- \t\n", 1) + "---\nb\n",
+                 (HEAD + "---\nb\n").replace("\n", "\r\n")):
+        r = parse(text).record
+        assert r is not None and r.id == "A" and r.title == "T", repr(text)
+    assert parse("----\nid: A\n----\n").skipped == "no frontmatter"
+    assert parse("x\n---\nid: A\n---\n").skipped == "no frontmatter"
+
+
+def test_empty_required_value_is_missing():
+    (i,) = parse("---\nid: A\nkind: fact\nstatus: verified\ntitle: ''\n---\n").issues
+    assert "`title`" in i.message and i.line == 2
+
+
+def test_every_record_error_carries_its_line():
+    out = parse("---\nid: 'a b'\nkind: fact\nstatus: verified\ntitle: [x]\ntags: {a: 1}\nsupersedes: {x: y}\n"
+                "superseded_by: [[1]]\n---\n")
+    lines = {i.message.split()[0]: i.line for i in out.issues}
+    assert lines == {"invalid": 2, "`title`": 5, "`tags`": 6, "`supersedes`": 7, "`superseded_by`": 8}
+    assert all(i.fix for i in out.issues) and any("[A, B]" in i.fix for i in out.issues)
+    kind = parse("---\nid: A\nstatus: verified\ntitle: T\nkind: memo\n---\n").issues[0]
+    assert kind.line == 5
+
+
+def test_long_invalid_ids_are_cut_in_the_message():
+    (i,) = parse(f"---\nid: '{'x' * 150} y'\nkind: fact\nstatus: verified\ntitle: T\n---\n").issues
+    assert "x" * 80 in i.message and "x" * 81 not in i.message and "128" in i.fix
+
+
+def test_values_are_normalised():
+    r = parse("---\nid: ' A-1 '\nkind: ' Fact '\nstatus: ' Verified '\ntitle: '  Spaced  '\n"
+              "supersedes: [' B ', '', 7]\nsuperseded_by: C\ntags: 'a, , b'\nsource: 42\n---\n\n  Body.  \n\n").record
+    assert (r.id, r.kind, r.status, r.title, r.body) == ("A-1", "fact", "verified", "Spaced", "Body.")
+    assert r.supersedes == ("B", "7") and r.superseded_by == ("C",) and r.tags == ("a", "b") and r.source == "42"
+    assert parse(HEAD + "tags: [1, x, 2.5]\n---\n").record.tags == ("1", "x", "2.5")
+    assert parse(HEAD + "title2: x\n---\n").record.date is None
+
+
+def test_madr_link_is_added_once_and_stripped_of_brackets():
+    r = parse('---\nid: A\nkind: adr\nstatus: "Superseded by [ADR-7]"\ntitle: T\nsuperseded_by: ADR-7\n---\n').record
+    assert r.status == "superseded" and r.superseded_by == ("ADR-7",)
+    r = parse('---\nid: A\nkind: adr\nstatus: superseded by (ADR-8)\ntitle: T\nsuperseded_by: ADR-7\n---\n').record
+    assert r.superseded_by == ("ADR-7", "ADR-8")
+
+
+def test_key_lines_are_top_level_frontmatter_keys_only():
+    r = parse("---\nid: A\nkind: fact\nstatus: verified\ntitle: T\nnested:\n  status: x\ntitle2: y\n---\n"
+              "status: not frontmatter\n").record
+    assert r.lines == {"id": 2, "kind": 3, "status": 4, "title": 5, "nested": 6, "title2": 8}
+
+
+def test_content_hash_covers_the_raw_bytes_and_metadata_stays_json_safe():
+    import hashlib
+    import json
+
+    raw = (HEAD + "when: 2026-01-02\nextra: {at: 2026-01-03, list: [1, 2026-01-04, {b: true}], n: null}\n---\n")
+    r = parse(raw).record
+    assert r.content_hash == hashlib.sha256(raw.encode()).hexdigest()
+    assert r.metadata == {"when": "2026-01-02", "extra": {"at": "2026-01-03", "list": [1, "2026-01-04", {"b": True}],
+                                                          "n": None}}
+    json.dumps(r.metadata)
+    assert parse(HEAD + "date: 2026-01-02 10:00:00\n---\n").record.date.startswith("2026-01-02T10:00")
