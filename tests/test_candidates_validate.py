@@ -248,3 +248,11 @@ def test_rejection_reasons_carry_the_hint_users_act_on():
                                  body="The upload endpoint retries failed requests five times before it gives up.")).reason
     assert "TODO" in check(inp(body="The retry loop TODO: document the backoff and its limits here.")).reason
     assert "200" in check(inp(title="x" * 201)).reason and "20" in check(inp(tags=["t"] * 21)).reason
+
+
+def test_only_findings_are_warned_about_missing_evidence():
+    dec = check(inp(kind="decision", source=None, title="Retry S3 uploads with exponential backoff",
+                    body="We retry S3 uploads five times with backoff because the API throttles bursts."))
+    assert dec.code is None and dec.warnings == []
+    ok = check(inp())
+    assert (ok.code, ok.fields, ok.warnings) == (None, [], []) and isinstance(ok.reason, str) and ok.reason

@@ -67,9 +67,21 @@ def test_a_paragraph_without_sentences_is_split_by_words():
 
 
 def test_paragraphs_are_packed_until_the_next_would_overflow():
-    paras = [" ".join([f"p{i}"] * 8) for i in range(5)]  # 8 words each; two fit in 20, three do not
+    paras = [" ".join([f"p{i}"] * 10) for i in range(4)]  # 10 words each; two fill the 20-word budget exactly
     chunks = chunk_record("T", "\n\n".join(paras), 23, words)
-    assert [c.body for c in chunks] == ["\n\n".join(paras[0:2]), "\n\n".join(paras[2:4]), paras[4]]
+    assert [c.body for c in chunks] == ["\n\n".join(paras[0:2]), "\n\n".join(paras[2:4])]
+
+
+def test_the_budget_counts_the_separators_between_paragraphs():
+    paras = ["a" * 40, "b" * 40, "c" * 40]  # with len() as the counter: 40 + 2 + 40 = 82 = the budget
+    chunks = chunk_record("T", "\n\n".join(paras), 87, len)  # budget 87 - 1 (title) - 2 - 2 = 82
+    assert [c.body for c in chunks] == ["\n\n".join(paras[:2]), paras[2]]
+
+
+def test_a_paragraph_that_fits_is_kept_verbatim():
+    para = " ".join(["a"] * 10) + "\n" + " ".join(["b"] * 10)  # exactly the 20-word budget, two lines
+    chunks = chunk_record("T", para + "\n\n" + " ".join(["c"] * 10), 23, words)
+    assert chunks[0].body == para
 
 
 def test_headings_prefix_their_chunks_but_the_title_is_not_repeated():

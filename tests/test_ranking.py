@@ -204,3 +204,4 @@ def test_discriminating_default_share_is_a_quarter():
     from jupiter_git_memory.recall.ranking import discriminating
 
     assert discriminating(["a", "b", "c"], {"a": 25, "b": 26}, 100) == ["a", "c"]
+    assert discriminating(["new"], {}, 2) == ["new"]  # a term in no chunk is never dropped
