@@ -256,3 +256,11 @@ def test_only_findings_are_warned_about_missing_evidence():
     assert dec.code is None and dec.warnings == []
     ok = check(inp())
     assert (ok.code, ok.fields, ok.warnings) == (None, [], []) and isinstance(ok.reason, str) and ok.reason
+
+
+def test_a_match_summary_names_the_record_and_a_candidate_state_only_for_candidates():
+    cand = Match("cand-1", 0.912345, _row("cand-1", "candidate", "candidate", "open"))
+    assert cand.summary() == {"id": "cand-1", "kind": "decision", "status": "candidate", "title": "cand-1",
+                              "origin": "candidate", "path": None, "cos": 0.9123, "state": "open"}
+    rec = Match("dec-x", 0.9, _row("dec-x", state="open")).summary()
+    assert rec["state"] is None and rec["path"] == "knowledge/dec-x.md" and rec["status"] == "accepted"

@@ -199,7 +199,7 @@ def test_madr_link_is_added_once_and_stripped_of_brackets():
 
 def test_key_lines_are_top_level_frontmatter_keys_only():
     r = parse("---\nid: A\nkind: fact\nstatus: verified\ntitle: T\nnested:\n  status: x\ntitle2: y\n---\n"
-              "status: not frontmatter\n").record
+              "other: not frontmatter\n").record
     assert r.lines == {"id": 2, "kind": 3, "status": 4, "title": 5, "nested": 6, "title2": 8}
 
 
@@ -214,3 +214,12 @@ def test_content_hash_covers_the_raw_bytes_and_metadata_stays_json_safe():
                                                           "n": None}}
     json.dumps(r.metadata)
     assert parse(HEAD + "date: 2026-01-02 10:00:00\n---\n").record.date.startswith("2026-01-02T10:00")
+
+
+def test_every_parse_error_names_the_file():
+    bad = [b"---\nid: A\x00\n---\n", b"---\nid: \xff\n---\n", HEAD.encode(), b"---\n- a\n---\n",
+           b"---\nid: A\nkind: x: y\n---\n", b"---\n---\n", (HEAD + "supersedes: {a: 1}\n---\n").encode(),
+           (HEAD + "---\n" + "x" * MAX_RECORD_BYTES).encode(), b"---\nid: a b\nkind: memo\nstatus: s\ntitle: [t]\n---\n"]
+    for raw in bad:
+        out = parse_record("knowledge/sub/y.md", raw)
+        assert out.record is None and out.issues and all(i.path == "knowledge/sub/y.md" for i in out.issues), raw[:30]

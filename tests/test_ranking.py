@@ -205,3 +205,25 @@ def test_discriminating_default_share_is_a_quarter():
 
     assert discriminating(["a", "b", "c"], {"a": 25, "b": 26}, 100) == ["a", "c"]
     assert discriminating(["new"], {}, 2) == ["new"]  # a term in no chunk is never dropped
+
+
+def test_default_mode_is_hybrid_with_a_lexical_weight_of_0_3():
+    a = hit("A", "fact", "unverified", 0.65, lexical=2.0)  # dense 0.5, lexical 1
+    (h,) = rank([a], 0.3, W, 5)
+    assert abs(h.relevance - (0.7 * 0.5 + 0.3 * 1.0)) < 1e-9
+
+
+def test_fractional_lexical_scores_count():
+    lo = hit("LO", "fact", "unverified", 0.65, lexical=0.25)
+    hi = hit("HI", "fact", "unverified", 0.65, lexical=0.5)
+    assert {h.record_id: h.relevance for h in rank([lo, hi], 0.3, W, 5, "lexical")} == {"HI": 1.0, "LO": 0.5}
+    out = {h.record_id: h.why["lexical"] for h in rank([lo, hi], 0.3, W, 5, "hybrid")}
+    assert out == {"HI": 1.0, "LO": 0.5}
+
+
+def test_why_rounds_every_figure_to_four_decimals():
+    a = hit("A", "fact", "unverified", 0.123456 + 0.3, lexical=1.0)
+    b = hit("B", "fact", "unverified", 0.5, lexical=3.0)
+    (h,) = [x for x in rank([a, b], 0.3, W, 5, "hybrid") if x.record_id == "A"]
+    assert h.why["cos"] == 0.4235 and h.why["dense"] == round(0.123456 / 0.7, 4) and h.why["lexical"] == 0.3333
+    assert h.why["relevance"] == round(h.relevance, 4) != h.relevance
