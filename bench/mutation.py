@@ -33,7 +33,8 @@ _LINE_RE = re.compile(r"^\s+(\S+): (.+)$")
 def in_scope() -> list[str]:
     """Modules selected by `only_mutate`, as dotted names."""
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
-    return [p.removesuffix(".py").replace("/", ".") for p in cfg["only_mutate"]]
+    files = [f for pattern in cfg["only_mutate"] for f in sorted(ROOT.glob(pattern)) if f.suffix == ".py"]
+    return [f.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".").removesuffix(".__init__") for f in files]
 
 
 def equivalents() -> dict[str, str]:
