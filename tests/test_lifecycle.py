@@ -157,10 +157,12 @@ def test_lifecycle_issues_name_the_record_and_the_fix():
 def test_many_duplicates_name_five_files_and_count_the_rest():
     res = resolve([rec("X", path=f"knowledge/{n}.md") for n in range(7)])
     msg = res.issues[0].message
-    assert all(f"knowledge/{n}.md" in msg for n in range(5)) and "knowledge/5.md" not in msg and "2 more" in msg
+    assert all(f"knowledge/{n}.md" in msg for n in range(5)) and "knowledge/5.md" not in msg and " 2 more" in msg
     assert len(res.issues) == 7 and res.rejected_paths == {f"knowledge/{n}.md" for n in range(7)}
     few = resolve([rec("Y", path=f"knowledge/{n}.md") for n in range(5)]).issues[0].message
     assert "more" not in few
+    six = resolve([rec("Z", path=f"knowledge/{n}.md") for n in range(6)]).issues[0].message
+    assert " 1 more" in six
 
 
 def test_link_to_a_duplicated_id_is_not_dangling():
@@ -181,3 +183,16 @@ def test_superseders_are_listed_sorted():
 def test_unverified_fact_retires_nothing():
     res = resolve([rec("F1", kind="fact", status="verified"), rec("F2", kind="fact", status="unverified", supersedes="F1")])
     assert res.effective["F1"] == "verified" and res.superseded_by == {}
+
+
+def test_dangling_and_cycle_issues_name_their_file():
+    (w,) = resolve([rec("A", path="knowledge/sub/a.md", supersedes="GHOST")]).issues
+    assert w.path == "knowledge/sub/a.md"
+    (c,) = resolve([rec("B", path="knowledge/sub/b.md", supersedes="B")]).issues
+    assert c.path == "knowledge/sub/b.md"
+
+
+def test_a_superseder_not_in_force_does_not_stop_the_others():
+    res = resolve([rec("OLD1"), rec("P", status="proposed", supersedes="OLD1"), rec("NEW", supersedes="OLD2"),
+                   rec("OLD2")])
+    assert res.effective["OLD1"] == "accepted" and res.effective["OLD2"] == "superseded"
