@@ -223,3 +223,16 @@ def test_every_parse_error_names_the_file():
     for raw in bad:
         out = parse_record("knowledge/sub/y.md", raw)
         assert out.record is None and out.issues and all(i.path == "knowledge/sub/y.md" for i in out.issues), raw[:30]
+
+
+def test_yaml_errors_quote_the_problem_and_never_crash():
+    flow = parse("---\nid: A\nkind: decision\nstatus: [accepted\ntitle: T\n---\n").issues[0]
+    assert "expected ',' or ']'" in flow.message  # the problem, not the context line
+    assert "mapping values are not allowed" in parse("---\nid: A\nkind: x: y\n---\n").issues[0].message
+    (ctrl,) = parse("---\nid: A\x01\nkind: fact\n---\n").issues  # a reader error has no marks
+    assert "unacceptable character" in ctrl.message and ctrl.path == "knowledge/x.md" and "`---`" in ctrl.fix
+
+
+def test_a_body_repeating_the_frontmatter_does_not_move_the_error_line():
+    fm = "---\nid: A\nkind: x: y\n---\n"
+    assert parse(fm + "\n" + fm).issues[0].line == 3
