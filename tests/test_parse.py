@@ -219,7 +219,8 @@ def test_content_hash_covers_the_raw_bytes_and_metadata_stays_json_safe():
 def test_every_parse_error_names_the_file():
     bad = [b"---\nid: A\x00\n---\n", b"---\nid: \xff\n---\n", HEAD.encode(), b"---\n- a\n---\n",
            b"---\nid: A\nkind: x: y\n---\n", b"---\n---\n", (HEAD + "supersedes: {a: 1}\n---\n").encode(),
-           (HEAD + "---\n" + "x" * MAX_RECORD_BYTES).encode(), b"---\nid: a b\nkind: memo\nstatus: s\ntitle: [t]\n---\n"]
+           (HEAD + "---\n" + "x" * MAX_RECORD_BYTES).encode(), (HEAD + "superseded_by: {a: 1}\n---\n").encode(),
+           (HEAD + "tags: {a: 1}\n---\n").encode(), b"---\nid: a b\nkind: memo\nstatus: s\ntitle: [t]\n---\n"]
     for raw in bad:
         out = parse_record("knowledge/sub/y.md", raw)
         assert out.record is None and out.issues and all(i.path == "knowledge/sub/y.md" for i in out.issues), raw[:30]
@@ -236,3 +237,9 @@ def test_yaml_errors_quote_the_problem_and_never_crash():
 def test_a_body_repeating_the_frontmatter_does_not_move_the_error_line():
     fm = "---\nid: A\nkind: x: y\n---\n"
     assert parse(fm + "\n" + fm).issues[0].line == 3
+
+
+def test_no_tags_is_an_empty_tuple_and_ids_ending_in_x_survive_madr_links():
+    assert parse(HEAD + "---\n").record.tags == ()
+    r = parse('---\nid: A\nkind: adr\nstatus: superseded by ADR-X\ntitle: T\n---\n').record
+    assert r.superseded_by == ("ADR-X",)
