@@ -264,3 +264,9 @@ def test_a_match_summary_names_the_record_and_a_candidate_state_only_for_candida
                               "origin": "candidate", "path": None, "cos": 0.9123, "state": "open"}
     rec = Match("dec-x", 0.9, _row("dec-x", state="open")).summary()
     assert rec["state"] is None and rec["path"] == "knowledge/dec-x.md" and rec["status"] == "accepted"
+
+
+def test_a_missing_title_or_body_is_empty_not_text():
+    assert check(inp(title=None)).code == "missing-title"
+    v = check(inp(body=None))
+    assert v.code == "too-short" and v.fields == ["body"]
