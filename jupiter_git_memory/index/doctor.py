@@ -19,7 +19,7 @@ from ..lifecycle.resolve import resolve
 from .catalog import Catalog, RecordRow
 from .handle import collection_name, location_for
 from .store import workspace_dir, workspace_lock
-from .vectors import _client, reset_clients
+from .vectors import leased_client, reset_clients
 from .views import worktree_view
 from .workspace import Workspace, find_workspace
 
@@ -65,19 +65,20 @@ REPAIR = "run `jgm doctor --repair` (or `jgm seed`)"
 
 def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict] | None]:
     """(collection metadata, {chunk id: chunk metadata}) or (None, None) when there is no collection."""
-    try:
-        col = _client(location).get_collection(name, embedding_function=None)
-    except Exception:  # chroma raises various not-found errors across versions
-        return None, None
-    metas: dict[str, dict] = {}
-    offset, page = 0, 5000
-    while True:
-        got = col.get(include=["metadatas"], limit=page, offset=offset)
-        metas.update({i: (m or {}) for i, m in zip(got["ids"], got["metadatas"])})
-        if len(got["ids"]) < page:
-            break
-        offset += page
-    return dict(col.metadata or {}), metas
+    with leased_client(location) as client:
+        try:
+            col = client.get_collection(name, embedding_function=None)
+        except Exception:  # chroma raises various not-found errors across versions
+            return None, None
+        metas: dict[str, dict] = {}
+        offset, page = 0, 5000
+        while True:
+            got = col.get(include=["metadatas"], limit=page, offset=offset)
+            metas.update({i: (m or {}) for i, m in zip(got["ids"], got["metadatas"])})
+            if len(got["ids"]) < page:
+                break
+            offset += page
+        return dict(col.metadata or {}), metas
 
 
 def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordRow]) -> tuple[list[Problem], int]:

@@ -36,7 +36,9 @@ class Index:
         return identity_hash(self.identity)
 
     def close(self) -> None:
+        """Close the SQLite connection and give back the Chroma lease (a retired client then stops)."""
         self.catalog.close()
+        self.vectors.close()
 
 
 def location_for(wsdir: Path, chroma_url: str | None) -> str:
@@ -45,10 +47,11 @@ def location_for(wsdir: Path, chroma_url: str | None) -> str:
 
 def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
                root: Path | None = None, view: str | None = None) -> Index:
-    """Open (creating on first use) under the workspace lock. Chroma is reopened if another process wrote
-    since this process last saw the index. `rebuild` drops the vectors and chunk rows first; callers hold
-    the write lock for that. A different stored identity raises IdentityMismatch. The catalog reads through
-    `view` (default: the view of the worktree `ws.root`)."""
+    """Open (creating on first use) under the workspace lock; `Index.close()` gives everything back. Chroma
+    is reopened if another process wrote since this process last saw the index (the old client stops once
+    its last reader closes). `rebuild` drops the vectors and chunk rows first; callers hold the write lock
+    for that. A different stored identity raises IdentityMismatch. The catalog reads through `view`
+    (default: the view of the worktree `ws.root`)."""
     wsdir = workspace_dir(ws.id, root)
     catalog = Catalog(wsdir / "catalog.sqlite", view or worktree_view(ws.root))
     loc = location_for(wsdir, chroma_url)
@@ -63,9 +66,14 @@ def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, reb
         if stored and json.loads(stored) != identity and catalog.stored_chunk_ids():
             raise IdentityMismatch(json.loads(stored), identity)
         vectors = VectorIndex(loc, name, identity)
+    except BaseException:
+        catalog.close()
+        raise
+    try:
         catalog.set_meta("identity", json.dumps(identity, sort_keys=True))
         catalog.set_meta("workspace", json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.root), "key": ws.key}))
     except BaseException:
         catalog.close()
+        vectors.close()
         raise
     return Index(ws, wsdir, catalog, vectors, identity)

@@ -6,9 +6,12 @@ so vectors of two models are never mixed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import weakref
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import urlparse
 
 import numpy as np
@@ -31,70 +34,147 @@ def _summary(identity: dict) -> dict:
     return {k: identity.get(k) for k in keys}
 
 
-_clients: dict[str, object] = {}
+class _Chroma:
+    """One opened Chroma system for a location (an epoch), with the number of readers still using it.
+
+    Why: a client opened before another process wrote keeps a stale HNSW in memory, so readers switch to
+    a new epoch when the catalog generation moves. The old epoch cannot be stopped while a request thread
+    is still inside a query through it, and dropping it without stopping leaks its Rust runtime (threads,
+    SQLite and HNSW file descriptors, memory) until a full GC, if ever. So the old epoch is retired: it is
+    stopped when its last user releases it."""
+
+    def __init__(self, location: str, client, system):
+        self.location, self.client, self.system = location, client, system
+        self.users = 0
+        self.retired = self.stopped = False
+
+    def stop(self) -> None:  # called with _clients_lock held, once no user is left
+        if not self.stopped:
+            self.stopped = True
+            _live.discard(self)
+            try:
+                self.system.stop()
+            except Exception:  # a half-started system: nothing more we can release
+                pass
+
+
+_clients: dict[str, _Chroma] = {}  # location -> current epoch
+_live: set[_Chroma] = set()  # epochs not stopped yet (current and retired)
 _clients_lock = threading.Lock()
-_current_at: dict[str, int] = {}  # location -> catalog generation its cached client is known to reflect
+_current_at: dict[str, int] = {}  # location -> catalog generation its current epoch is known to reflect
+
+
+def _open_epoch(location: str) -> _Chroma:
+    """A new Chroma system for `location`, owned by us rather than by chromadb's per-path system cache (that
+    cache would hand the stale system back, and its refcount cannot tell our epochs apart)."""
+    import chromadb
+    from chromadb.api.shared_system_client import SharedSystemClient as shared
+
+    settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
+    if location.startswith(("http://", "https://")):
+        u = urlparse(location)
+        c = chromadb.HttpClient(host=u.hostname or "127.0.0.1", port=u.port or (443 if u.scheme == "https" else 80),
+                                ssl=u.scheme == "https", settings=settings)
+    else:
+        Path(location).mkdir(parents=True, exist_ok=True)
+        c = chromadb.PersistentClient(path=location, settings=settings)
+    system = c._system
+    for ident in {c._identifier, c._admin_client._identifier}:  # the cache forgets it; we stop it ourselves
+        if shared._identifier_to_system.get(ident) is system:
+            shared._identifier_to_system.pop(ident, None)
+            shared._identifier_to_refcount.pop(ident, None)
+    epoch = _Chroma(location, c, system)
+    _live.add(epoch)
+    return epoch
+
+
+def _current(location: str) -> _Chroma:
+    """The current epoch (opened on first use). Call with _clients_lock held."""
+    epoch = _clients.get(location)
+    if epoch is None:
+        epoch = _clients[location] = _open_epoch(location)
+    return epoch
+
+
+def acquire(location: str) -> _Chroma:
+    """Lease the current epoch of `location`; every lease is given back with `release`."""
+    with _clients_lock:
+        epoch = _current(location)
+        epoch.users += 1
+        return epoch
+
+
+def release(epoch: _Chroma) -> None:
+    with _clients_lock:
+        epoch.users -= 1
+        if epoch.retired and epoch.users <= 0:
+            epoch.stop()
+
+
+@contextlib.contextmanager
+def leased_client(location: str) -> Iterator:
+    """A Chroma client for a short use (doctor, drop) that a concurrent reopen cannot stop under it."""
+    epoch = acquire(location)
+    try:
+        yield epoch.client
+    finally:
+        release(epoch)
 
 
 def _client(location: str):
-    import chromadb
-
+    """The current client without a lease (tests and one-shot tools that retire it themselves)."""
     with _clients_lock:
-        c = _clients.get(location)
-        if c is None:
-            settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
-            if location.startswith(("http://", "https://")):
-                u = urlparse(location)
-                c = chromadb.HttpClient(host=u.hostname or "127.0.0.1", port=u.port or (443 if u.scheme == "https" else 80),
-                                        ssl=u.scheme == "https", settings=settings)
-            else:
-                Path(location).mkdir(parents=True, exist_ok=True)
-                c = chromadb.PersistentClient(path=location, settings=settings)
-            _clients[location] = c
-        return c
+        return _current(location).client
+
+
+def _retire(epoch: _Chroma) -> None:  # with _clients_lock held
+    epoch.retired = True
+    if epoch.users <= 0:
+        epoch.stop()
 
 
 def reset_clients(location: str | None = None) -> None:
-    """Drop cached clients (one location, or all) so the next open re-reads what another process wrote.
-
-    Only that location's Chroma system is forgotten: other workspaces served by the same process keep
-    theirs, and objects still holding the old client stay usable until they reopen.
-    """
-    from chromadb.api.shared_system_client import SharedSystemClient as shared
-
+    """Retire the current clients (one location, or all) so the next open re-reads what another process
+    wrote. Objects still holding an old client keep it until they close; then it is stopped. Other
+    workspaces served by the same process keep theirs."""
     with _clients_lock:
+        locations = list(_clients) if location is None else [location]
+        for loc in locations:
+            epoch = _clients.pop(loc, None)
+            _current_at.pop(loc, None)
+            if epoch is not None:
+                _retire(epoch)
         if location is None:
-            _clients.clear()
             _current_at.clear()
-            shared.clear_system_cache()
-            return
-        _clients.pop(location, None)
-        _current_at.pop(location, None)
-        if not location.startswith(("http://", "https://")):  # HttpClient systems are per client already
-            shared._identifier_to_system.pop(location, None)
-            shared._identifier_to_refcount.pop(location, None)
+
+
+def open_epochs() -> int:
+    """Epochs not stopped yet, current and retired (a leak shows here first)."""
+    return len(_live)
 
 
 def mark_current(location: str, generation: int) -> None:
-    """This process's cached client for `location` reflects the catalog at `generation` (it just wrote it)."""
+    """This process's current client for `location` reflects the catalog at `generation` (it just wrote it)."""
     with _clients_lock:
         _current_at[location] = generation
 
 
 def refresh_if_stale(location: str, generation: int) -> None:
-    """Drop the cached client when the catalog moved past what it reflects, i.e. another process wrote.
+    """Retire the current client when the catalog moved past what it reflects, i.e. another process wrote.
 
     A client opened before another process's write keeps the old HNSW in memory: reading through it misses
     the new vectors, and writing through it clobbers them (fact-chroma-stale-writer-clobbers). Only a
-    generation change forces a reopen, because every reopen leaks a little in long-lived servers. A
+    generation change forces a reopen: opening a Chroma system costs ~20 ms and a few threads. A
     `chroma run` server has no such cache."""
     if location.startswith(("http://", "https://")):
         return
     with _clients_lock:
-        stale = _current_at.get(location) != generation
-    if stale:
-        reset_clients(location)
-        mark_current(location, generation)
+        if _current_at.get(location) == generation:
+            return
+        epoch = _clients.pop(location, None)
+        if epoch is not None:
+            _retire(epoch)
+        _current_at[location] = generation
 
 
 class VectorIndex:
@@ -104,9 +184,19 @@ class VectorIndex:
         self.location = location
         self.name = collection
         self.identity = identity
-        self.client = _client(location)
-        self.col = self._open()
+        epoch = acquire(location)
+        self._release = weakref.finalize(self, release, epoch)  # close(), or at the latest garbage collection
+        self.client = epoch.client
+        try:
+            self.col = self._open()
+        except BaseException:
+            self.close()
+            raise
         self._count: int | None = None
+
+    def close(self) -> None:
+        """Give the client back: if a reopen retired it meanwhile and this was its last user, it stops."""
+        self._release()
 
     def _open(self):
         ident = identity_hash(self.identity)
@@ -121,10 +211,11 @@ class VectorIndex:
 
     @staticmethod
     def drop(location: str, collection: str) -> None:
-        try:
-            _client(location).delete_collection(collection)
-        except Exception:  # not there: nothing to drop
-            pass
+        with leased_client(location) as client:
+            try:
+                client.delete_collection(collection)
+            except Exception:  # not there: nothing to drop
+                pass
 
     def ids(self) -> set[str]:
         out: set[str] = set()

@@ -178,6 +178,7 @@ class BearerGate:
 
 
 def http_app(server: MCPServer, handle: WorkspaceHandle, tokens, host: str = "127.0.0.1"):
+    from .api.errors import CrashGuard
     from .api.limits import BodySizeLimit
 
-    return BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.id))
+    return CrashGuard(BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.id)), "mcp")

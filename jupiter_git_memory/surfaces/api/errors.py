@@ -3,11 +3,14 @@
     {"error": {"code": "memory/not-found", "message": "...", "details": [...]}}
 
 including FastAPI's validation errors (422), Starlette's unknown routes (404/405) and crashes (500),
-so clients branch on `code`, never on prose.
+so clients branch on `code`, never on prose. `CrashGuard` makes that hold for a crash the handlers
+cannot render either (a handler that fails itself, e.g. when the process ran out of file descriptors).
 """
 
 from __future__ import annotations
 
+import errno
+import json
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -95,8 +98,56 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
-        log(f"api: {request.method} {request.url.path} failed: {exc.__class__.__name__}: {exc}")
-        return error_response(500, "internal/error", f"internal error ({exc.__class__.__name__}); details are in the store log")
+        safe_log(f"api: {request.method} {request.url.path} failed: {exc.__class__.__name__}: {exc}")
+        return error_response(500, "internal/error", crash_message(exc))
+
+    build = app.build_middleware_stack
+    app.build_middleware_stack = lambda: CrashGuard(build())  # outside Starlette's own error middleware
+
+
+def crash_message(exc: BaseException) -> str:
+    why = exc.__class__.__name__
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        why += ": too many open files"
+    return f"internal error ({why}); details are in the store log"
+
+
+def safe_log(message: str) -> None:
+    """Log without failing: the error being reported may be that no file can be opened."""
+    try:
+        log(message)
+    except Exception:
+        pass
+
+
+class CrashGuard:
+    """Outermost ASGI layer: an exception that escapes the app before a response started still gets our
+    JSON 500 (uvicorn would send a plain-text one). Starlette re-raises after its handler answered; then
+    the response is already out and there is nothing left to do."""
+
+    def __init__(self, app, label: str = "api"):
+        self.app, self.label = app, label
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def tracked(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started:
+                return
+            safe_log(f"{self.label}: {scope.get('method')} {scope.get('path')} failed: {exc.__class__.__name__}: {exc}")
+            body = json.dumps({"error": {"code": "internal/error", "message": crash_message(exc)}}).encode()
+            await send({"type": "http.response.start", "status": 500,
+                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+            await send({"type": "http.response.body", "body": body})
 
 
 # Documented on every route so clients (and schema-driven tests) know the error shape.

@@ -1,0 +1,124 @@
+"""A long-lived server beside outside writers: no growth, no stale answers, JSON even when fds run out.
+
+The bounded version of bench/soak.py: a real `jgm serve` subprocess, ~100 reseeds from another process
+(this one, through the one write path), and a recall after each. What is asserted is behaviour, never
+speed: every recall finds the record the last write added (no stale client), and after warm-up the
+server's file descriptors and threads are exactly flat, except the connections of Chroma's own SQLite
+pool, which it opens on demand (one fd and one thread each) and which stay within one pool. Before the
+fix each outside write cost ~11 fds, ~5 threads and ~4.5 MB: the reopen dropped the old Chroma system
+without stopping it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+
+import pytest
+
+from api_helpers import Server, workspace_id
+from conftest import record_text
+
+WRITES = 100
+WARMUP = 10
+RSS_BOUND_MB = 40  # growth allowed after warm-up over the remaining 90 writes (it used to be ~400 MB)
+
+
+POOL = "chroma.sqlite3"  # Chroma's own SQLite pool opens connections on demand, one fd and one thread each
+POOL_MAX = 12  # connections one Chroma system may hold (we see 3-5)
+
+
+def proc_stats(pid: int) -> dict:
+    """RSS (kB), fds and threads of a live process, from /proc, with Chroma's SQLite pool counted apart."""
+    status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status"))
+    targets = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            pass
+    names = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            names.append(open(f"/proc/{pid}/task/{tid}/comm").read().strip())
+        except OSError:
+            pass
+    pool = sum(t.endswith(POOL) for t in targets)
+    return {"rss": int(status["VmRSS"].split()[0]), "fds": len(targets) - pool, "pool": pool,
+            "threads": sum(not n.startswith("sqlx-sqlite") for n in names)}
+
+
+def probe(i: int) -> tuple[str, str]:
+    """A record only write `i` adds: its title is the query that must find it."""
+    animals = ["otter", "heron", "lynx", "walrus", "gecko", "ibis", "marmot", "tapir", "quokka", "okapi"]
+    return f"fact-probe-{i}", f"The {animals[i % 10]} relay number {i} forwards telemetry over port {4000 + i}"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc")
+def test_server_stays_flat_and_fresh_over_outside_writes(repo, jgm_home):
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    for n in range(4):
+        repo.record(f"dec-base-{n}", title=f"Base decision {n} about the build cache",
+                    body=f"The build cache keeps artefacts for {n + 2} days because CI reruns are frequent.")
+    repo.commit("base")
+    seeder = Seeder(repo.path)  # the outside writer: another process than the server
+    seeder.seed()
+    server = Server([repo.path], jgm_home)
+    path = f"/v1/workspaces/{workspace_id(repo.path)}/recall"
+    samples = []
+    try:
+        with server.client() as c:
+            for i in range(WRITES):
+                rid, title = probe(i)
+                repo.write(f"knowledge/probes/{rid}.md", record_text(rid, kind="fact", status="verified", title=title,
+                                                                    body=f"{title}. Measured by the soak test."))
+                if i >= 3:  # keep the repo small: the probe of three writes ago goes
+                    os.unlink(repo.path / f"knowledge/probes/{probe(i - 3)[0]}.md")
+                report = seeder.seed()
+                r = c.post(path, json={"query": title, "k": 3})
+                assert r.status_code == 200, r.text
+                body = r.json()
+                assert body["receipt"]["index"]["generation"] >= report.generation
+                ids = [x["id"] for x in body["results"]]
+                assert ids and ids[0] == rid, f"write {i}: stale answer {ids} for {rid}"
+                assert probe(i - 3)[0] not in ids
+                samples.append(proc_stats(server.proc.pid))
+    finally:
+        server.stop()
+    settled = samples[WARMUP - 1]
+    for key in ("fds", "threads"):  # exactly flat outside Chroma's pool; the pool stays one pool
+        assert [s[key] for s in samples[WARMUP:]] == [settled[key]] * (WRITES - WARMUP), [s[key] for s in samples]
+    assert max(s["pool"] for s in samples) <= POOL_MAX, [s["pool"] for s in samples]
+    growth_mb = (max(s["rss"] for s in samples[WARMUP:]) - settled["rss"]) / 1024
+    assert growth_mb <= RSS_BOUND_MB, [s["rss"] for s in samples]
+
+
+@pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="needs prlimit (Linux)")
+def test_every_500_is_our_json_even_when_file_descriptors_run_out(repo, jgm_home):
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    repo.record("dec-a", title="Use PostgreSQL", body="We store data in PostgreSQL because of JSONB.")
+    repo.commit("a")
+    Seeder(repo.path).seed()
+    server = Server([repo.path], jgm_home)
+    base = f"/v1/workspaces/{workspace_id(repo.path)}"
+    try:
+        with server.client() as c:  # one keep-alive connection, opened while fds are still available
+            assert c.get(base + "/records").status_code == 200
+            used = len(os.listdir(f"/proc/{server.proc.pid}/fd"))
+            soft, hard = resource.prlimit(server.proc.pid, resource.RLIMIT_NOFILE)
+            resource.prlimit(server.proc.pid, resource.RLIMIT_NOFILE, (used, hard))
+            try:
+                answers = [c.get(base + "/records"), c.get(base + "/records/dec-a"),
+                           c.post(base + "/recall", json={"query": "which database?"})]
+            finally:
+                resource.prlimit(server.proc.pid, resource.RLIMIT_NOFILE, (soft, hard))
+            failed = [r for r in answers if r.status_code >= 500]
+            assert failed, [r.status_code for r in answers]  # the fault really happened
+            for r in failed:
+                assert r.headers["content-type"] == "application/json", r.text
+                assert r.json()["error"]["code"] in ("internal/error", "memory/retrieval-failed"), r.text
+            assert c.get(base + "/records").status_code == 200  # and the server recovers
+    finally:
+        server.stop()
