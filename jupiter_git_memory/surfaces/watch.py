@@ -9,7 +9,11 @@ Why this shape:
   all become one incremental seed of the whole working tree, which is correct whatever the event order;
 - the seed itself is `Seeder.seed`, the one write path, under the workspace's exclusive lock; the model
   is loaded once. A file that does not parse is reported and the watch goes on (the seed keeps the last
-  good record of a file that breaks).
+  good record of a file that breaks);
+- the watcher follows its config: the repo's top folder is watched too (not recursively), and a change to
+  `jgm.toml` or `pyproject.toml` goes through the same debounce, is re-read, re-plans the watched roots and
+  reseeds (which adds what entered the roots and removes what left). A broken config is reported and the
+  watch goes on with the last good one.
 """
 
 from __future__ import annotations
@@ -23,11 +27,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
+from ..config import Settings, load_settings
 from ..index.store import LockTimeout, log
 from ..seed.seeder import SeedReport, Seeder
 from ..seed.sources import is_record_path
 
 EVENT_TYPES = {"created", "modified", "deleted", "moved", "closed"}  # not opened/closed_no_write: our own reads
+CONFIG_FILES = ("jgm.toml", "pyproject.toml")  # at the repo's top: where load_settings reads
 
 
 @dataclass
@@ -40,10 +46,13 @@ class Reseed:
     finished: float = 0.0
     report: SeedReport | None = None
     error: str | None = None
+    config: dict | None = None  # when the batch touched the config: {"source", "roots", "error"}
 
     def to_json(self) -> dict:
         d = {"event": "seed", "trigger": self.trigger, "paths": self.paths, "started": self.started,
              "finished": self.finished, "error": self.error}
+        if self.config:
+            d["config"] = self.config
         if self.report:
             d.update(counts=self.report.to_json()["counts"], errors=self.report.errors,
                      generation=self.report.generation, records=self.report.records)
@@ -73,9 +82,9 @@ class Watcher:
 
     # -- events -----------------------------------------------------------------------------------
     def relevant(self, rel: str, is_dir: bool) -> bool:
-        """A record file, or a folder that is, holds or lies on the way to a knowledge root."""
+        """A record file, the config, or a folder that is, holds or lies on the way to a knowledge root."""
         if not is_dir:
-            return is_record_path(rel, self.settings)
+            return rel in CONFIG_FILES or is_record_path(rel, self.settings)
         parts = PurePosixPath(rel).parts
         if any(p.startswith(".") for p in parts):
             return False
@@ -119,6 +128,7 @@ class Watcher:
             while p != self.top and not p.is_dir():
                 p = p.parent
             wanted.setdefault(p, False)
+        wanted.setdefault(self.top, False)  # the config files
         for path, (watch, rec, inode) in list(self._watches.items()):
             if wanted.get(path) != rec or _inode(path) != inode:  # gone, recreated, or root appeared
                 self._observer.unschedule(watch)
@@ -178,11 +188,33 @@ class Watcher:
         if self.initial_seed:
             self._reseed("initial", [])
         while (batch := self._next_batch()) is not None:
+            config = self._reload_config() if any(p in CONFIG_FILES for p in batch) else None
             self._sync_watches()
-            self._reseed("change", batch)
+            self._reseed("change", batch, config)
 
-    def _reseed(self, trigger: str, paths: list[str]) -> None:
-        r = Reseed(trigger, paths, started=time.time())
+    def _reload_config(self) -> dict:
+        """Re-read the settings after a config edit; a broken config keeps the last good settings."""
+        error = None
+        try:
+            new = load_settings(self.top)
+        except Exception as e:  # ConfigError, or whatever a validator raises: reported, never fatal
+            error = f"{e}; watching with the last good config"
+            _safe_log(f"watch {self.top}: {error}")
+        else:
+            self._apply_settings(new)
+        return {"source": self.settings.source, "roots": list(self.settings.roots), "error": error}
+
+    def _apply_settings(self, new: Settings) -> None:
+        if new == self.settings:
+            return
+        if new.model != self.settings.model:  # another model: a seeder with its embedder
+            self.seeder = Seeder(self.top, settings=new, root=self.seeder.root)
+        else:
+            self.seeder.settings = new
+        self.settings = new
+
+    def _reseed(self, trigger: str, paths: list[str], config: dict | None = None) -> None:
+        r = Reseed(trigger, paths, started=time.time(), config=config)
         while True:
             try:
                 r.report = self.seeder.seed(lock_timeout=0.5)
@@ -240,6 +272,9 @@ def run_cli(repo: Path | None, debounce: float, as_json: bool, emit: Callable[[s
             say(json.dumps(r.to_json(), default=str))
             return
         stamp = time.strftime("%H:%M:%S", time.localtime(r.finished))
+        if r.config:
+            say(f"{stamp} config error: {r.config['error']}" if r.config["error"] else
+                f"{stamp} config reloaded: watching {', '.join(x + '/' for x in r.config['roots'])}")
         if r.error:
             say(f"{stamp} could not reindex: {r.error}")
             return

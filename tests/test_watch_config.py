@@ -1,0 +1,68 @@
+"""The watcher follows its config: `jgm.toml` / `[tool.jgm]` edits re-plan the watched roots and reseed."""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+from pathlib import Path
+
+from hooks_helpers import DEADLINE, assert_index_matches_files, atomic_write
+
+from jupiter_git_memory.index.store import workspace_dir
+from jupiter_git_memory.index.workspace import find_workspace
+from jupiter_git_memory.surfaces.watch import Watcher
+
+
+def indexed(repo: Path) -> set[str]:
+    """Ids of file records in the catalog (read directly: `snapshot` would read the broken config)."""
+    db = sqlite3.connect(f"file:{workspace_dir(find_workspace(repo).id) / 'catalog.sqlite'}?mode=ro", uri=True)
+    try:
+        return {r[0] for r in db.execute("SELECT id FROM records WHERE origin='file'")}
+    finally:
+        db.close()
+
+
+def test_watcher_follows_roots_changes_and_survives_a_broken_config(repo):
+    repo.write("jgm.toml", 'roots = ["knowledge"]\n')
+    repo.record("k1", title="Knowledge one", body="Kept under knowledge/.")
+    repo.record("n1", rel="notes/n1.md", title="Note one", body="Kept under notes/.")
+    repo.commit("two folders")
+    seeds: queue.Queue = queue.Queue()
+
+    def next_with(path):
+        while True:
+            r = seeds.get(timeout=DEADLINE)
+            assert r.error is None, r.error
+            if path in r.paths:
+                return r
+
+    with Watcher(repo.path, on_reseed=seeds.put, debounce=0.1) as watcher:
+        assert seeds.get(timeout=DEADLINE).trigger == "initial"
+        assert indexed(repo.path) == {"k1"}
+
+        atomic_write(repo.path / "jgm.toml", 'roots = ["notes"]\n')  # an editor's save
+        r = next_with("jgm.toml")
+        assert r.config == {"source": str(repo.path / "jgm.toml"), "roots": ["notes"], "error": None}
+        assert r.to_json()["config"]["roots"] == ["notes"]
+        assert indexed(repo.path) == {"n1"}  # what entered is seeded, what left is removed
+        assert watcher.relevant("notes/n2.md", False) and not watcher.relevant("knowledge/k2.md", False)
+        repo.record("n2", rel="notes/n2.md", title="Note two", body="Written after the roots changed.")
+        next_with("notes/n2.md")  # the new root is watched
+        assert indexed(repo.path) == {"n1", "n2"}
+
+        (repo.path / "jgm.toml").write_text('roots = ["notes"\n', encoding="utf-8")  # broken TOML
+        r = next_with("jgm.toml")
+        assert r.config["error"] and "jgm.toml" in r.config["error"] and "last good config" in r.config["error"]
+        assert r.config["roots"] == ["notes"]
+        repo.record("n3", rel="notes/n3.md", title="Note three", body="The watch went on with the last good config.")
+        next_with("notes/n3.md")
+        assert indexed(repo.path) == {"n1", "n2", "n3"}
+
+        (repo.path / "jgm.toml").unlink()  # now [tool.jgm] in pyproject.toml decides
+        repo.write("pyproject.toml", '[project]\nname = "x"\n\n[tool.jgm]\nroots = ["knowledge", "notes"]\n')
+        while (r := next_with("pyproject.toml")).config["roots"] != ["knowledge", "notes"]:
+            pass
+        assert r.config["source"] == str(repo.path / "pyproject.toml") and r.config["error"] is None
+        assert indexed(repo.path) == {"k1", "n1", "n2", "n3"}
+    assert_index_matches_files(repo.path)
+
