@@ -137,6 +137,15 @@ def last_hook_run(repo: Path) -> dict | None:
     return json.loads(p.read_text()) if p.is_file() else None
 
 
+def next_reseed_with(seeds, path: str):
+    """The next Reseed (from a Watcher's `on_reseed` queue) whose paths include `path`; none may fail."""
+    while True:
+        r = seeds.get(timeout=DEADLINE)
+        assert r.error is None, r.error
+        if path in r.paths:
+            return r
+
+
 def atomic_write(path: Path, text: str) -> None:
     """What editors do on save: write a temp file next to it, then rename it over the target."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,8 @@ import shutil
 import signal
 
 from conftest import record_text
-from hooks_helpers import DEADLINE, WatchProcess, assert_index_matches_files, atomic_write, snapshot, wait_for
+from hooks_helpers import (DEADLINE, WatchProcess, assert_index_matches_files, atomic_write, next_reseed_with, snapshot,
+                           wait_for)
 
 from jupiter_git_memory.surfaces.watch import Watcher
 
@@ -100,11 +101,7 @@ def test_watcher_class_waits_for_a_missing_root_and_follows_it_being_replaced(re
         assert first.trigger == "initial" and first.report.records == 0
 
         def next_with(path):
-            while True:
-                r = seeds.get(timeout=DEADLINE)
-                assert r.error is None, r.error
-                if path in r.paths:
-                    return r
+            return next_reseed_with(seeds, path)
 
         repo.record("n1", title="First record", body="The root did not exist when the watch began.")
         next_with("knowledge")

@@ -6,7 +6,7 @@ import queue
 import sqlite3
 from pathlib import Path
 
-from hooks_helpers import DEADLINE, assert_index_matches_files, atomic_write
+from hooks_helpers import DEADLINE, assert_index_matches_files, atomic_write, next_reseed_with
 
 from jupiter_git_memory.index.store import workspace_dir
 from jupiter_git_memory.index.workspace import find_workspace
@@ -30,11 +30,7 @@ def test_watcher_follows_roots_changes_and_survives_a_broken_config(repo):
     seeds: queue.Queue = queue.Queue()
 
     def next_with(path):
-        while True:
-            r = seeds.get(timeout=DEADLINE)
-            assert r.error is None, r.error
-            if path in r.paths:
-                return r
+        return next_reseed_with(seeds, path)
 
     with Watcher(repo.path, on_reseed=seeds.put, debounce=0.1) as watcher:
         assert seeds.get(timeout=DEADLINE).trigger == "initial"
