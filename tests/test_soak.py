@@ -122,3 +122,24 @@ def test_every_500_is_our_json_even_when_file_descriptors_run_out(repo, jgm_home
             assert c.get(base + "/records").status_code == 200  # and the server recovers
     finally:
         server.stop()
+
+
+def test_mcp_http_crash_is_our_json_500(repo):
+    """The same guard wraps `jgm mcp --http`: a fault before any response (here: the token store failing
+    as it does without free fds) answers our JSON 500, not uvicorn's plain text."""
+    import errno
+
+    from starlette.testclient import TestClient
+
+    from jupiter_git_memory.surfaces.mcp_server import build_server, http_app
+    from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
+
+    class NoFds:
+        def authenticate(self, secret):
+            raise OSError(errno.EMFILE, "Too many open files")
+
+    repo.commit("empty")
+    handle = WorkspaceHandle.for_repo(repo.path)
+    r = TestClient(http_app(build_server(handle), handle, NoFds())).post("/mcp", json={})
+    assert r.status_code == 500 and r.headers["content-type"] == "application/json"
+    assert r.json()["error"]["code"] == "internal/error" and "too many open files" in r.json()["error"]["message"]
