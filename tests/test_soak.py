@@ -143,3 +143,26 @@ def test_mcp_http_crash_is_our_json_500(repo):
     r = TestClient(http_app(build_server(handle), handle, NoFds())).post("/mcp", json={})
     assert r.status_code == 500 and r.headers["content-type"] == "application/json"
     assert r.json()["error"]["code"] == "internal/error" and "too many open files" in r.json()["error"]["message"]
+
+
+def test_a_retired_chroma_client_serves_its_reader_then_stops(tmp_path):
+    """Lease rule of index/vectors.py: a reopen retires the old client; a reader still holding it is served,
+    and the old client stops when that reader closes (not before, not never)."""
+    import numpy as np
+
+    from jupiter_git_memory.index.vectors import VectorIndex, open_epochs, refresh_if_stale, reset_clients
+
+    loc, identity = str(tmp_path / "chroma"), {"model": "test", "dimension": 4}
+    base = open_epochs()
+    old = VectorIndex(loc, "jgm-lease", identity)
+    old.add(["a"], np.array([[1.0, 0, 0, 0]], dtype=np.float32), [{"record_id": "a"}])
+    refresh_if_stale(loc, 41)  # another process wrote: the catalog generation moved
+    new = VectorIndex(loc, "jgm-lease", identity)
+    assert new.client is not old.client and open_epochs() == base + 2
+    assert [h[0] for h in old.query(np.array([1.0, 0, 0, 0], dtype=np.float32), 1, None)] == ["a"]
+    old.close()
+    assert open_epochs() == base + 1  # the retired client stopped with its last reader
+    assert [h[0] for h in new.query(np.array([1.0, 0, 0, 0], dtype=np.float32), 1, None)] == ["a"]
+    new.close()
+    reset_clients(loc)
+    assert open_epochs() == base

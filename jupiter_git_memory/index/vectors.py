@@ -60,7 +60,7 @@ class _Chroma:
 
 _clients: dict[str, _Chroma] = {}  # location -> current epoch
 _live: set[_Chroma] = set()  # epochs not stopped yet (current and retired)
-_clients_lock = threading.Lock()
+_clients_lock = threading.RLock()  # re-entrant: a lease's finalizer may run in a GC pass under it
 _current_at: dict[str, int] = {}  # location -> catalog generation its current epoch is known to reflect
 
 
