@@ -21,6 +21,8 @@ import argparse
 import json
 import os
 import random
+import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -226,6 +228,8 @@ def setup(work: Path, records: int, env: dict) -> tuple[Path, float]:
                 f"A note that is indexed only while notes/ is a root ({n}).\n")
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "soak setup")
+    shutil.rmtree(repo / "knowledge/probes", ignore_errors=True)  # a reused repo starts like a new one
+    (repo / "jgm.toml").write_text('roots = ["knowledge"]\n')
     subprocess.run([JGM, "hooks", "install"], cwd=repo, env=env, check=True, capture_output=True)
     t = time.perf_counter()
     subprocess.run([JGM, "seed", "--repo", str(repo)], env=env, check=True, capture_output=True)
@@ -256,6 +260,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=50, help="writes before the baseline sample")
     ap.add_argument("--recall-interval", type=float, default=0.25, help="pause between a stream's recalls (s)")
     ap.add_argument("--mix", default="cli,hook,watcher", help="writers, used in turn")
+    ap.add_argument("--max-minutes", type=float, help="stop writing after this long (the report covers what ran)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/jgm-soak"), help="repo + store (reused if there)")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--plot", type=Path)
@@ -285,8 +290,15 @@ def main() -> None:
     samples, stale, errors, pickups, config_misses = [], [], [], [], 0
     notes_on = False
     t0 = time.time()
+    halt = threading.Event()  # SIGINT/SIGTERM or --max-minutes: finish the write, then report
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: halt.set())
+    done = 0
     try:
         for i in range(args.writes):
+            if halt.is_set() or (args.max_minutes and time.time() - t0 > args.max_minutes * 60):
+                break
+            done = i + 1
             kind = mix[i % len(mix)]
             rid, title, _ = probe(i)
             gone = probe(i - KEEP)[0] if i >= KEEP else None
@@ -329,6 +341,11 @@ def main() -> None:
                                      p99_ms=round(pct(lat, 99), 1) if lat else None)
                 samples.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
+                if args.out:  # a partial report on disk at every sample
+                    partial = report(args, samples, stale, errors, pickups, config_misses, streams, watcher, seed_s,
+                                     api.non_json_5xx + api_bg.non_json_5xx, done)
+                    args.out.parent.mkdir(parents=True, exist_ok=True)
+                    args.out.write_text(json.dumps(dict(partial, partial=True), indent=2) + "\n")
     finally:
         for s in streams.values():
             s.halt.set()
@@ -341,7 +358,7 @@ def main() -> None:
         mcp_proc.wait(timeout=60)
         serve.stop()
     result = report(args, samples, stale, errors, pickups, config_misses, streams, watcher, seed_s,
-                    api.non_json_5xx + api_bg.non_json_5xx)
+                    api.non_json_5xx + api_bg.non_json_5xx, done)
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
@@ -351,7 +368,7 @@ def main() -> None:
         plot(samples, args.plot, args.warmup, result["setup"])
 
 
-def report(args, samples, stale, errors, pickups, config_misses, streams, watcher, seed_s, non_json) -> dict:
+def report(args, samples, stale, errors, pickups, config_misses, streams, watcher, seed_s, non_json, done) -> dict:
     base = next((s for s in samples if s["writes"] >= args.warmup), samples[0] if samples else None)
     after = [s for s in samples if s["writes"] > base["writes"]] if base else []
     servers = {}
@@ -376,7 +393,7 @@ def report(args, samples, stale, errors, pickups, config_misses, streams, watche
             "p99_ok": change is not None and change <= 0.2, "recalls": streams[name].count}
     return {
         "measured": "bench/soak.py: jgm serve + jgm mcp --http beside outside reseeds (CLI, git hook, watcher)",
-        "setup": {"records": args.records, "writes": args.writes, "mix": args.mix, "config_edits": args.config_edits,
+        "setup": {"records": args.records, "writes": done, "writes_planned": args.writes, "mix": args.mix, "config_edits": args.config_edits,
                   "sample_every": args.sample_every, "warmup_writes": args.warmup, "cold_seed_s": round(seed_s, 1),
                   "recall_interval_s": args.recall_interval, "cpus": os.cpu_count(),
                   "load_avg_1m": round(os.getloadavg()[0], 2)},
