@@ -325,7 +325,8 @@ def main() -> None:
                 edited = time.time()
                 (repo / "jgm.toml").write_text('roots = ["knowledge", "notes"]\n' if notes_on else 'roots = ["knowledge"]\n')
                 ok = wait_until(lambda: (len(catalog_state(db_path, ["fact-note-0"])[0]) == 1) == notes_on, 120)
-                ev = [e for e in watcher.events if e.get("config") and e.get("started", 0) >= edited]
+                ev = wait_until(lambda: [e for e in watcher.events  # printed just after the seed commits
+                                         if e.get("config") and e.get("started", 0) >= edited], 30) or []
                 if ok and ev:
                     pickups.append(round(ev[0]["started"] - edited, 3))
                 else:

@@ -58,7 +58,7 @@ def test_watcher_follows_roots_changes_and_survives_a_broken_config(repo):
         repo.write("pyproject.toml", '[project]\nname = "x"\n\n[tool.jgm]\nroots = ["knowledge", "notes"]\n')
         while (r := next_with("pyproject.toml")).config["roots"] != ["knowledge", "notes"]:
             pass
-        assert r.config["source"] == str(repo.path / "pyproject.toml") and r.config["error"] is None
+        assert r.config["source"].startswith(str(repo.path / "pyproject.toml")) and r.config["error"] is None
         assert indexed(repo.path) == {"k1", "n1", "n2", "n3"}
     assert_index_matches_files(repo.path)
 
