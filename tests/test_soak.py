@@ -3,16 +3,17 @@
 The bounded version of bench/soak.py: a real `jgm serve` subprocess, ~100 reseeds from another process
 (this one, through the one write path), and a recall after each. What is asserted is behaviour, never
 speed: every recall finds the record the last write added (no stale client), and after warm-up the
-server's file descriptors and threads are exactly flat, except the connections of Chroma's own SQLite
-pool, which it opens on demand (one fd and one thread each) and which stay within one pool. Before the
-fix each outside write cost ~11 fds, ~5 threads and ~4.5 MB: the reopen dropped the old Chroma system
-without stopping it.
+server never holds one file descriptor or thread more than at the end of warm-up, except the
+connections of Chroma's own SQLite pool, which it opens on demand (one fd and one thread each) and which
+stay within one pool. Before the fix each outside write cost ~12 fds, ~6 threads and ~3.5 MB: the reopen
+dropped the old Chroma system without stopping it.
 """
 
 from __future__ import annotations
 
 import os
 import resource
+import time
 
 import pytest
 
@@ -46,6 +47,18 @@ def proc_stats(pid: int) -> dict:
     pool = sum(t.endswith(POOL) for t in targets)
     return {"rss": int(status["VmRSS"].split()[0]), "fds": len(targets) - pool, "pool": pool,
             "threads": sum(not n.startswith("sqlx-sqlite") for n in names)}
+
+
+def settled_stats(pid: int, base: dict | None, wait: float = 5.0) -> dict:
+    """proc_stats once the process is quiet: a stopped Chroma system's threads may take a moment to exit
+    on a loaded machine, so wait (up to `wait` s) for fds and threads to come back to `base`. A leak never
+    comes back, so the check stays exact."""
+    deadline = time.monotonic() + wait
+    while True:
+        now = proc_stats(pid)
+        if base is None or (now["fds"] <= base["fds"] and now["threads"] <= base["threads"]) or time.monotonic() > deadline:
+            return now
+        time.sleep(0.05)
 
 
 def probe(i: int) -> tuple[str, str]:
@@ -83,12 +96,13 @@ def test_server_stays_flat_and_fresh_over_outside_writes(repo, jgm_home):
                 ids = [x["id"] for x in body["results"]]
                 assert rid in ids, f"write {i}: stale answer {ids} for {rid}"
                 assert probe(i - 3)[0] not in ids
-                samples.append(proc_stats(server.proc.pid))
+                samples.append(settled_stats(server.proc.pid, samples[WARMUP - 1] if i >= WARMUP else None))
+                if i >= WARMUP:  # outside Chroma's pool, never one fd or thread above the warm-up value
+                    base, now = samples[WARMUP - 1], samples[-1]
+                    assert now["fds"] <= base["fds"] and now["threads"] <= base["threads"], (i, samples)
     finally:
         server.stop()
     settled = samples[WARMUP - 1]
-    for key in ("fds", "threads"):  # exactly flat outside Chroma's pool; the pool stays one pool
-        assert [s[key] for s in samples[WARMUP:]] == [settled[key]] * (WRITES - WARMUP), (key, samples)
     assert max(s["pool"] for s in samples) <= POOL_MAX, [s["pool"] for s in samples]
     growth_mb = (max(s["rss"] for s in samples[WARMUP:]) - settled["rss"]) / 1024
     assert growth_mb <= RSS_BOUND_MB, [s["rss"] for s in samples]
