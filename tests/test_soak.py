@@ -173,10 +173,10 @@ def test_a_retired_chroma_client_serves_its_reader_then_stops(tmp_path):
     refresh_if_stale(loc, 41)  # another process wrote: the catalog generation moved
     new = VectorIndex(loc, "jgm-lease", identity)
     assert new.client is not old.client and open_epochs() == base + 2
-    assert [h[0] for h in old.query(np.array([1.0, 0, 0, 0], dtype=np.float32), 1, None)] == ["a"]
+    assert [h[0] for h in old.query(np.array([1.0, 0, 0, 0], dtype=np.float32), 1)] == ["a"]
     old.close()
     assert open_epochs() == base + 1  # the retired client stopped with its last reader
-    assert [h[0] for h in new.query(np.array([1.0, 0, 0, 0], dtype=np.float32), 1, None)] == ["a"]
+    assert [h[0] for h in new.query(np.array([1.0, 0, 0, 0], dtype=np.float32), 1)] == ["a"]
     new.close()
     reset_clients(loc)
     assert open_epochs() == base
