@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import queue
-import sqlite3
 from pathlib import Path
 
 from hooks_helpers import DEADLINE, assert_index_matches_files, atomic_write, next_reseed_with
 
+from jupiter_git_memory.index.catalog import Catalog
 from jupiter_git_memory.index.store import workspace_dir
+from jupiter_git_memory.index.views import worktree_view
 from jupiter_git_memory.index.workspace import find_workspace
 from jupiter_git_memory.surfaces.watch import Watcher
 
 
 def indexed(repo: Path) -> set[str]:
-    """Ids of file records in the catalog (read directly: `snapshot` would read the broken config)."""
-    db = sqlite3.connect(f"file:{workspace_dir(find_workspace(repo).id) / 'catalog.sqlite'}?mode=ro", uri=True)
+    """Ids of file records in the worktree's view (read directly: `snapshot` would read the broken config)."""
+    cat = Catalog(workspace_dir(find_workspace(repo).id) / "catalog.sqlite", worktree_view(repo))
     try:
-        return {r[0] for r in db.execute("SELECT id FROM records WHERE origin='file'")}
+        return set(cat.records(origin="file"))
     finally:
-        db.close()
+        cat.close()
 
 
 def test_watcher_follows_roots_changes_and_survives_a_broken_config(repo):
