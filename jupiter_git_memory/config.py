@@ -55,7 +55,8 @@ class FileSettings(BaseModel):
     hybrid: bool = Field(True, description="true or false")
     lexical_weight: Unit = Field(0.3, description="a number in [0, 1], e.g. lexical_weight = 0.3")
     corroborate_margin: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
-        0.05, description="a number in [0, 1), e.g. corroborate_margin = 0.05")
+        0.10, description="a number in [0, 1), e.g. corroborate_margin = 0.10")
+    auto_calibrate: bool = Field(True, description="true or false")
     global_workspace: bool = Field(False, alias="global", description="true or false")
     at_views: int = Field(20, ge=0, description="a whole number >= 0: `recall --at` views kept, e.g. at_views = 20")
     status_map: dict[str, str] = Field(
@@ -123,7 +124,8 @@ class Settings:
     floor: float | None = None  # overrides the calibrated/shipped floor when set
     hybrid: bool = True
     lexical_weight: float = 0.3
-    corroborate_margin: float = 0.05  # hybrid: records this close above the floor need lexical evidence
+    corroborate_margin: float = 0.10  # hybrid: records this close above the floor need IDF-weighted lexical evidence
+    auto_calibrate: bool = True  # `jgm seed` measures this workspace's floor with the shipped probes
     global_workspace: bool = False  # share this workspace's records with global recall
     at_views: int = 20  # `recall --at` views kept; the least recently used beyond this are evicted
     source: str | None = None  # the file these settings came from
@@ -217,5 +219,6 @@ def load_settings(repo: Path) -> Settings:
         roots=roots, ignore=DEFAULT_IGNORE + tuple(f.ignore),
         model=env.model or f.model, chroma_url=env.chroma_url or f.chroma_url, weights=f.weights, floor=f.floor,
         hybrid=f.hybrid, lexical_weight=f.lexical_weight, corroborate_margin=f.corroborate_margin,
+        auto_calibrate=f.auto_calibrate,
         global_workspace=f.global_workspace, at_views=f.at_views, source=source, roots_configured=f.roots is not None,
         status_map=f.status_map, adr_missing_status=f.adr_missing_status, formats=f.formats)

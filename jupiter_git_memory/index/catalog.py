@@ -240,6 +240,20 @@ class Catalog:
                 out[t] = 0
         return out
 
+    def term_records(self, terms: list[str]) -> dict[str, set[str]]:
+        """term -> ids of the records with a chunk containing it (porter-stemmed, as the lexical index)."""
+        out = {}
+        for t in terms:
+            try:
+                out[t] = {r[0] for r in self.db.execute(
+                    "SELECT DISTINCT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',))}
+            except sqlite3.OperationalError:
+                out[t] = set()
+        return out
+
+    def record_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM records").fetchone()[0]
+
     # -- writes -------------------------------------------------------------------------------
     def apply(self, ch: CatalogChanges) -> int:
         """Apply `ch` atomically and bump the generation; returns the new generation.

@@ -1,19 +1,31 @@
-"""`jgm calibrate`: measure the no-match floor on questions the knowledge base cannot answer.
+"""Measure a workspace's no-match floor on questions its knowledge base cannot answer.
 
-The floor is the highest cosine any probe reaches against records recallable by default, rounded up to
-two decimals, stored with the vector identity it was measured for.
+The floor is median + 2·MAD of the probes' best cosines against the records recallable by default, rounded
+up to two decimals. Why not the maximum: one near-domain probe sets the max, and on a corpus we did not
+write that cost three good answers for one bad one (issue 13); the robust statistic moves with the bulk of
+the probes, and the corroboration band above the floor (ranking.decide) handles the near-domain tail.
+
+`jgm seed` calibrates automatically with the shipped probes (`probes/default.yaml`) when a workspace has
+no floor for its model identity yet or its corpus changed materially since; `jgm calibrate PROBES` stays
+for teams with their own probes. Tiny knowledge bases keep the shipped default: a floor measured against a
+handful of records is noise.
 """
 
 from __future__ import annotations
 
 import hashlib
+import statistics
 from pathlib import Path
 
 import yaml
 
-from .floors import round_up, save_floor
+from .floors import MATERIAL_CHANGE, corpus_change, corpus_sketch, get_floor, round_up, save_floor
 from .ranking import DEFAULT_STATUSES
 from .service import Recaller
+
+SHIPPED_PROBES = Path(__file__).parent / "probes" / "default.yaml"
+MAD_K = 2.0
+MIN_RECORDS = 20  # below this, auto-calibration keeps the shipped default
 
 
 def load_probes(path: Path) -> tuple[list[str], str]:
@@ -46,16 +58,50 @@ def measure(recaller: Recaller, probes: list[str]) -> list[tuple[str, float, str
     return out
 
 
-def calibrate(recaller: Recaller, path: Path, save: bool = True) -> dict:
+def robust_floor(cosines: list[float], k: float = MAD_K) -> tuple[float, float, float]:
+    """(floor, median, MAD): median + k·MAD, rounded up to two decimals."""
+    med = statistics.median(cosines)
+    mad = statistics.median([abs(c - med) for c in cosines])
+    return round_up(max(med + k * mad, 0.0) + 1e-9), med, mad
+
+
+def calibrate(recaller: Recaller, path: Path, save: bool = True, source: str = "probes") -> dict:
     probes, digest = load_probes(path)
-    if not recaller.index().catalog.chunk_ids():
+    index = recaller.index()
+    chunk_ids = index.catalog.chunk_ids()
+    if not chunk_ids:
         raise ValueError("the index is empty: run `jgm seed` before calibrating")
     rows = measure(recaller, probes)
     top = max(rows, key=lambda r: r[1])
-    floor = round_up(max(top[1], 0.0) + 1e-9)
-    details = {"probes_file": str(path), "probes_sha256": digest, "probe_count": len(probes), "max_cos": round(top[1], 4),
-               "max_probe": top[0], "max_record": top[2], "workspace": recaller.workspace.id}
+    floor, med, mad = robust_floor([c for _, c, _ in rows])
+    details = {"source": source, "statistic": f"median + {MAD_K:g}·MAD of the probes' best cosines",
+               "probes_file": str(path), "probes_sha256": digest, "probe_count": len(probes),
+               "median_cos": round(med, 4), "mad_cos": round(mad, 4), "max_cos": round(top[1], 4),
+               "max_probe": top[0], "max_record": top[2],
+               "corpus": {"records": len(index.catalog.records()), **corpus_sketch(chunk_ids),
+                          "commit": index.catalog.get_meta("last_seeded_commit") or None}}
     if save:
-        save_floor(recaller.identity, floor, details, recaller.root)
-    return {"floor": floor, "saved": save, **details,
+        save_floor(recaller.workspace.id, recaller.identity, floor, details, recaller.root)
+    details["corpus"] = {k: v for k, v in details["corpus"].items() if k != "sketch"}
+    return {"floor": floor, "saved": save, "workspace": recaller.workspace.id, **details,
             "probes": [{"probe": p, "max_cos": round(c, 4), "record": r} for p, c, r in rows]}
+
+
+def auto_calibrate(recaller: Recaller) -> dict:
+    """After a seed: calibrate with the shipped probes when this workspace has no floor for its identity
+    or its corpus changed materially since. Returns what was done and why (never raises for a skip)."""
+    index = recaller.index()
+    chunk_ids = index.catalog.chunk_ids()
+    n_records = sum(1 for r in index.catalog.records().values() if r.effective in DEFAULT_STATUSES)
+    entry = get_floor(recaller.workspace.id, recaller.identity, recaller.root)
+    if entry and entry.get("source") not in (None, "auto"):
+        return {"action": "kept", "reason": f"floor set by `jgm calibrate` ({entry.get('probes_file')})"}
+    if n_records < MIN_RECORDS:
+        return {"action": "skipped", "reason": f"{n_records} recallable records (< {MIN_RECORDS}): shipped default kept"}
+    change = corpus_change((entry or {}).get("corpus"), chunk_ids)
+    if entry and change < MATERIAL_CHANGE:
+        return {"action": "kept", "reason": f"corpus changed {change:.0%} since calibration (< {MATERIAL_CHANGE:.0%})",
+                "floor": entry["floor"]}
+    res = calibrate(recaller, SHIPPED_PROBES, save=True, source="auto")
+    return {"action": "calibrated", "floor": res["floor"], "reason": "no floor yet" if not entry else
+            f"corpus changed {change:.0%} since calibration", "median_cos": res["median_cos"], "mad_cos": res["mad_cos"]}

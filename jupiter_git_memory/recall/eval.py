@@ -1,7 +1,10 @@
-"""`jgm eval`: recall@k, MRR, no-answer emptiness and forbidden leaks on a YAML question set.
+"""`jgm eval`: recall@k, MRR, no-answer emptiness (in-domain and off-topic apart) and forbidden leaks.
 
-The report carries the eval file's sha256, the model identity and the floor, so an edited or stale
-eval file can never pass as the old one.
+The report carries the eval file's sha256, the model identity and the floor with its provenance, so an
+edited or stale eval file can never pass as the old one. Questions may carry `split` (dev | heldout: what
+was looked at while tuning and what was not) and, when unanswerable, `kind` (in-domain | off-topic): a
+floor that only rejects cooking questions is not a no-answer decision. The lint flags questions that copy
+a run of their expected record's words.
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ from pathlib import Path
 import yaml
 
 from ..embedding.specs import identity_hash
+from .eval_lint import shared_run
 from .service import Recaller
+
+NO_ANSWER_KINDS = ("in-domain", "off-topic")
 
 
 @dataclass
@@ -23,6 +29,22 @@ class Question:
     expect: list[str]
     forbid: list[str] = field(default_factory=list)
     status: list[str] | None = None
+    split: str = "dev"
+    kind: str = "answerable"
+
+
+def _question(path: Path, n: int, q) -> Question:
+    if not isinstance(q, dict) or not isinstance(q.get("query"), str) or not isinstance(q.get("expect"), list):
+        raise ValueError(f"{path}: question {n} needs `query` (text) and `expect` (a list, [] for no answer)")
+    expect = [str(x) for x in q["expect"]]
+    kind = str(q.get("kind") or ("answerable" if expect else "off-topic"))
+    if not expect and kind not in NO_ANSWER_KINDS:
+        raise ValueError(f"{path}: question {n} has no answer; its `kind` must be in-domain or off-topic")
+    split = str(q.get("split") or "dev")
+    if split not in ("dev", "heldout"):
+        raise ValueError(f"{path}: question {n}: `split` must be dev or heldout, not {split!r}")
+    return Question(str(q.get("id") or f"q{n}"), q["query"], expect, [str(x) for x in q.get("forbid") or []],
+                    [str(x) for x in q["status"]] if q.get("status") else None, split, kind)
 
 
 def load_questions(path: Path) -> tuple[list[Question], str]:
@@ -36,48 +58,80 @@ def load_questions(path: Path) -> tuple[list[Question], str]:
         raise ValueError(f"{path}: expected `questions: [{{id, query, expect: [ids]}}, ...]`")
     out, seen = [], set()
     for n, q in enumerate(items, 1):
-        if not isinstance(q, dict) or not isinstance(q.get("query"), str) or not isinstance(q.get("expect"), list):
-            raise ValueError(f"{path}: question {n} needs `query` (text) and `expect` (a list, [] for no answer)")
-        qid = str(q.get("id") or f"q{n}")
-        if qid in seen:
-            raise ValueError(f"{path}: duplicate question id {qid!r}")
-        seen.add(qid)
-        out.append(Question(qid, q["query"], [str(x) for x in q["expect"]], [str(x) for x in q.get("forbid") or []],
-                            [str(x) for x in q["status"]] if q.get("status") else None))
+        question = _question(path, n, q)
+        if question.id in seen:
+            raise ValueError(f"{path}: duplicate question id {question.id!r}")
+        seen.add(question.id)
+        out.append(question)
     return out, hashlib.sha256(raw).hexdigest()
+
+
+def _rate(num: int, den: int) -> float | None:
+    return round(num / den, 4) if den else None
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Figures over per-question rows (see `evaluate`)."""
+    ans = [r for r in rows if r["expect"]]
+    empty = {kind: [not r["returned"] for r in rows if not r["expect"] and r["kind"] == kind] for kind in NO_ANSWER_KINDS}
+    noans = empty["in-domain"] + empty["off-topic"]
+    return {
+        "questions": len(rows), "answerable": len(ans), "no_answer": len(noans),
+        "recall_at_k": _rate(sum(r["rank"] is not None for r in ans), len(ans)),
+        "mrr": round(sum(1.0 / r["rank"] for r in ans if r["rank"]) / len(ans), 4) if ans else None,
+        "no_answer_empty_rate": _rate(sum(noans), len(noans)),
+        "in_domain_empty_rate": _rate(sum(empty["in-domain"]), len(empty["in-domain"])),
+        "off_topic_empty_rate": _rate(sum(empty["off-topic"]), len(empty["off-topic"])),
+        "forbidden_leaks": sum(len(r["leaked"]) for r in rows),
+    }
 
 
 def evaluate(recaller: Recaller, questions: list[Question], k: int = 3, mode: str = "hybrid") -> dict:
     rows = []
-    hits = rr_sum = answerable = noans = noans_empty = leaks = 0
     for q in questions:
         res = recaller.recall(q.query, k=k, statuses=q.status, mode=mode, store=False)
         ids = [r["id"] for r in res.results]
         rank = next((i + 1 for i, rid in enumerate(ids) if rid in q.expect), None)
         leaked = [rid for rid in ids if rid in q.forbid]
-        leaks += len(leaked)
-        if q.expect:
-            answerable += 1
-            hits += rank is not None
-            rr_sum += 1.0 / rank if rank else 0.0
-        else:
-            noans += 1
-            noans_empty += not ids
-        rows.append({"id": q.id, "query": q.query, "expect": q.expect, "returned": ids, "rank": rank,
-                     "leaked": leaked, "ok": (rank is not None if q.expect else not ids) and not leaked})
-    return {
-        "mode": mode, "k": k, "questions": len(questions), "answerable": answerable, "no_answer": noans,
-        "recall_at_k": round(hits / answerable, 4) if answerable else None,
-        "mrr": round(rr_sum / answerable, 4) if answerable else None,
-        "no_answer_empty_rate": round(noans_empty / noans, 4) if noans else None,
-        "forbidden_leaks": leaks, "per_question": rows,
-    }
+        why = res.results[0]["why"] if res.results else res.why
+        rows.append({"id": q.id, "query": q.query, "expect": q.expect, "returned": ids, "rank": rank, "leaked": leaked,
+                     "split": q.split, "kind": q.kind, "why": why,
+                     "ok": (rank is not None if q.expect else not ids) and not leaked})
+    report = {"mode": mode, "k": k, **summarize(rows)}
+    splits = sorted({r["split"] for r in rows})
+    if len(splits) > 1:
+        report["splits"] = {s: summarize([r for r in rows if r["split"] == s]) for s in splits}
+    report["per_question"] = rows
+    return report
 
 
-def run_eval(recaller: Recaller, path: Path, k: int = 3, modes: list[str] | None = None) -> dict:
+def lint(recaller: Recaller, questions: list[Question]) -> list[dict]:
+    """Answerable questions sharing a run of more than 3 content words with an expected record."""
+    catalog = recaller.index().catalog
+    wanted = {rid for q in questions for rid in q.expect}
+    texts: dict[str, str] = {rid: row.title for rid, row in catalog.records_by_ids(wanted).items()}
+    for chunk in catalog.chunks(wanted).values():
+        texts[chunk.record_id] = texts.get(chunk.record_id, "") + "\n" + chunk.body
+    out = []
+    for q in questions:
+        for rid in q.expect:
+            run = shared_run(q.query, texts.get(rid, ""))
+            if run:
+                out.append({"id": q.id, "record": rid, "run": run})
+                break
+    return out
+
+
+def run_eval(recaller: Recaller, path: Path, k: int = 3, modes: list[str] | None = None,
+             split: str | None = None) -> dict:
     questions, digest = load_questions(path)
-    floor, floor_source, warnings = recaller.floor()
+    if split:
+        questions = [q for q in questions if q.split == split]
+        if not questions:
+            raise ValueError(f"{path}: no question in split {split!r}")
+    floor = recaller.floor_info()
     reports = {m: evaluate(recaller, questions, k, m) for m in (modes or ["hybrid"])}
-    return {"eval_file": str(path), "eval_sha256": digest, "model": recaller.embedder.spec.name,
-            "identity": identity_hash(recaller.identity), "floor": floor, "floor_source": floor_source,
-            "workspace": recaller.workspace.id, "warnings": warnings, "modes": reports}
+    return {"eval_file": str(path), "eval_sha256": digest, "split": split or "all", "model": recaller.embedder.spec.name,
+            "identity": identity_hash(recaller.identity), "floor": floor.value, "floor_source": floor.source,
+            "floor_provenance": floor.provenance, "workspace": recaller.workspace.id, "warnings": floor.warnings,
+            "lint": lint(recaller, questions), "modes": reports}

@@ -1,41 +1,77 @@
-"""No-match floors, bound to the vector identity they were measured for.
+"""No-match floors per (workspace, model identity), stamped with the corpus state they were measured on.
 
-A floor measured for one model/instruction means nothing for another, so a calibrated floor is used only
-when its identity hash matches the index's; otherwise the spec's shipped default applies, with a warning.
+A floor says where a model's cosine stops meaning "related" *for one knowledge base*: the same probes reach
+0.30 against one corpus and 0.58 against another. So a floor is stored per workspace and vector identity,
+never shared across workspaces, and carries its provenance (who measured it, from which probes, with which
+statistic, over which corpus). A floor for another identity is never used: recall falls back to the spec's
+shipped default and says so. This module is the only place that reads or writes the store (`floors.json`
+under the store root), so the floor can later move next to a workspace's view without touching callers.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..embedding.specs import ModelSpec, identity_hash
 from ..index.store import store_root
+
+STORE_VERSION = 2
+MATERIAL_CHANGE = 0.10  # recalibrate once this share of the chunks differs from the calibrated corpus
+SKETCH_SIZE = 256
+
+
+@dataclass
+class FloorInfo:
+    """The floor recall uses, where it came from (config | calibrated | shipped-default) and why."""
+
+    value: float
+    source: str
+    provenance: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def floors_path(root: Path | None = None) -> Path:
     return (root or store_root()) / "floors.json"
 
 
-def load_floors(root: Path | None = None) -> dict:
+def _key(workspace: str, identity: dict) -> str:
+    return f"{workspace}/{identity_hash(identity)}"
+
+
+def _load(root: Path | None) -> dict:
     p = floors_path(root)
-    if not p.is_file():
-        return {}
     try:
-        return json.loads(p.read_text("utf-8"))
+        data = json.loads(p.read_text("utf-8")) if p.is_file() else {}
     except (OSError, json.JSONDecodeError):
-        return {}
+        data = {}
+    if data.get("version") != STORE_VERSION:  # v1 was keyed by identity alone: not trusted for any workspace
+        data = {"version": STORE_VERSION, "floors": {}}
+    return data
 
 
-def save_floor(identity: dict, floor: float, details: dict, root: Path | None = None) -> dict:
-    floors = load_floors(root)
-    entry = {"floor": floor, "identity": identity, "measured_at": time.time(), **details}
-    floors[identity_hash(identity)] = entry
+def get_floor(workspace: str, identity: dict, root: Path | None = None) -> dict | None:
+    entry = _load(root)["floors"].get(_key(workspace, identity))
+    return entry if entry and entry.get("identity") == identity else None
+
+
+def list_floors(root: Path | None = None) -> list[dict]:
+    return sorted(_load(root)["floors"].values(), key=lambda e: (e.get("workspace", ""), e.get("measured_at", 0)))
+
+
+def save_floor(workspace: str, identity: dict, floor: float, details: dict, root: Path | None = None) -> dict:
+    data = _load(root)
+    entry = {"floor": floor, "workspace": workspace, "identity": identity, "identity_hash": identity_hash(identity),
+             "measured_at": time.time(), **details}
+    data["floors"][_key(workspace, identity)] = entry
     p = floors_path(root)
-    tmp = p.with_suffix(".tmp")
-    tmp.write_text(json.dumps(floors, indent=2, sort_keys=True), "utf-8")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True), "utf-8")
     tmp.replace(p)
     return entry
 
@@ -45,14 +81,37 @@ def round_up(x: float) -> float:
     return math.ceil(round(x * 100, 6)) / 100
 
 
-def floor_for(identity: dict, spec: ModelSpec, override: float | None = None,
-              root: Path | None = None) -> tuple[float, str, list[str]]:
-    """(floor, where it came from, warnings)."""
+def corpus_sketch(chunk_ids: set[str]) -> dict:
+    """A bottom-k sketch of the chunk ids (content hashes): small, yet enough to estimate how much of a
+    corpus changed since a floor was measured on it."""
+    return {"chunks": len(chunk_ids), "sketch": sorted(chunk_ids)[:SKETCH_SIZE]}
+
+
+def corpus_change(old: dict | None, chunk_ids: set[str]) -> float:
+    """Estimated share of chunks that differ between a stored sketch and the current chunk ids (0..1)."""
+    if not old or "sketch" not in old:
+        return 1.0
+    new = corpus_sketch(chunk_ids)
+    union = sorted(set(old["sketch"]) | set(new["sketch"]))[:SKETCH_SIZE]
+    if not union:
+        return 0.0
+    both = sum(1 for c in union if c in set(old["sketch"]) and c in chunk_ids)
+    similarity = both / len(union)
+    size = abs(old.get("chunks", 0) - len(chunk_ids)) / max(old.get("chunks", 0), len(chunk_ids), 1)
+    return max(1.0 - similarity, size)
+
+
+def floor_for(workspace: str, identity: dict, spec: ModelSpec, override: float | None = None,
+              root: Path | None = None) -> FloorInfo:
     if override is not None:
-        return override, "config", []
-    entry = load_floors(root).get(identity_hash(identity))
-    if entry and entry.get("identity") == identity:
-        return float(entry["floor"]), "calibrated", []
-    warn = (f"no floor calibrated for this model identity ({identity_hash(identity)}); using {spec.name}'s shipped "
-            f"default {spec.default_floor}. Run `jgm calibrate PROBES` to measure one.")
-    return spec.default_floor, "shipped-default", [warn]
+        return FloorInfo(override, "config", {"source": "config", "note": "`floor` set in the project settings"})
+    entry = get_floor(workspace, identity, root)
+    if entry:
+        prov = {k: entry.get(k) for k in ("source", "statistic", "probes_file", "probes_sha256", "probe_count",
+                                          "median_cos", "mad_cos", "max_cos", "measured_at", "corpus")}
+        prov["corpus"] = {k: v for k, v in (entry.get("corpus") or {}).items() if k != "sketch"}
+        return FloorInfo(float(entry["floor"]), "calibrated", prov)
+    warn = (f"no floor calibrated for workspace {workspace} and this model identity ({identity_hash(identity)}); "
+            f"using {spec.name}'s shipped default {spec.default_floor}. `jgm seed` calibrates one once the "
+            f"knowledge base is large enough, or run `jgm calibrate PROBES`.")
+    return FloorInfo(spec.default_floor, "shipped-default", {"source": "shipped-default", "model": spec.name}, [warn])

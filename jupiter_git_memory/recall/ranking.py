@@ -6,10 +6,15 @@
 A record's cosine is its best chunk's. A record at or below the floor is never returned: lexical
 evidence can re-order records that passed the floor but never admits one that did not, so a question
 the knowledge base cannot answer stays unanswered however many of its words appear in the records.
+In hybrid mode a record in the band just above the floor also needs informative lexical corroboration
+(IDF-weighted, so one shared common word is not enough). Order uses a record's best chunk blended with
+its second best (a record that matches in two places is a safer answer than one lucky chunk).
+Measured on four eval sets, three over corpora we did not write: bench/README.md.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -23,6 +28,8 @@ DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
 CANDIDATE_WEIGHT = 0.8  # any requested kind while its status is `candidate`
 DEFAULT_STATUSES = ("accepted", "verified", "unverified")
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]+")
+CORROBORATION_MIN = 1.0  # IDF mass of matched query terms, in units of ln(N+1): about one rare term
+SECOND_CHUNK_WEIGHT = 0.3  # ordering: (1 - w) * best chunk + w * mean of the two best chunks
 STOPWORDS = frozenset("""a an and are as at be but by can do does did for from has have how i if in into is it its
 of on or our so that the their them then there these they this to was we were what when where which who why will
 with would you your should shall may might must not no any all about use used using""".split())
@@ -57,19 +64,31 @@ class Hit:
     cos: float
     chunk_id: str
     lexical: float = 0.0
+    cos2: float | None = None  # mean cosine of the record's two best chunks (None: only one seen)
+    corroboration: float | None = None  # IDF mass of query terms the record contains / ln(N+1)
     relevance: float = 0.0
     weight: float = 1.0
     score: float = 0.0
     why: dict = field(default_factory=dict)
 
 
+def corroborated(h: Hit, floor: float, margin: float) -> bool:
+    """Hybrid admission: clear of the band above the floor, or corroborated by informative words.
+    Without measured corroboration (None) any lexical match counts, as before."""
+    if h.cos > floor + margin:
+        return True
+    if h.corroboration is None:
+        return h.lexical > 0
+    return h.corroboration >= CORROBORATION_MIN
+
+
 def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k: int, mode: str = "hybrid",
          lexical_weight: float = 0.3, corroborate_margin: float = 0.0) -> list[Hit]:
     """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring).
 
-    In hybrid mode a record whose cosine is within `corroborate_margin` above the floor also needs some
-    lexical evidence: right at the floor the dense signal is noise, and a shared content word is cheap,
-    independent corroboration. This only ever removes results, so the no-answer property holds."""
+    In hybrid mode a record whose cosine is within `corroborate_margin` above the floor also needs
+    corroboration (see `corroborated`): right at the floor the dense signal is noise. This only ever
+    removes results, so the no-answer property holds."""
     if mode == "lexical":
         scored = [h for h in hits if h.lexical > 0]
         top = max((h.lexical for h in scored), default=1.0) or 1.0
@@ -78,20 +97,57 @@ def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k:
     else:
         scored = [h for h in hits if h.cos > floor]
         if mode == "hybrid" and corroborate_margin > 0:
-            scored = [h for h in scored if h.cos > floor + corroborate_margin or h.lexical > 0]
+            scored = [h for h in scored if corroborated(h, floor, corroborate_margin)]
         top = max((h.lexical for h in scored), default=0.0)
         for h in scored:
-            dense = relevance(h.cos, floor)
+            order_cos = h.cos if h.cos2 is None else (1 - SECOND_CHUNK_WEIGHT) * h.cos + SECOND_CHUNK_WEIGHT * h.cos2
+            dense = relevance(order_cos, floor)
             lex = (h.lexical / top) if (mode == "hybrid" and top > 0) else 0.0
             a = lexical_weight if mode == "hybrid" else 0.0
             h.relevance = (1 - a) * dense + a * lex
-            h.why = {"cos": round(h.cos, 4), "dense": round(dense, 4), "lexical": round(lex, 4)}
+            h.why = {"cos": round(h.cos, 4), "dense": round(dense, 4), "lexical": round(lex, 4),
+                     "admitted": "dense" if h.cos > floor + corroborate_margin or mode != "hybrid" else "corroborated"}
+            if h.corroboration is not None:
+                h.why["corroboration"] = round(h.corroboration, 3)
     for h in scored:
         h.weight = weight(weights, h.kind, h.status)
         h.score = h.relevance * h.weight
         h.why.update(relevance=round(h.relevance, 4), weight=h.weight)
     scored.sort(key=lambda h: (-h.score, -h.cos, h.record_id))
     return scored[:k]
+
+
+def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict:
+    """Why a recall came back empty, for the `why` of an empty answer."""
+    best = max(hits, key=lambda h: h.cos, default=None)
+    if mode == "lexical":
+        return {"decision": "no-answer", "reason": "no record contains any of the question's content words"}
+    if best is None:
+        return {"decision": "no-answer", "reason": "no record matches the filters"}
+    why = {"decision": "no-answer", "best_record": best.record_id, "best_cos": round(best.cos, 4), "floor": floor}
+    if best.cos <= floor:
+        why["reason"] = f"best cosine {best.cos:.3f} is at or below the floor {floor:.2f}"
+    else:
+        why["corroboration"] = None if best.corroboration is None else round(best.corroboration, 3)
+        why["reason"] = (f"best cosine {best.cos:.3f} is within {corroborate_margin:.2f} of the floor {floor:.2f} and "
+                         f"no record there is corroborated by informative words (needs IDF mass >= "
+                         f"{CORROBORATION_MIN:g} x ln(N+1))")
+    return why
+
+
+def idf_mass(terms: list[str], record_terms: dict[str, set[str]], n_records: int) -> dict[str, float]:
+    """record id -> IDF mass of the query terms it contains, in units of ln(N+1). `record_terms` maps
+    each term to the records containing it (its document frequency is the size of that set)."""
+    if n_records <= 0:
+        return {}
+    unit = math.log(n_records + 1)
+    out: dict[str, float] = {}
+    for t in terms:
+        recs = record_terms.get(t) or set()
+        w = math.log((n_records + 1) / (len(recs) + 0.5)) / unit
+        for rid in recs:
+            out[rid] = out.get(rid, 0.0) + max(w, 0.0)
+    return out
 
 
 def fts_terms(text: str) -> list[str]:

@@ -47,6 +47,7 @@ class SeedReport(SeedCounts):
     seconds: float = 0.0
     generation: int = 0
     view: str | None = None
+    floor: dict | None = None  # what the post-seed floor calibration did, and why
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -113,8 +114,25 @@ class Seeder:
                 report = self._seed_locked(index, rev and commit, progress, fault)
             finally:
                 index.close()
+        report.floor = self.calibrate_floor()
         report.seconds, report.rev = round(time.perf_counter() - t0, 3), rev
         return report
+
+    def calibrate_floor(self) -> dict | None:
+        """Measure this workspace's floor with the shipped probes when the corpus changed materially
+        (recall.calibrate.auto_calibrate). A failure here never fails the seed: recall falls back and says so."""
+        if not self.settings.auto_calibrate or self.settings.floor is not None:
+            return None
+        from ..recall.calibrate import auto_calibrate
+        from ..recall.service import Recaller
+
+        recaller = Recaller(self.workspace.root, settings=self.settings, workspace=self.workspace, root=self.root)
+        try:
+            return auto_calibrate(recaller)
+        except Exception as e:  # noqa: BLE001 - reported in the seed report, recall still works
+            return {"action": "failed", "reason": str(e)}
+        finally:
+            recaller.close()
 
     def _seed_locked(self, index: Index, rev, progress, fault) -> SeedReport:
         root, settings, cat = self.workspace.root, self.settings, index.catalog

@@ -1,4 +1,4 @@
-"""`jgm eval` and `jgm calibrate`."""
+"""`jgm eval`, `jgm calibrate` and `jgm floors`."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
              min_recall: Optional[float] = typer.Option(None, "--min-recall", help="Exit 1 below this recall@k."),
              min_no_answer: Optional[float] = typer.Option(None, "--min-no-answer",
                                                            help="Exit 1 below this no-answer-empty rate."),
+             min_in_domain: Optional[float] = typer.Option(None, "--min-in-domain-empty",
+                                                           help="Exit 1 below this empty rate on in-domain no-answer questions."),
+             min_off_topic: Optional[float] = typer.Option(None, "--min-off-topic-empty",
+                                                           help="Exit 1 below this empty rate on off-topic questions."),
+             split: Optional[str] = typer.Option(None, "--split", help="Only questions of this split (dev | heldout)."),
              out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON report here."),
              as_json: bool = typer.Option(False, "--json")):
     """Measure recall@k, MRR, no-answer emptiness and forbidden leaks. Exit 1 on a leak or below the gates."""
@@ -31,7 +36,7 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
     if any(m not in ("dense", "lexical", "hybrid") for m in modes):
         fail(f"--mode must be hybrid, dense, lexical or all, not {mode!r}", 2, as_json, "bad-request")
     try:
-        report = run_eval(_recaller(repo, as_json), file, k, modes)
+        report = run_eval(_recaller(repo, as_json), file, k, modes, split)
     except NotSeeded as e:
         empty_exit("not-seeded", str(e), as_json)
     except ValueError as e:
@@ -43,6 +48,10 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
         problems.append(f"recall@{k} {main['recall_at_k']} < {min_recall}")
     if min_no_answer is not None and main["no_answer_empty_rate"] is not None and main["no_answer_empty_rate"] < min_no_answer:
         problems.append(f"no-answer-empty {main['no_answer_empty_rate']} < {min_no_answer}")
+    for flag, key, name in ((min_in_domain, "in_domain_empty_rate", "in-domain empty"),
+                            (min_off_topic, "off_topic_empty_rate", "off-topic empty")):
+        if flag is not None and main[key] is not None and main[key] < flag:
+            problems.append(f"{name} {main[key]} < {flag}")
     if main["forbidden_leaks"]:
         problems.append(f"{main['forbidden_leaks']} forbidden leaks")
     report["gate"] = {"mode": gate, "passed": not problems, "problems": problems}
@@ -53,10 +62,17 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
     else:
         out.print(f"eval {file} sha256 {report['eval_sha256'][:12]} · model {report['model']} ({report['identity']}) · "
                   f"floor {report['floor']} ({report['floor_source']})", markup=False)
-        out.print(f"{'mode':<8} {'recall@' + str(k):>9} {'MRR':>6} {'no-answer':>10} {'leaks':>6}", markup=False)
+        prov = report["floor_provenance"]
+        if report["floor_source"] == "calibrated":
+            out.print(f"  floor from {prov.get('source')} calibration: {prov.get('statistic')} over "
+                      f"{prov.get('probe_count')} probes ({prov.get('probes_file')})", markup=False)
+        out.print(f"{'mode':<8} {'recall@' + str(k):>9} {'MRR':>6} {'in-domain':>10} {'off-topic':>10} {'leaks':>6}",
+                  markup=False)
         for m, r in report["modes"].items():
-            out.print(f"{m:<8} {r['recall_at_k']!s:>9} {r['mrr']!s:>6} {r['no_answer_empty_rate']!s:>10} "
-                      f"{r['forbidden_leaks']:>6}", markup=False)
+            out.print(f"{m:<8} {r['recall_at_k']!s:>9} {r['mrr']!s:>6} {r['in_domain_empty_rate']!s:>10} "
+                      f"{r['off_topic_empty_rate']!s:>10} {r['forbidden_leaks']:>6}", markup=False)
+        for q in report["lint"]:
+            out.print(f"  lint {q['id']}: shares \"{q['run']}\" with {q['record']}; paraphrase it", markup=False)
         for q in main["per_question"]:
             if not q["ok"]:
                 out.print(f"  miss {q['id']}: {q['query']!r} expected {q['expect']} got {q['returned']}", markup=False)
@@ -80,10 +96,35 @@ def calibrate_cmd(probes: Path = typer.Argument(..., exists=True, dir_okay=False
     if as_json:
         emit_json(res)
     else:
-        out.print(f"floor {res['floor']} ({'saved' if res['saved'] else 'not saved'}) from {res['probe_count']} probes; "
-                  f"highest cosine {res['max_cos']} for {res['max_probe']!r} (record {res['max_record']})", markup=False)
+        out.print(f"floor {res['floor']} ({'saved' if res['saved'] else 'not saved'}) for workspace {res['workspace']}: "
+                  f"{res['statistic']} over {res['probe_count']} probes (median {res['median_cos']}, MAD "
+                  f"{res['mad_cos']}); highest cosine {res['max_cos']} for {res['max_probe']!r} (record {res['max_record']})",
+                  markup=False)
+
+
+def floors_cmd(as_json: bool = typer.Option(False, "--json")):
+    """List the stored floors: workspace, model identity, value and where each came from."""
+    import datetime
+
+    from ...recall.floors import list_floors
+
+    rows = [{k: v for k, v in e.items() if k not in ("identity",)} for e in list_floors()]
+    for r in rows:
+        r["corpus"] = {k: v for k, v in (r.get("corpus") or {}).items() if k != "sketch"}
+    if as_json:
+        emit_json({"floors": rows})
+        return
+    if not rows:
+        out.print("no floors stored: recall uses the model's shipped default until `jgm seed` or `jgm calibrate`",
+                  markup=False)
+    for r in rows:
+        when = datetime.datetime.fromtimestamp(r.get("measured_at", 0), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        out.print(f"{r['workspace']}  {r['identity_hash']}  floor {r['floor']}  {r.get('source')} at {when} UTC: "
+                  f"{r.get('statistic')} over {r.get('probe_count')} probes ({r.get('probes_file')}); corpus "
+                  f"{r['corpus'].get('records')} records, {r['corpus'].get('chunks')} chunks", markup=False)
 
 
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_cmd)
     app.command("calibrate")(calibrate_cmd)
+    app.command("floors")(floors_cmd)

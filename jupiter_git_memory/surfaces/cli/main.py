@@ -72,6 +72,9 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
         out.print(f"seeded {report.workspace} at {(report.commit or 'no commit')[:12]}{' (dirty)' if report.dirty else ''}: "
                   f"{c['added']} added, {c['updated']} updated, {c['removed']} removed, {c['unchanged']} unchanged, "
                   f"{report.embedded_chunks} chunks embedded, {len(report.errors)} errors in {report.seconds:.2f}s")
+        if report.floor and report.floor.get("action") in ("calibrated", "failed"):
+            out.print(f"floor {report.floor['action']}: {report.floor.get('floor', '')} ({report.floor['reason']})",
+                      markup=False)
         for e in report.errors + report.warnings:
             where = f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
             err.print(f"  {where}: {e['severity']}: {e['message']} — fix: {e['fix']}")
