@@ -168,7 +168,8 @@ def test_hybrid_relevance_blends_dense_and_normalised_lexical():
     out = {h.record_id: h for h in rank([a, b], 0.3, W, 5, "hybrid", lexical_weight=0.25)}
     assert abs(out["A"].relevance - (0.75 * 0.5 + 0.25 * 0.5)) < 1e-9
     assert abs(out["B"].relevance - (0.75 * 0.5 + 0.25 * 1.0)) < 1e-9
-    assert out["B"].why == {"cos": 0.65, "dense": 0.5, "lexical": 1.0, "relevance": 0.625, "weight": 1.0}
+    assert out["B"].why == {"cos": 0.65, "dense": 0.5, "lexical": 1.0, "relevance": 0.625, "weight": 1.0,
+                            "admitted": "dense"}
 
 
 def test_dense_mode_ignores_lexical_evidence():
@@ -227,3 +228,36 @@ def test_why_rounds_every_figure_to_four_decimals():
     (h,) = [x for x in rank([a, b], 0.3, W, 5, "hybrid") if x.record_id == "A"]
     assert h.why["cos"] == 0.4235 and h.why["dense"] == round(0.123456 / 0.7, 4) and h.why["lexical"] == 0.3333
     assert h.why["relevance"] == round(h.relevance, 4) != h.relevance
+
+
+def test_band_above_floor_needs_informative_corroboration():
+    from jupiter_git_memory.recall.ranking import idf_mass, no_answer_reason
+
+    n = 200
+    # "python" is in 150 of 200 records (common), "operator" in 10, "walrus" in one (rare)
+    terms = {"python": {f"r{i}" for i in range(150)}, "operator": {f"r{i}" for i in range(1, 11)}, "walrus": {"r1"}}
+    mass = idf_mass(["python", "operator", "walrus"], terms, n)
+    assert mass["r20"] < 0.2 and mass["r1"] >= 1.0
+    common = hit("r20", "adr", "accepted", 0.35, lexical=3.0)
+    common.corroboration = mass["r20"]  # one shared common word is no longer enough
+    assert rank([common], 0.30, W, 3, "hybrid", corroborate_margin=0.10) == []
+    why = no_answer_reason([common], 0.30, "hybrid", 0.10)
+    assert why["decision"] == "no-answer" and "within 0.10 of the floor" in why["reason"]
+    rare = hit("r1", "adr", "accepted", 0.35, lexical=3.0)
+    rare.corroboration = mass["r1"]
+    out = rank([rare], 0.30, W, 3, "hybrid", corroborate_margin=0.10)
+    assert [h.record_id for h in out] == ["r1"] and out[0].why["admitted"] == "corroborated"
+    clear = hit("r3", "adr", "accepted", 0.45)  # clear of the band: dense alone admits it
+    assert rank([clear], 0.30, W, 3, "hybrid", corroborate_margin=0.10)[0].why["admitted"] == "dense"
+    low = hit("r4", "adr", "accepted", 0.25, lexical=9.0)
+    low.corroboration = 5.0  # lexical evidence never admits what the dense floor rejected
+    assert rank([low], 0.30, W, 3, "hybrid", corroborate_margin=0.10) == []
+    assert "at or below the floor" in no_answer_reason([low], 0.30, "hybrid", 0.10)["reason"]
+
+
+def test_second_chunk_breaks_near_ties():
+    one_lucky = hit("A", "adr", "accepted", 0.60)
+    one_lucky.cos2 = 0.40
+    two_good = hit("B", "adr", "accepted", 0.59)
+    two_good.cos2 = 0.58
+    assert [h.record_id for h in rank([one_lucky, two_good], 0.3, W, 2, "dense")] == ["B", "A"]

@@ -28,7 +28,7 @@ DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
 CANDIDATE_WEIGHT = 0.8  # any requested kind while its status is `candidate`
 DEFAULT_STATUSES = ("accepted", "verified", "unverified")
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]+")
-CORROBORATION_MIN = 1.0  # IDF mass of matched query terms, in units of ln(N+1): about one rare term
+CORROBORATION_MIN = 1.0  # IDF mass of matched query terms, in units of ln(N+1): a rare term plus another
 SECOND_CHUNK_WEIGHT = 0.3  # ordering: (1 - w) * best chunk + w * mean of the two best chunks
 STOPWORDS = frozenset("""a an and are as at be but by can do does did for from has have how i if in into is it its
 of on or our so that the their them then there these they this to was we were what when where which who why will
