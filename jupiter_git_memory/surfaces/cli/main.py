@@ -117,7 +117,9 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
     for w in res.warnings:
         err.print(f"[yellow]warning:[/] {escape(w)}")
     if not res.results:
-        out.print(f"no match above the floor ({res.floor}); the knowledge base may not know this.")
+        reason = (res.why or {}).get("reason", f"nothing above the floor {res.floor}")
+        out.print(f"no match above the floor ({res.floor}); the knowledge base may not know this: {reason}.",
+                  markup=False)
     for i, r in enumerate(res.results, 1):
         out.print(f"[bold]{i}. {r['title']}[/]  [dim]{r['id']} · {r['kind']}/{r['status']} · score {r['score']}[/]", markup=True)
         out.print(f"   {r['path'] or r['origin']}{'@' + r['commit'][:10] if r.get('commit') else ''}"
