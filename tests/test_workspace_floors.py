@@ -68,7 +68,7 @@ def test_seed_calibrates_automatically_with_provenance(make_repo, tmp_path):
     assert Seeder(b.path).seed().floor["action"] == "skipped"
     other = Recaller(b.path)
     assert other.floor_info().source == "shipped-default"
-    assert "no floor calibrated for workspace" in other.recall("which database?").warnings[0]
+    assert "no floor calibrated for workspace" in other.floor_info().warnings[0]
 
 
 def test_calibrate_command_floor_is_kept_by_seed(make_repo, tmp_path):
