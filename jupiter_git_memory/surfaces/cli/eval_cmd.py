@@ -102,13 +102,21 @@ def calibrate_cmd(probes: Path = typer.Argument(..., exists=True, dir_okay=False
                   markup=False)
 
 
-def floors_cmd(as_json: bool = typer.Option(False, "--json")):
-    """List the stored floors: workspace, model identity, value and where each came from."""
+def floors_cmd(repo: Optional[Path] = RepoOpt,
+               all_workspaces: bool = typer.Option(False, "--all", help="Every workspace in the store."),
+               as_json: bool = typer.Option(False, "--json")):
+    """List the stored floors of this workspace (or --all): model identity, value and where each came from."""
     import datetime
 
+    from ...index.workspace import find_workspace
     from ...recall.floors import list_floors
 
-    rows = [{k: v for k, v in e.items() if k not in ("identity",)} for e in list_floors()]
+    try:
+        only = None if all_workspaces else find_workspace(repo).id
+    except Exception as e:  # noqa: BLE001 - not in a repository: say so, and how to list them all
+        fail(f"{e}; pass --repo PATH or --all", 2, as_json, "no-workspace")
+    rows = [{k: v for k, v in e.items() if k not in ("identity",)} for e in list_floors()
+            if only is None or e.get("workspace") == only]
     for r in rows:
         r["corpus"] = {k: v for k, v in (r.get("corpus") or {}).items() if k != "sketch"}
     if as_json:
