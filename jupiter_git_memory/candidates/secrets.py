@@ -7,7 +7,9 @@ and callers are told which field and which *kind* of secret — never the matche
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 # (what it is, pattern). Specific formats first; the generic "key = value" rules last.
@@ -31,26 +33,59 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)
 # scheme://user:password@host — the password part is what matters; masked examples are allowed.
 _URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@[^\s/@]+", re.IGNORECASE)
 _MASKED = re.compile(r"^(?:\*+|x+|X+|\.\.\.|…|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[^%]+%|\{\{[^}]*\}\})$")
-# name = value for the usual secret names. Tokens need length and mixed characters; passwords less.
+# `name = value` in every common form: env (`DB_PASSWORD=…`, `export GITHUB_TOKEN=…`), code (`api_key = '…'`),
+# YAML (`password: …`) and JSON (`"SecretAccessKey": "…"`). After detect-secrets' keyword detector: the name
+# must contain a secret-ish word (split on `_`, `-`, `.` and camelCase, so `MYSQL_ROOT_PASSWORD` counts and
+# `tokenizer` does not); the value must not be a reference or placeholder, and tokens must look random
+# (its high-entropy idea), because prose like `token: rotated daily` is not a secret.
 _ASSIGN = re.compile(
-    r"(?i)\b(api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|private[_-]?token|"
-    r"token|secret|password|passwd|pwd)\b[\"']?\s*[:=]\s*(['\"]?)([^\s'\",;]{6,})\2")
+    r"(?P<kq>[\"'`]?)(?P<key>[A-Za-z_][A-Za-z0-9_.-]{1,80})(?P=kq)[ \t]*(?P<sep>:=|=>|[:=])[ \t]*"
+    r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,})(?P=q)")
+_PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "passcode"})
+_SECRET_WORDS = frozenset({"secret", "token", "apikey", "credential", "credentials", "auth"}) | _PASSWORD_WORDS
+_KEY_QUALIFIERS = frozenset({"api", "access", "secret", "private", "signing", "encryption", "master", "client",
+                             "session", "account", "service", "auth", "app", "license", "webhook"})
+_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_REFERENCE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")  # settings.db_password, os.environ
+_PLACEHOLDER_WORDS = frozenset({"none", "null", "true", "false", "required", "optional", "changeme", "redacted",
+                                "example", "placeholder", "password", "secret", "string", "undefined"})
+
+
+def _key_kind(key: str) -> str | None:
+    """"password", "token" or None for a key name, by its words."""
+    words = [w.lower() for w in _WORD_RE.findall(key)]
+    if any(w in _PASSWORD_WORDS for w in words):
+        return "password"
+    if any(w in _SECRET_WORDS for w in words):
+        return "token"
+    for a, b in zip(words, words[1:]):
+        if b in ("key", "keys") and a in _KEY_QUALIFIERS:
+            return "token"
+    return None
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+
+
+def _assignment_is_secret(kind: str, sep: str, quoted: str, value: str) -> bool:
+    if _MASKED.match(value) or any(c in value for c in "()[]") or value.startswith(("$", "%", "<", "{", "http")):
+        return False
+    if _REFERENCE.match(value) or value.lower().strip("*x.") in _PLACEHOLDER_WORDS or len(set(value)) <= 2:
+        return False
+    if kind == "password":
+        # an assignment (`=`) or a quoted literal; `password: rotated` in prose needs a digit or symbol
+        return sep != ":" or bool(quoted) or bool(re.search(r"[\d\W_]", value))
+    classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
+    return len(value) >= 16 and entropy(value) >= 3.0 and classes >= 2 and bool(re.search(r"\d|[A-Z].*[a-z]", value))
 
 
 @dataclass(frozen=True)
 class SecretHit:
     field: str  # where: title, body, tags, source, evidence, provenance.agent, ...
     what: str  # the kind of secret, e.g. "a GitHub token"
-
-
-def _assignment_is_secret(name: str, quoted: str, value: str) -> bool:
-    if _MASKED.match(value) or "(" in value or value.startswith(("$", "%", "<", "{")):
-        return False
-    if name.lower() in ("password", "passwd", "pwd"):
-        # quoted literal, or an unquoted one that is not a dotted/code reference
-        return bool(quoted) or ("." not in value and bool(re.search(r"[\d\W_]", value)))
-    has_alpha, has_digit = re.search(r"[A-Za-z]", value), re.search(r"\d", value)
-    return len(value) >= 16 and bool(has_alpha and has_digit)
 
 
 def scan_text(text: str) -> list[str]:
@@ -64,8 +99,9 @@ def scan_text(text: str) -> list[str]:
             found.append("a password in a URL")
             break
     for m in _ASSIGN.finditer(text):
-        if _assignment_is_secret(m.group(1), m.group(2), m.group(3)):
-            found.append(f"a value assigned to {m.group(1).lower()}")
+        kind = _key_kind(m.group("key"))
+        if kind and _assignment_is_secret(kind, m.group("sep"), m.group("q"), m.group("val")):
+            found.append(f"a value assigned to {m.group('key').lower()}")
             break
     return found
 

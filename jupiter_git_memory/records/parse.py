@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import frontmatter
 import yaml
 
+from .safe_yaml import SafeYamlError, load_frontmatter
 from .model import ID_PATTERN, KINDS, KNOWN_KEYS, MAX_RECORD_BYTES, REQUIRED, STATUSES, Issue, Record
 
 _ID_RE = re.compile(ID_PATTERN)
@@ -77,14 +78,17 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         fm_text, content = frontmatter.YAMLHandler().split(text)
     except ValueError:
         return ParseOutcome(issues=[Issue(path, "frontmatter is not closed", "end the YAML block with a `---` line", line=1)])
+    # mark lines count from fm_text's start, which sits on the opening fence's line (it keeps that newline)
+    first = text[: text.find(fm_text, 3)].count("\n") + 1 if fm_text else 1
     try:
-        meta = yaml.safe_load(fm_text) if fm_text.strip() else {}
+        meta = load_frontmatter(fm_text) if fm_text.strip() else {}
+    except SafeYamlError as e:
+        return ParseOutcome(issues=[Issue(path, f"frontmatter {e.problem}", e.fix,
+                                          line=first + e.line if e.line is not None else 1)])
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         if mark is not None and mark.index >= len(fm_text.rstrip()):  # "got <stream end>": where it began
             mark = getattr(e, "context_mark", None) or mark
-        # mark lines count from fm_text's start, which sits on the opening fence's line (it keeps that newline)
-        first = text[: text.find(fm_text, 3)].count("\n") + 1
         line = first + mark.line if mark is not None else None
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         return ParseOutcome(issues=[Issue(path, f"frontmatter is not valid YAML: {problem}",

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 
 from ..config import Settings
 from ..index.catalog import RecordRow
-from ..records.formats import NATIVE, AdapterOptions, read_record
+from ..records.formats import NATIVE, AdapterOptions, Reading, read_record
 from ..records.formats.common import missing_status_warning
 from ..records.model import Issue, Record
+from ..records.parse import ParseOutcome
 
 
 @dataclass
@@ -30,6 +31,22 @@ def options_key(settings: Settings) -> str:
     return json.dumps([o.status_map, o.missing_status, o.formats], sort_keys=True)
 
 
+def read_isolated(path: str, data: bytes, options: AdapterOptions) -> Reading:
+    """One file's reading, whatever happens: an exception, or a record the index could not store (text that is
+    not encodable, e.g. a lone surrogate), becomes that file's error. `jgm check`, the seed and the doctor all
+    read through `collect`, so they agree on what is an error."""
+    try:
+        reading = read_record(path, data, options)
+        if reading.outcome.record is not None:  # what the catalog and Chroma will store must encode
+            json.dumps(reading.outcome.record.to_dict(), ensure_ascii=False).encode("utf-8")
+        return reading
+    except Exception as e:  # noqa: BLE001 - one bad file must never stop the others
+        issue = Issue(path, f"could not be read: {type(e).__name__}: {str(e)[:200]}",
+                      "correct the file (see the message), or move it out of the knowledge root",
+                      line=getattr(e, "line", None))
+        return Reading(None, "failed", ParseOutcome(issues=[issue]))
+
+
 def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reuse: bool = True) -> Collected:
     """Parse files (reusing the catalog's parse for unchanged bytes when `reuse`)."""
     prev_by_path = {r.path: r for r in previous.values() if r.origin == "file" and not r.error} if reuse else {}
@@ -43,7 +60,7 @@ def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reus
             if rec.format != NATIVE and "status_as_written" not in rec.metadata:
                 out.issues.append(missing_status_warning(rec.path, rec.status, rec.lines.get("title")))
             continue
-        reading = read_record(f.path, f.data, options)
+        reading = read_isolated(f.path, f.data, options)
         o = reading.outcome
         if o.record:
             out.records.append(o.record)

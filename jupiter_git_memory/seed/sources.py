@@ -36,6 +36,21 @@ def is_record_path(path: str, settings: Settings) -> bool:
     return not _ignored(path, settings.ignore)
 
 
+def display_path(path: str) -> str:
+    """A path as printable text: bytes that are not UTF-8 (kept as surrogates by os and git) shown as \\xNN."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _name_issue(path: str) -> Issue | None:
+    """A file name that is not UTF-8 cannot be stored (catalog, Chroma metadata, JSON): name it instead."""
+    try:
+        path.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        return Issue(display_path(path), "file name is not valid UTF-8, so it cannot be indexed",
+                     "rename the file (e.g. `git mv`) to a UTF-8 name")
+
+
 def ignored_reason(path: str, settings: Settings) -> str | None:
     """Why a Markdown file under a root is not read (for the per-root report), or None when it is read."""
     if not path.endswith((".md", ".markdown")) or not _ignored(path, settings.ignore):
@@ -56,6 +71,10 @@ def read_worktree(root: Path, settings: Settings, ignored: list[dict] | None = N
         base = root / r
         if not base.is_dir():
             continue
+        if not base.resolve().is_relative_to(real_root):  # the same rule as for files: nothing from outside
+            issues.append(Issue(r, f"knowledge root points outside the repository ({base.resolve()})",
+                                "replace the link with the folder itself, or change `roots` in jgm.toml"))
+            continue
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for d in dirnames:  # os.walk does not follow them: say so instead of silently skipping records
@@ -71,6 +90,9 @@ def read_worktree(root: Path, settings: Settings, ignored: list[dict] | None = N
                     why = ignored_reason(rel, settings) if ignored is not None else None
                     if why:
                         ignored.append({"path": rel, "reason": why})
+                    continue
+                if bad := _name_issue(rel):
+                    issues.append(bad)
                     continue
                 if full.is_symlink():
                     try:  # a loop raises RuntimeError (3.11) or OSError (3.13); a dangling link FileNotFoundError
@@ -108,6 +130,9 @@ def read_rev(root: Path, rev: str, settings: Settings, ignored: list[dict] | Non
             why = ignored_reason(path, settings) if ignored is not None and otype == "blob" else None
             if why and any(path.startswith(r.rstrip("/") + "/") for r in settings.roots):
                 ignored.append({"path": path, "reason": why})
+            continue
+        if bad := _name_issue(path):
+            issues.append(bad)
             continue
         if mode == "120000":
             issues.append(Issue(path, "symlink in the commit is not followed by `--rev`", "commit the file itself"))

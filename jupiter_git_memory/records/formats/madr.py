@@ -12,6 +12,7 @@ import yaml
 from ..model import Issue
 from ..parse import ParseOutcome, _jsonable, _scalar
 from .common import AdapterOptions, build, clean_title, first_heading
+from ..safe_yaml import load_frontmatter
 from .status import StatusReading, read_status
 
 NAME2, NAME3 = "madr2", "madr3"
@@ -22,7 +23,7 @@ _FM_KEYS = ("status", "date", "decision-makers", "deciders", "consulted", "infor
 
 def load_yaml(text: str):
     """The front matter's YAML (one place to swap in a stricter loader)."""
-    return yaml.safe_load(text) if text.strip() else {}
+    return load_frontmatter(text) if text.strip() else {}  # bounded: no aliases, capped depth and size
 
 
 def bullets(lines: list[str], start: int = 0) -> dict[str, tuple[int, str]]:
