@@ -75,13 +75,17 @@ class Catalog:
     def __init__(self, path: Path, view: str | None = None):
         self.path = path
         self.db = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        migrate(self.db)
-        self.db.executescript(VIEW_SQL)
-        self.view: str | None = None
-        self.use_view(view)
+        try:
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            migrate(self.db)
+            self.db.executescript(VIEW_SQL)
+            self.view: str | None = None
+            self.use_view(view)
+        except sqlite3.DatabaseError:  # e.g. a corrupt file (index.recovery decides what to do)
+            self.db.close()
+            raise
 
     def use_view(self, view: str | None) -> None:
         self.db.execute("DELETE FROM current_view")

@@ -16,8 +16,9 @@ from pathlib import Path
 from ..config import Settings, load_settings
 from ..embedding.specs import identity_hash
 from ..lifecycle.resolve import resolve
-from .catalog import Catalog, RecordRow
+from .catalog import RecordRow
 from .handle import collection_name, location_for
+from .recovery import CatalogCorrupt, open_catalog
 from .store import workspace_dir, workspace_lock
 from .vectors import leased_client, reset_clients
 from .views import worktree_view
@@ -126,7 +127,13 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, r
     with workspace_lock(wsdir, exclusive=False):
         reset_clients(location_for(wsdir, settings.chroma_url))  # see what other processes wrote
         never = not (wsdir / "catalog.sqlite").exists()
-        cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.root))
+        try:
+            cat, _ = open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.root))
+        except CatalogCorrupt as e:
+            return Diagnosis(ws.id, [Problem("catalog-corrupt", f"the catalog is corrupt ({str(e).split('(', 1)[-1].split(')')[0]})",
+                                             "run `jgm doctor --repair` (or `jgm seed`): it moves the file aside and "
+                                             "rebuilds the catalog from the record files, reusing the vectors",
+                                             path=str(e.path))], dict.fromkeys(("records", "chunks", "vectors", "files"), 0))
         try:
             records = cat.records()
             chunks = cat.chunks()
@@ -191,7 +198,8 @@ def repair(repo: Path | str | None = None, root: Path | None = None, lock_timeou
     before = diagnose(repo, root=root)
     seeder = Seeder(repo, root=root)
     report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout)
-    done = {"seed": report.to_json()["counts"], "rebuilt": before.identity_mismatch, "deleted_orphan_vectors": 0,
+    done = {"seed": report.to_json()["counts"], "rebuilt": before.identity_mismatch,
+            "catalog_moved_aside": report.recovered_from, "deleted_orphan_vectors": 0,
             "metadata_fixed": 0, "deleted_dangling_chunks": 0}
     with workspace_lock(seeder.wsdir, exclusive=True, timeout=lock_timeout):
         reset_clients(location_for(seeder.wsdir, seeder.settings.chroma_url))

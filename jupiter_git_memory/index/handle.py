@@ -9,6 +9,7 @@ from pathlib import Path
 from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from .catalog import Catalog
+from .recovery import open_catalog
 from .store import workspace_dir
 from .views import worktree_view
 from .vectors import IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
@@ -30,6 +31,7 @@ class Index:
     catalog: Catalog
     vectors: VectorIndex
     identity: dict
+    recovered_from: Path | None = None  # a corrupt catalog this open moved aside (see index.recovery)
 
     @property
     def identity_hash(self) -> str:
@@ -46,14 +48,15 @@ def location_for(wsdir: Path, chroma_url: str | None) -> str:
 
 
 def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
-               root: Path | None = None, view: str | None = None) -> Index:
+               root: Path | None = None, view: str | None = None, recover: bool = False) -> Index:
     """Open (creating on first use) under the workspace lock; `Index.close()` gives everything back. Chroma
     is reopened if another process wrote since this process last saw the index (the old client stops once
     its last reader closes). `rebuild` drops the vectors and chunk rows first; callers hold the write lock
     for that. A different stored identity raises IdentityMismatch. The catalog reads through `view`
-    (default: the view of the worktree `ws.root`)."""
+    (default: the view of the worktree `ws.root`). A corrupt catalog raises CatalogCorrupt, or with
+    `recover` (writers) is moved aside and rebuilt by the caller's seed."""
     wsdir = workspace_dir(ws.id, root)
-    catalog = Catalog(wsdir / "catalog.sqlite", view or worktree_view(ws.root))
+    catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.root))
     loc = location_for(wsdir, chroma_url)
     name = collection_name(ws.id)
     try:
@@ -76,4 +79,4 @@ def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, reb
         catalog.close()
         vectors.close()
         raise
-    return Index(ws, wsdir, catalog, vectors, identity)
+    return Index(ws, wsdir, catalog, vectors, identity, moved)

@@ -10,6 +10,7 @@ from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..embedding.specs import identity_hash
 from ..index.handle import Index, open_index, vector_identity
+from ..index.recovery import CatalogCorrupt
 from ..index.store import LockTimeout, workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
 from ..index.workspace import Workspace, find_workspace
@@ -94,7 +95,10 @@ class Recaller:
 
     def index(self) -> Index:
         if self._index is None:
-            self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, root=self.root)
+            try:
+                self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, root=self.root)
+            except CatalogCorrupt as e:
+                raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
         elif self._index.catalog.generation() != self._generation:  # someone wrote: reopen (see open_index)
             self._index.close()

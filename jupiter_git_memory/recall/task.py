@@ -4,7 +4,9 @@ and optionally from global ones. A failure is reported as such, never as an empt
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
+from typing import Callable
 
 from ..index.catalog import Catalog
 from ..index.store import store_root
@@ -50,7 +52,10 @@ def global_workspaces(exclude: str, root: Path | None = None) -> list[Workspace]
     out = []
     base = (root or store_root()) / "workspaces"
     for d in sorted(base.glob("*/catalog.sqlite")) if base.is_dir() else []:
-        cat = Catalog(d)
+        try:
+            cat = Catalog(d)
+        except sqlite3.DatabaseError:  # a corrupt catalog: doctor and seed name it; it shares nothing
+            continue
         try:
             if cat.get_meta("global") != "true":
                 continue
@@ -63,8 +68,11 @@ def global_workspaces(exclude: str, root: Path | None = None) -> list[Workspace]
 
 
 def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: int = 5, include_global: bool = False,
-                global_k: int = 3, root: Path | None = None, store: bool = True, no_workspace: str = "") -> dict:
-    """`recaller` None means there is no workspace (`no_workspace` says why and what to do)."""
+                global_k: int = 3, root: Path | None = None, store: bool = True, no_workspace: str = "",
+                may_read: Callable[[str], bool] | None = None) -> dict:
+    """`recaller` None means there is no workspace (`no_workspace` says why and what to do). `may_read` (a
+    token's grants, on the API and MCP over HTTP) limits the global workspaces searched: a workspace marked
+    global is shared with its readers, not with every token."""
     if not goal or not goal.strip():
         raise ValueError("--goal is empty: say what the task is")
     if recaller is None:
@@ -80,6 +88,8 @@ def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: in
     global_results: list[dict] = []
     if include_global:
         for ws in global_workspaces(recaller.workspace.id, root or recaller.root):
+            if may_read is not None and not may_read(ws.id):
+                continue
             try:
                 other = Recaller(workspace=ws, root=root or recaller.root)
                 got, w, _ = merged_recall(other, queries, global_k)

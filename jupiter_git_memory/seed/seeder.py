@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..index.catalog import RecordRow
 from ..index.handle import Index, open_index, vector_identity
+from ..index.recovery import is_corruption, move_aside
 from ..index.store import workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
 from ..index.workspace import Workspace, find_workspace
@@ -48,6 +50,7 @@ class SeedReport(SeedCounts):
     generation: int = 0
     view: str | None = None
     floor: dict | None = None  # what the post-seed floor calibration did, and why
+    recovered_from: str | None = None  # a corrupt catalog moved aside before this seed rebuilt it
 
     def to_json(self) -> dict:
         d = asdict(self)
@@ -92,9 +95,9 @@ class Seeder:
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
 
-    def open(self, rebuild: bool = False, view: str | None = None) -> Index:
+    def open(self, rebuild: bool = False, view: str | None = None, recover: bool = False) -> Index:
         return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root,
-                          view=view)
+                          view=view, recover=recover)
 
     def seed(self, rev: str | None = None, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
              fault: Callable[[str], None] | None = None, lock_timeout: float | None = None) -> SeedReport:
@@ -109,8 +112,17 @@ class Seeder:
                 raise ValueError(f"--rev {rev!r} is not a commit in {self.workspace.root}") from None
         view = at_view(commit) if commit else worktree_view(self.workspace.root)
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
-            index = self.open(rebuild=rebuild, view=view)  # reopens Chroma if another process wrote since
+            # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside
+            index = self.open(rebuild=rebuild, view=view, recover=True)
             try:
+                report = self._seed_locked(index, rev and commit, progress, fault)
+            except sqlite3.DatabaseError as e:  # damage found only while reading: the same recovery, once
+                if not is_corruption(e):
+                    raise
+                index.close()
+                moved = move_aside(index.catalog.path)
+                index = self.open(rebuild=rebuild, view=view, recover=True)
+                index.recovered_from = moved
                 report = self._seed_locked(index, rev and commit, progress, fault)
             finally:
                 index.close()
@@ -150,6 +162,11 @@ class Seeder:
         parse_key = options_key(settings)
         got = collect(files, _with_stored_parses(cat, files, previous), settings.adapter_options(),
                       reuse=cat.get_meta("parse_options") == parse_key)
+        if index.recovered_from:
+            read_issues.append(Issue(str(index.recovered_from), f"the catalog {cat.path} was corrupt: it was moved aside "
+                                     "to this file and rebuilt from the record files (vectors reused)",
+                                     "nothing to do; candidates and receipts that lived only in it stay in the "
+                                     "moved file", severity="warning"))
         issues, skipped, failed = read_issues + got.issues, got.skipped, got.failed
         for i in read_issues:
             failed.setdefault(i.path, i.render())
@@ -198,7 +215,8 @@ class Seeder:
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
         return SeedReport(**asdict(counts), workspace=self.workspace.id, commit=commit, dirty=bool(dirty_set), rev=rev,
                           errors=errors, warnings=warnings, skipped=skipped + ignored, inventory=inv, records=len(desired),
-                          chunks=len(cat.chunk_ids()), generation=gen, view=cat.view)
+                          chunks=len(cat.chunk_ids()), generation=gen, view=cat.view,
+                          recovered_from=str(index.recovered_from) if index.recovered_from else None)
 
     def _commits(self, since: str, root: Path, commit: str | None, previous: dict[str, RecordRow],
                  committed_paths: set[str]) -> dict[str, str]:

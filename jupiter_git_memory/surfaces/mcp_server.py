@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -19,6 +19,8 @@ from .. import __version__
 from ..recall.service import NotSeeded, RecallError
 from ..records.model import ALL_EFFECTIVE, KINDS
 from . import records_ops as ops
+from .limits import (MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_OFFSET, MAX_PAGE, MAX_RECALL_K, MAX_TEXT,
+                     MIN_BUDGET)
 from .mcp_candidates import register_candidate_tools
 from .records_ops import EVIDENCE_NOTE, OperationError
 from .workspace_handle import WorkspaceHandle
@@ -33,6 +35,7 @@ READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_h
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
 
 
 def evidence(records: list[dict], workspace: str, **extra: Any) -> dict[str, Any]:
@@ -50,13 +53,27 @@ def _fail(e: Exception) -> ToolError:
     return ToolError(f"[request/bad-request] {e}")
 
 
-def build_server(handle: WorkspaceHandle) -> MCPServer:
+def _grants(tokens, ctx: Context):
+    """Over HTTP, what the caller's bearer token may read (global workspaces are limited to it); over
+    stdio (no tokens) the local user reads everything."""
+    if tokens is None:
+        return None
+    try:
+        request = ctx.request_context.request
+    except ValueError:
+        request = None
+    auth = request.headers.get("authorization", "") if request is not None else ""
+    info = tokens.authenticate(auth[7:].strip()) if auth[:7].lower() == "bearer " else None
+    return info.may_read if info is not None else (lambda _ws: False)
+
+
+def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
     server = MCPServer("jupiter-git-memory", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     wsid = handle.id
 
     @server.tool(annotations=READ, title="Recall project memory")
-    def recall(query: Annotated[str, Field(min_length=1, max_length=4000, description="What you want to know.")],
-               k: Annotated[int, Field(ge=1, le=50)] = 5,
+    def recall(query: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What you want to know.")],
+               k: Annotated[int, Field(ge=1, le=MAX_RECALL_K)] = 5,
                kinds: Annotated[list[Kind], Field(description="Only these kinds.")] = [],  # noqa: B006
                statuses: Annotated[list[Status], Field(description="Replace the default statuses.")] = [],  # noqa: B006
                at: Annotated[str | None, Field(max_length=200, description="Answer as of this commit, tag or branch.")] = None,
@@ -73,6 +90,7 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
                         status="ok" if res.results else "no-matches")
 
     @server.tool(annotations=READ, title="Recall memory for a task")
+<<<<<<< HEAD
     def recall_for_task(goal: Annotated[str, Field(min_length=1, max_length=4000, description="What the task is.")],
                         errors: Annotated[list[str], Field(description="Error signatures seen.")] = [],  # noqa: B006
                         files: Annotated[list[str], Field(description="Files the task touches.")] = [],  # noqa: B006
@@ -80,12 +98,27 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
                         include_global: bool = False) -> dict[str, Any]:
         """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches; an
         unseeded workspace is an error `[memory/not-seeded]` naming the store and the command to run."""
+=======
+    def recall_for_task(goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the task is.")],
+                        errors: Annotated[list[Text], Field(max_length=MAX_ERRORS, description="Error signatures seen.")] = [],  # noqa: B006
+                        files: Annotated[list[Text], Field(max_length=MAX_FILES, description="Files the task touches.")] = [],  # noqa: B006
+                        k: Annotated[int, Field(ge=1, le=MAX_K)] = 5,
+                        include_global: bool = False, global_k: Annotated[int, Field(ge=1, le=MAX_K)] = 3,
+                        ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+        """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches."""
+>>>>>>> 3f8d716 (Corrupt catalog: detected and named at open; seed and doctor --repair move it aside and rebuild, reusing vectors. Global recall limited to the token's grants; one set of request limits for API and MCP)
         from ..recall.task import recall_task
 
         try:
             with handle.reading() as recaller:
+<<<<<<< HEAD
                 res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, root=handle.root)
         except (ValueError, RecallError, NotSeeded) as e:
+=======
+                res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, root=handle.root,
+                                  global_k=global_k, may_read=_grants(tokens, ctx))
+        except (ValueError, RecallError) as e:
+>>>>>>> 3f8d716 (Corrupt catalog: detected and named at open; seed and doctor --repair move it aside and rebuild, reusing vectors. Global recall limited to the token's grants; one set of request limits for API and MCP)
             raise _fail(e) from None
         if res["status"] == "not-seeded":
             raise ToolError(f"[memory/not-seeded] {res['message']}")
@@ -106,8 +139,8 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
 
     @server.tool(annotations=READ, title="List records")
     def list_records(kind: Kind | None = None, status: Status | None = None, tag: str | None = None,
-                     limit: Annotated[int, Field(ge=1, le=ops.MAX_PAGE)] = 50,
-                     offset: Annotated[int, Field(ge=0)] = 0) -> dict[str, Any]:
+                     limit: Annotated[int, Field(ge=1, le=MAX_PAGE)] = 50,
+                     offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0) -> dict[str, Any]:
         """Records by id (summaries, no body), filtered by kind, effective status or tag; page with offset."""
         try:
             with handle.catalog() as cat:
@@ -128,9 +161,9 @@ def build_server(handle: WorkspaceHandle) -> MCPServer:
         return {"kind": "relations", "note": EVIDENCE_NOTE, "workspace": wsid, "relations": rel}
 
     @server.tool(annotations=READ, title="Context pack for a task")
-    def context(goal: Annotated[str, Field(min_length=1, max_length=4000, description="What the new task is.")],
-                budget_tokens: Annotated[int, Field(ge=32, le=100_000)] = 1500,
-                k: Annotated[int, Field(ge=1, le=50)] = 8) -> dict[str, Any]:
+    def context(goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the new task is.")],
+                budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET)] = 1500,
+                k: Annotated[int, Field(ge=1, le=MAX_K)] = 8) -> dict[str, Any]:
         """The best records for a new task as Markdown trimmed to a token budget, with provenance."""
         from ..recall.context import build_context
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
 from ...index.views import UnknownRevision
 from ...recall.service import RecallError
-from .deps import Scope
+from .deps import Scope, require_token
 from .errors import COMMON_RESPONSES, ApiError
+from .tokens import TokenInfo
 from .schemas import ContextRequest, RecallRequest, TaskRequest
 
 router = APIRouter(tags=["recall"], responses={**COMMON_RESPONSES,
@@ -32,13 +33,13 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
 
 
 @router.post("/recall-task", summary="Memories for a task (goal, error signatures, files)")
-def recall_task(body: TaskRequest, scope: Scope) -> dict[str, Any]:
+def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Depends(require_token)]) -> dict[str, Any]:
     from ...recall.task import recall_task as run
 
     with scope.reading() as recaller:
         try:
             res = run(recaller, body.goal, body.errors, body.files, k=body.k, include_global=body.include_global,
-                      global_k=body.global_k, root=scope.root)
+                      global_k=body.global_k, root=scope.root, may_read=token.may_read)
         except ValueError as e:
             raise ApiError(400, "request/bad-request", str(e)) from None
     if res["status"] == "not-seeded":

@@ -11,6 +11,7 @@ from .. import records_ops as ops
 from .deps import Scope
 from .errors import COMMON_RESPONSES
 from .schemas import Kind, Status
+from ..limits import MAX_OFFSET, MAX_PAGE
 
 router = APIRouter(tags=["records"], responses=COMMON_RESPONSES)
 RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=128, description="Record id")]
@@ -21,8 +22,8 @@ TAG_PATTERN = r"^[^\x00-\x1f]{1,128}$"
 def list_records(scope: Scope, kind: Kind | None = None, status: Status | None = None,
                  tag: Annotated[str | None, Query(pattern=TAG_PATTERN)] = None,
                  origin: Annotated[str | None, Query(pattern=r"^[a-z]{1,32}$", description="file | candidate origin")] = None,
-                 limit: Annotated[int, Query(ge=1, le=ops.MAX_PAGE)] = 50,
-                 offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0) -> dict[str, Any]:
+                 limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+                 offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> dict[str, Any]:
     with scope.catalog() as cat:
         return dict(ops.list_records(cat, kind, status, tag, origin, limit, offset), workspace=scope.id)
 

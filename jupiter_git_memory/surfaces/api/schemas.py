@@ -7,10 +7,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...records.model import ALL_EFFECTIVE, KINDS
+from ..limits import MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_RECALL_K, MAX_TEXT, MIN_BUDGET
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
-MAX_TEXT = 4000
 NOT_BLANK = r"\S"  # in the schema too, so clients (and schema-driven tests) know blank text is refused
 
 
@@ -26,7 +26,7 @@ class Strict(BaseModel):
 
 class RecallRequest(Strict):
     query: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What you want to know.")
-    k: int = Field(5, ge=1, le=100)
+    k: int = Field(5, ge=1, le=MAX_RECALL_K)
     kinds: list[Kind] = Field(default_factory=list, max_length=len(KINDS), description="Only these kinds.")
     statuses: list[Status] = Field(default_factory=list, max_length=len(ALL_EFFECTIVE),
                                    description="Replace the default statuses (accepted, verified, unverified).")
@@ -39,11 +39,11 @@ class RecallRequest(Strict):
 
 class TaskRequest(Strict):
     goal: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What the task is.")
-    errors: list[str] = Field(default_factory=list, max_length=20, description="Error signatures seen.")
-    files: list[str] = Field(default_factory=list, max_length=50, description="Files the task touches.")
-    k: int = Field(5, ge=1, le=50)
+    errors: list[str] = Field(default_factory=list, max_length=MAX_ERRORS, description="Error signatures seen.")
+    files: list[str] = Field(default_factory=list, max_length=MAX_FILES, description="Files the task touches.")
+    k: int = Field(5, ge=1, le=MAX_K)
     include_global: bool = False
-    global_k: int = Field(3, ge=1, le=50)
+    global_k: int = Field(3, ge=1, le=MAX_K)
 
     _g = field_validator("goal")(_not_blank)
 
@@ -57,8 +57,8 @@ class TaskRequest(Strict):
 
 class ContextRequest(Strict):
     goal: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What the new task is.")
-    budget_tokens: int = Field(1500, ge=32, le=100_000)
-    k: int = Field(8, ge=1, le=50)
+    budget_tokens: int = Field(1500, ge=MIN_BUDGET, le=MAX_BUDGET)
+    k: int = Field(8, ge=1, le=MAX_K)
 
     _g = field_validator("goal")(_not_blank)
 

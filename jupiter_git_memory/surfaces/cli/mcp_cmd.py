@@ -30,9 +30,8 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
     except known_errors() as e:
         fail(no_workspace_message(e) if type(e).__name__ == "NotARepo" else str(e), 2, False, type(e).__name__)
     warm(handle)
-    server = build_server(handle)
     if not http:
-        server.run("stdio")
+        build_server(handle).run("stdio")
         return
     import uvicorn
 
@@ -43,6 +42,7 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
     tokens = TokenStore()
     tokens.ensure_default()
     tokens.grant(DEFAULT, [handle.id])
+    server = build_server(handle, tokens)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
