@@ -18,7 +18,7 @@ from ..embedding.specs import identity_hash
 from ..lifecycle.resolve import resolve
 from .catalog import RecordRow
 from .handle import collection_name, location_for
-from .recovery import CatalogCorrupt, open_catalog
+from .recovery import CatalogCorrupt, ChromaUnavailable, open_catalog
 from .store import workspace_dir, workspace_lock
 from .vectors import leased_client, reset_clients
 from .views import worktree_view
@@ -65,12 +65,15 @@ REPAIR = "run `jgm doctor --repair` (or `jgm seed`)"
 
 
 def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict] | None]:
-    """(collection metadata, {chunk id: chunk metadata}) or (None, None) when there is no collection."""
+    """(collection metadata, {chunk id: chunk metadata}) or (None, None) when there is no collection.
+    Raises ChromaUnavailable when Chroma itself cannot be opened (a missing collection is not that)."""
     with leased_client(location) as client:
         try:
             col = client.get_collection(name, embedding_function=None)
-        except Exception:  # chroma raises various not-found errors across versions
-            return None, None
+        except Exception as e:  # chroma raises various not-found errors across versions
+            if "not" in str(e).lower() and ("exist" in str(e).lower() or "found" in str(e).lower()):
+                return None, None
+            raise ChromaUnavailable(location, e) from e
         metas: dict[str, dict] = {}
         offset, page = 0, 5000
         while True:
@@ -142,7 +145,12 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, r
             ident = cat.get_meta("identity")
         finally:
             cat.close()
-        col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection_name(ws.id))
+        try:
+            col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection_name(ws.id))
+        except ChromaUnavailable as e:
+            return Diagnosis(ws.id, [Problem("chroma-unavailable", e.reason, e.fix,
+                                             path=e.location)],
+                             {"records": len(records), "chunks": len(chunks), "vectors": 0, "files": 0})
     problems: list[Problem] = []
     if never:
         problems.append(Problem("never-seeded", f"workspace {ws.id} has no index yet", "run `jgm seed`"))

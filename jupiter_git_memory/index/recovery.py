@@ -40,11 +40,24 @@ def move_aside(path: Path) -> Path:
     return dest
 
 
+def _private_file(path: Path) -> None:
+    """Create the catalog 0600 before SQLite does (its WAL and SHM files copy the mode), or fix an old one."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        for suffix in ("", "-wal", "-shm"):
+            p = Path(str(path) + suffix)
+            if p.exists() and p.stat().st_mode & 0o077:
+                os.chmod(p, 0o600)
+    except OSError:  # read-only store: opening reports the real problem
+        pass
+
+
 def open_catalog(path: Path, recover: bool = False, view: str | None = None):
     """(Catalog, moved-aside path or None). A corrupt catalog raises CatalogCorrupt, or with `recover`
     (a writer holding the exclusive lock) is moved aside and replaced by an empty one."""
     from .catalog import Catalog
 
+    _private_file(path)
     try:
         return Catalog(path, view), None
     except sqlite3.DatabaseError as e:
@@ -53,7 +66,31 @@ def open_catalog(path: Path, recover: bool = False, view: str | None = None):
         if not recover:
             raise CatalogCorrupt(path, e) from None
     moved = move_aside(path)
+    _private_file(path)
     from .store import log
 
     log(f"catalog {path} was corrupt; moved aside to {moved} and rebuilt from the record files")
     return Catalog(path, view), moved
+
+
+class ChromaUnavailable(RuntimeError):
+    """Chroma could not be opened or written; `reason` and `fix` name the directory's real problem."""
+
+    def __init__(self, location: str, cause: BaseException):
+        self.location = location
+        text = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+        if _read_only(location, cause):
+            self.reason = f"the Chroma directory is read-only ({text})"
+            self.fix = f"make it writable (`chmod -R u+w {location}`) or point JGM_HOME at a writable store"
+        else:
+            self.reason = f"Chroma could not be opened ({type(cause).__name__}: {text})"
+            self.fix = "check the directory; `jgm seed --rebuild` re-creates the vectors"
+        super().__init__(f"{location}: {self.reason}; {self.fix}")
+
+
+def _read_only(location: str, cause: BaseException) -> bool:
+    text = str(cause).lower()
+    if isinstance(cause, PermissionError) or "readonly" in text or "read-only" in text or "permission denied" in text:
+        return True
+    paths = [Path(location), *Path(location).glob("*")] if not location.startswith(("http://", "https://")) else []
+    return any(p.exists() and not os.access(p, os.W_OK) for p in paths)

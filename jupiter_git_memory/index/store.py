@@ -18,16 +18,25 @@ class LockTimeout(RuntimeError):
     pass
 
 
+def private_dir(d: Path) -> Path:
+    """Create `d` (0700), or take group/other access away from an existing one: the store holds record
+    text, candidates and receipts with raw queries, which are nobody else's business."""
+    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        if d.stat().st_mode & 0o077:
+            os.chmod(d, 0o700)
+    except OSError:  # not ours to change (e.g. a shared mount): the files inside are still 0600
+        pass
+    return d
+
+
 def store_root() -> Path:
     root = Path(os.environ.get("JGM_HOME") or default_home())
-    root.mkdir(parents=True, exist_ok=True)
-    return root
+    return private_dir(root)
 
 
 def workspace_dir(wsid: str, root: Path | None = None) -> Path:
-    d = (root or store_root()) / "workspaces" / wsid
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    return private_dir(private_dir((root or store_root()) / "workspaces") / wsid)
 
 
 def log_path(root: Path | None = None) -> Path:
@@ -36,7 +45,7 @@ def log_path(root: Path | None = None) -> Path:
 
 def log(message: str, root: Path | None = None) -> None:
     """Append a line to the store's log (hooks and the watcher report errors here, never to git)."""
-    with open(log_path(root), "a", encoding="utf-8") as f:
+    with open(os.open(log_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
         f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {message}\n")
 
 

@@ -76,8 +76,13 @@ def _open_epoch(location: str) -> _Chroma:
         c = chromadb.HttpClient(host=u.hostname or "127.0.0.1", port=u.port or (443 if u.scheme == "https" else 80),
                                 ssl=u.scheme == "https", settings=settings)
     else:
-        Path(location).mkdir(parents=True, exist_ok=True)
-        c = chromadb.PersistentClient(path=location, settings=settings)
+        try:
+            Path(location).mkdir(parents=True, exist_ok=True)
+            c = chromadb.PersistentClient(path=location, settings=settings)
+        except Exception as e:  # e.g. a read-only directory: say so instead of a Rust traceback
+            from .recovery import ChromaUnavailable
+
+            raise ChromaUnavailable(location, e) from e
     system = c._system
     for ident in {c._identifier, c._admin_client._identifier}:  # the cache forgets it; we stop it ourselves
         if shared._identifier_to_system.get(ident) is system:

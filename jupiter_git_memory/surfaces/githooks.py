@@ -83,10 +83,27 @@ def _write_executable(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def install(repo: Path | str | None, python: str | None = None) -> list[dict]:
+def tracked_hooks(repo: Path | str | None, d: Path) -> list[str]:
+    """The hook files install would write or rename that git tracks (a versioned `core.hooksPath`)."""
+    top = find_workspace(repo).root
+    try:
+        rel = d.resolve().relative_to(top.resolve())
+    except ValueError:
+        return []  # outside the working tree: nothing there is tracked
+    names = [(rel / n).as_posix() for h in HOOKS for n in (h, h + CHAINED_SUFFIX)]
+    return _split(git(top, "ls-files", "-z", "--", *names, check=False))
+
+
+def install(repo: Path | str | None, python: str | None = None, force: bool = False) -> list[dict]:
     """Install the shim for every hook; idempotent. Raises HookConflict (before changing anything) when
-    a foreign hook is there and a chained one already exists, since chaining would overwrite it."""
+    a foreign hook is there and a chained one already exists, since chaining would overwrite it, and when
+    the hooks directory is versioned (`core.hooksPath` inside the repo) and install would change tracked
+    files, unless `force`: that change would land in everybody's next commit."""
     d = hooks_dir(repo)
+    if not force and (tracked := tracked_hooks(repo, d)):
+        raise HookConflict(f"core.hooksPath {d} is tracked by git and installing would modify tracked files "
+                           f"({', '.join(tracked)}); run `jgm hooks install --force` to do it anyway, or point "
+                           "core.hooksPath at an untracked directory")
     d.mkdir(parents=True, exist_ok=True)
     text = render_shim(python or sys.executable)
     for name in HOOKS:
@@ -241,9 +258,9 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
         else:
             spawn_reseed(top, hook)
             _say(f"{what}; reindexing in the background into {store} (`jgm hooks status` shows the result)")
-    except Exception as e:  # a hook never fails the git command
-        _log_error(hook, e)
-        _say(f"{hook} hook could not reindex: {first_line(e)} (details in {log_path()})")
+    except Exception as e:  # a hook never fails the git command, and never prints a traceback into its output
+        where = _log_error(hook, e)
+        _say(f"{hook} hook could not reindex: {first_line(e)} (details in {where})")
     return 0
 
 
@@ -251,13 +268,25 @@ def first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
-def _log_error(hook: str, e: BaseException) -> None:
+def _log_error(hook: str, e: BaseException) -> str:
+    """Log the traceback; returns where it went. Without a usable store (it cannot be created, say) the
+    details go to a per-user file in the temp dir, so the one line git shows can still point at them."""
+    import tempfile
     import traceback
 
+    text = f"hook {hook}: {type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)).rstrip()
     try:
-        log(f"hook {hook}: {type(e).__name__}: {e}\n" + "".join(traceback.format_exception(e)).rstrip())
+        log(text)
+        return str(log_path())
     except OSError:
         pass
+    fallback = Path(tempfile.gettempdir()) / f"jgm-hooks-{os.getuid()}.log"
+    try:
+        with open(os.open(fallback, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {text}\n")
+        return str(fallback)
+    except OSError:
+        return "nowhere (no writable log)"
 
 
 def spawn_reseed(top: Path, hook: str) -> int:

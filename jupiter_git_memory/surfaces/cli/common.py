@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from contextlib import contextmanager
 
@@ -10,8 +11,24 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# C0 controls but tab and newline, DEL and C1: ESC sequences in a record's title or body (`\x1b]0;…`, `\x1b[2J`)
+# would otherwise drive the reader's terminal. JSON output escapes them instead (json.dumps).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_controls(text: str) -> str:
+    return _CONTROLS.sub("", text)
+
+
+class SafeConsole(Console):
+    """Human output: every string printed loses its control characters (rich's own styling is added after)."""
+
+    def print(self, *objects, **kwargs) -> None:  # noqa: A003 - rich's name
+        super().print(*(strip_controls(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+out = SafeConsole(highlight=False, soft_wrap=True)
+err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def emit_json(data) -> None:

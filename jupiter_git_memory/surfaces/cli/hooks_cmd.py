@@ -32,7 +32,8 @@ def _print_actions(actions: list[dict], as_json: bool) -> None:
 
 
 @app.command()
-def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
+            force: bool = typer.Option(False, "--force", help="Install even where that modifies tracked hook files.")):
     """Install post-merge, post-checkout and post-rewrite hooks (existing hooks are chained, not replaced)."""
     from ...index.home import record_home
     from ...index.store import store_root
@@ -40,7 +41,7 @@ def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
     from .. import githooks
 
     try:
-        actions = githooks.install(repo)
+        actions = githooks.install(repo, force=force)
         noted = record_home(find_workspace(repo).root, store_root())  # hooks run without our JGM_HOME
     except _errors() as e:
         fail(str(e), 2, as_json, type(e).__name__)

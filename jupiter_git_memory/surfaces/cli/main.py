@@ -24,9 +24,11 @@ JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
 def known_errors():
+    from ...index.recovery import CatalogCorrupt, ChromaUnavailable
     from ...recall.service import NotSeeded
 
-    return (NotARepo, NotSeeded, ModelError, IdentityMismatch, ConfigError, LockTimeout, ValueError)
+    return (NotARepo, NotSeeded, ModelError, IdentityMismatch, ConfigError, LockTimeout, ValueError, CatalogCorrupt,
+            ChromaUnavailable)
 
 
 def _version(value: bool) -> None:
