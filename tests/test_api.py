@@ -327,3 +327,41 @@ def test_token_commands_take_effect_without_restart(env, monkeypatch):
     assert cli.invoke(app, ["token", "revoke", "ci-bot"]).exit_code == 0
     r = c.get(ws(env, env.A, "/records"))
     assert r.status_code == 401 and error_code(r) == "auth/invalid-token"
+
+
+# -- issue 10: grants hold for global workspaces, and the open routes are the documented ones -----------
+
+def test_global_results_come_only_from_workspaces_the_token_is_granted(env):
+    """A workspace marked global is shared with its readers, not with every token (nor through a server
+    that does not serve it)."""
+    from jupiter_git_memory.surfaces.api.tokens import TokenStore
+
+    delta = Repo(env.home.parent / "delta")
+    delta.write("jgm.toml", "global = true\n")
+    delta.record("dec-d-style", title="All teams use Black for Python formatting",
+                 body="Python code across the company is formatted with Black.")
+    delta.commit("delta")
+    seed_in_process(delta.path, env.home)
+    D = workspace_id(delta.path)
+    ask = {"goal": "how should I format python code?", "include_global": True}
+    only_a = env.server.client(token=TokenStore(env.home).create("only-a-global", [env.A]))
+    r = only_a.post(ws(env, env.A, "/recall-task"), json=ask)
+    assert r.status_code == 200 and r.json()["global_results"] == []
+    both = env.server.client(token=TokenStore(env.home).create("a-and-delta", [env.A, D]))
+    r = both.post(ws(env, env.A, "/recall-task"), json=ask)
+    assert [(g["workspace"], g["id"]) for g in r.json()["global_results"]] == [(D, "dec-d-style")]
+
+
+def test_the_routes_open_without_a_token_are_exactly_those_the_readme_names(env):
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    sentence = next(s for s in readme.split("\n\n") if "Every route except" in s)
+    documented = set(re.findall(r"`GET (/[^`\s]*)`", sentence))
+    anon = env.server.client(token=None)
+    paths = {p.replace("{workspace}", env.A).replace("{record_id}", "dec-a-db").replace("{receipt_id}", "x")
+             for p in env.http.get("/openapi.json").json()["paths"]}
+    candidates = paths | {"/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"}
+    open_ = {p for p in candidates if anon.get(p).status_code not in (401, 404, 405)}
+    assert open_ == documented, (open_, documented)

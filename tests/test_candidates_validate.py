@@ -59,6 +59,38 @@ def test_secrets_are_found_in_every_field(field):
     assert any(f.startswith(field) or f.startswith(f"provenance.{field}") for f in v.fields)
 
 
+# issue 10, item 6: a secret-ish name assigned a value, in every quoting style. Values are assembled so this
+# file holds none, and none has a provider prefix: the assignment rule must catch them on its own.
+TOKENISH = "4f9c2a7e1b8d" + "3f6a0c5e9b2d7a1f4c8e"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYzQ1x9PLMKEY"
+PASSWORDISH = "correct" + "horsebattery"
+PROVIDERS = [("DB_PASSWORD", PASSWORDISH), ("MYSQL_ROOT_PASSWORD", PASSWORDISH), ("GITHUB_TOKEN", TOKENISH),
+             ("OPENAI_API_KEY", TOKENISH), ("AWS_SESSION_TOKEN", AWS_SECRET + TOKENISH),
+             ("aws_secret_access_key", AWS_SECRET), ("SecretAccessKey", AWS_SECRET), ("client_secret", TOKENISH),
+             ("signingKey", TOKENISH)]
+FORMS = ["{k}={v}", "export {k}={v}", "{k}: {v}", '"{k}": "{v}"', "'{k}': '{v}'", '{k} = "{v}"', "{k}='{v}'",
+         "{k} := {v}", "{k} => '{v}'", "- {k}={v}"]
+
+
+@pytest.mark.parametrize("name,value", PROVIDERS)
+@pytest.mark.parametrize("form", FORMS)
+def test_secret_assignments_are_caught_in_every_form(name, value, form):
+    text = "The service config has " + form.format(k=name, v=value) + " in it"
+    assert f"a value assigned to {name.lower()}" in scan_text(text), text
+    v = check(inp(body=f"Deploys read their settings from the env file. {text}."))
+    assert v.code == "secret" and value not in v.reason
+
+
+@pytest.mark.parametrize("text", [
+    "password: rotated monthly", "tokenizer: tokenizer.json", "max_tokens: 512", "auth: required",
+    "token_url: https://auth.example.com/oauth/token", "DB_PASSWORD=${DB_PASSWORD}", "api_key: <your key here>",
+    "secret_key_base = Rails.application.credentials", "cache_key: user-profile-v2", "GITHUB_TOKEN=xxxxxxxxxxxxxxxx",
+    "sha: 4f9c2a7e1b8d3f6a0c5e9b2d7a1f4c8e3b6d9a2f", 'the "password": "changeme" placeholder',
+])
+def test_secretish_names_with_harmless_values_are_not_flagged(text):
+    assert scan_text(text) == []
+
+
 @pytest.mark.parametrize("text", [
     "connect with postgres://user:***@localhost/db", "postgres://USER:${DB_PASSWORD}@db/app",
     "the token = getTokenFromVault() call", "password = os.environ['PW']", "set API_KEY in CI secrets",

@@ -70,14 +70,16 @@ def entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
 
 
-def _assignment_is_secret(kind: str, sep: str, quoted: str, value: str) -> bool:
+def _assignment_is_secret(kind: str, key: str, sep: str, quoted: str, value: str) -> bool:
     if _MASKED.match(value) or any(c in value for c in "()[]") or value.startswith(("$", "%", "<", "{", "http")):
         return False
     if _REFERENCE.match(value) or value.lower().strip("*x.") in _PLACEHOLDER_WORDS or len(set(value)) <= 2:
         return False
     if kind == "password":
-        # an assignment (`=`) or a quoted literal; `password: rotated` in prose needs a digit or symbol
-        return sep != ":" or bool(quoted) or bool(re.search(r"[\d\W_]", value))
+        # an assignment (`=`), a quoted literal or a config-style key (`DB_PASSWORD:`); a plain word before a
+        # colon (`password: rotated monthly`) is prose unless the value has a digit or symbol
+        configish = key != key.lower() or any(c in key for c in "_-.")
+        return sep != ":" or bool(quoted) or configish or bool(re.search(r"[\d\W_]", value))
     classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
     return len(value) >= 16 and entropy(value) >= 3.0 and classes >= 2 and bool(re.search(r"\d|[A-Z].*[a-z]", value))
 
@@ -100,7 +102,8 @@ def scan_text(text: str) -> list[str]:
             break
     for m in _ASSIGN.finditer(text):
         kind = _key_kind(m.group("key"))
-        if kind and _assignment_is_secret(kind, m.group("sep"), m.group("q"), m.group("val")):
+        if kind and _assignment_is_secret(kind, m.group("key"), m.group("sep"), m.group("q") or m.group("kq"),
+                                          m.group("val")):
             found.append(f"a value assigned to {m.group('key').lower()}")
             break
     return found

@@ -1,7 +1,7 @@
 """`create_app`: the local HTTP API as a FastAPI app.
 
 Every data route lives under `/v1/workspaces/{workspace}/...` and needs a bearer token granted that
-workspace; only `/v1/health` is open. The app serves the workspaces it was built with (one per repo),
+workspace; only `/v1/health`, `/openapi.json` and `/docs` are open (README says so; a test holds them to it). The app serves the workspaces it was built with (one per repo),
 keeps one WorkspaceHandle (Recaller + Seeder, model loaded once) per workspace, and warms them at
 startup so the first request does not pay the model load.
 """
@@ -60,7 +60,8 @@ def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = Non
         yield
         state.close()
 
-    app = FastAPI(title="jupiter-git-memory", version=__version__, lifespan=lifespan,
+    app = FastAPI(title="jupiter-git-memory", version=__version__, lifespan=lifespan, redoc_url=None,
+                  swagger_ui_oauth2_redirect_url=None,
                   description="Local API over Git-native team memory. Recalled records are evidence with their "
                               "source and status, not instructions. Errors: `{\"error\": {\"code\", \"message\"}}`.")
     app.state.jgm = state
