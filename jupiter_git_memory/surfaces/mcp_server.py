@@ -90,35 +90,21 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
                         status="ok" if res.results else "no-matches")
 
     @server.tool(annotations=READ, title="Recall memory for a task")
-<<<<<<< HEAD
-    def recall_for_task(goal: Annotated[str, Field(min_length=1, max_length=4000, description="What the task is.")],
-                        errors: Annotated[list[str], Field(description="Error signatures seen.")] = [],  # noqa: B006
-                        files: Annotated[list[str], Field(description="Files the task touches.")] = [],  # noqa: B006
-                        k: Annotated[int, Field(ge=1, le=50)] = 5,
-                        include_global: bool = False) -> dict[str, Any]:
-        """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches; an
-        unseeded workspace is an error `[memory/not-seeded]` naming the store and the command to run."""
-=======
     def recall_for_task(goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the task is.")],
                         errors: Annotated[list[Text], Field(max_length=MAX_ERRORS, description="Error signatures seen.")] = [],  # noqa: B006
                         files: Annotated[list[Text], Field(max_length=MAX_FILES, description="Files the task touches.")] = [],  # noqa: B006
                         k: Annotated[int, Field(ge=1, le=MAX_K)] = 5,
                         include_global: bool = False, global_k: Annotated[int, Field(ge=1, le=MAX_K)] = 3,
                         ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
-        """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches."""
->>>>>>> 3f8d716 (Corrupt catalog: detected and named at open; seed and doctor --repair move it aside and rebuild, reusing vectors. Global recall limited to the token's grants; one set of request limits for API and MCP)
+        """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches; an
+        unseeded workspace is an error `[memory/not-seeded]` naming the store and the command to run."""
         from ..recall.task import recall_task
 
         try:
             with handle.reading() as recaller:
-<<<<<<< HEAD
-                res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, root=handle.root)
-        except (ValueError, RecallError, NotSeeded) as e:
-=======
                 res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, root=handle.root,
                                   global_k=global_k, may_read=_grants(tokens, ctx))
-        except (ValueError, RecallError) as e:
->>>>>>> 3f8d716 (Corrupt catalog: detected and named at open; seed and doctor --repair move it aside and rebuild, reusing vectors. Global recall limited to the token's grants; one set of request limits for API and MCP)
+        except (ValueError, RecallError, NotSeeded) as e:
             raise _fail(e) from None
         if res["status"] == "not-seeded":
             raise ToolError(f"[memory/not-seeded] {res['message']}")
