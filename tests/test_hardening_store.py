@@ -149,11 +149,11 @@ def _read_only(chroma: Path, *cmd: str) -> subprocess.CompletedProcess:
     """Run `cmd` with `chroma` really read-only: chmod for a normal user; root ignores modes, so there a
     read-only bind mount in a private mount namespace does it."""
     if os.geteuid() != 0:
-        subprocess.run(["chmod", "-R", "a-w", str(chroma)], check=True)
+        subprocess.run(["chmod", "-R", "a-w", str(chroma)], check=True, timeout=60)
         try:
             return subprocess.run(list(cmd), capture_output=True, text=True, timeout=120)
         finally:
-            subprocess.run(["chmod", "-R", "u+w", str(chroma)], check=True)
+            subprocess.run(["chmod", "-R", "u+w", str(chroma)], check=True, timeout=60)
     if not shutil.which("unshare"):
         pytest.skip("root without unshare: cannot make a directory read-only")
     script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
