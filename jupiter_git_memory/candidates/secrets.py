@@ -38,9 +38,8 @@ _MASKED = re.compile(r"^(?:\*+|x+|X+|\.\.\.|…|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[
 # must contain a secret-ish word (split on `_`, `-`, `.` and camelCase, so `MYSQL_ROOT_PASSWORD` counts and
 # `tokenizer` does not); the value must not be a reference or placeholder, and tokens must look random
 # (its high-entropy idea), because prose like `token: rotated daily` is not a secret.
-_ASSIGN = re.compile(
-    r"(?P<kq>[\"'`]?)(?P<key>[A-Za-z_][A-Za-z0-9_.-]{1,80})(?P=kq)[ \t]*(?P<sep>:=|=>|[:=])[ \t]*"
-    r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,})(?P=q)")
+_KEY_SEP = re.compile(r"(?P<kq>[\"'`]?)(?P<key>[A-Za-z_][A-Za-z0-9_.-]{1,80})(?P=kq)[ \t]*(?P<sep>:=|=>|[:=])[ \t]*")
+_VALUE = re.compile(r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,})(?P=q)")  # matched where a `name =` ends
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "passcode"})
 _SECRET_WORDS = frozenset({"secret", "token", "apikey", "credential", "credentials", "auth"}) | _PASSWORD_WORDS
 _KEY_QUALIFIERS = frozenset({"api", "access", "secret", "private", "signing", "encryption", "master", "client",
@@ -73,13 +72,13 @@ def entropy(value: str) -> float:
 def _assignment_is_secret(kind: str, key: str, sep: str, quoted: str, value: str) -> bool:
     if _MASKED.match(value) or any(c in value for c in "()[]") or value.startswith(("$", "%", "<", "{", "http")):
         return False
-    if _REFERENCE.match(value) or value.lower().strip("*x.") in _PLACEHOLDER_WORDS or len(set(value)) <= 2:
+    if (_REFERENCE.match(value) and not quoted) or value.lower().strip("*x.") in _PLACEHOLDER_WORDS or len(set(value)) <= 2:
         return False
     if kind == "password":
-        # an assignment (`=`), a quoted literal or a config-style key (`DB_PASSWORD:`); a plain word before a
-        # colon (`password: rotated monthly`) is prose unless the value has a digit or symbol
+        # an env assignment (`X=v`, no spaces), a quoted literal or a config-style key (`DB_PASSWORD:`); a plain
+        # word (`password: rotated`, `password = letmein`) needs a digit or symbol in the value
         configish = key != key.lower() or any(c in key for c in "_-.")
-        return sep != ":" or bool(quoted) or configish or bool(re.search(r"[\d\W_]", value))
+        return sep == "=" or bool(quoted) or configish or bool(re.search(r"[\d\W_]", value))
     classes = sum(bool(re.search(rx, value)) for rx in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
     return len(value) >= 16 and entropy(value) >= 3.0 and classes >= 2 and bool(re.search(r"\d|[A-Z].*[a-z]", value))
 
@@ -100,11 +99,13 @@ def scan_text(text: str) -> list[str]:
         if not _MASKED.match(m.group(1)):
             found.append("a password in a URL")
             break
-    for m in _ASSIGN.finditer(text):
-        kind = _key_kind(m.group("key"))
-        if kind and _assignment_is_secret(kind, m.group("key"), m.group("sep"), m.group("q") or m.group("kq"),
-                                          m.group("val")):
-            found.append(f"a value assigned to {m.group('key').lower()}")
+    for k in _KEY_SEP.finditer(text):  # keys first, so `config: password = "x"` still sees `password`
+        kind = _key_kind(k.group("key"))
+        v = _VALUE.match(text, k.end()) if kind else None
+        sep = "=" if k.group("sep") == "=" and not any(c in k.group(0) for c in " \t") else k.group("sep") + " "
+        if v and _assignment_is_secret(kind, k.group("key"), sep, v.group("q") or k.group("kq"),
+                                       v.group("val")):
+            found.append(f"a value assigned to {k.group('key').lower()}")
             break
     return found
 
