@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Any
 
 from ..index.catalog import RecordRow
 from ..records.model import IN_FORCE
@@ -33,7 +35,7 @@ class Match:
     cos: float
     row: RecordRow
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         r = self.row
         return {"id": r.id, "kind": r.kind, "status": r.effective, "title": r.title, "origin": r.origin,
                 "path": r.path, "cos": round(self.cos, 4), "state": r.data.get("state") if r.origin == "candidate" else None}
@@ -61,7 +63,7 @@ def row_text(row: RecordRow) -> str:
 
 
 # Queries the vector index with the embedder: covered by the integration tests, not the pure mutation bench.
-def nearest(index, embedder, chunker, title: str, body: str, exclude: set[str] = frozenset(), n: int = 20) -> list[Match]:  # pragma: no mutate block
+def nearest(index: Any, embedder: Any, chunker: Any, title: str, body: str, exclude: AbstractSet[str] = frozenset(), n: int = 20) -> list[Match]:  # pragma: no mutate block
     """Records nearest to the text, best first. A long text's score for a record is the mean over its
     chunks of each chunk's best cosine to that record (0 where the record is not among the chunk's top n),
     so one shared paragraph does not make two long texts duplicates."""

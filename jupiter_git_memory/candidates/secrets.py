@@ -69,7 +69,7 @@ def entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
 
 
-def _assignment_is_secret(kind: str, key: str, sep: str, quoted: str, value: str) -> bool:
+def _assignment_is_secret(kind: str | None, key: str, sep: str, quoted: str, value: str) -> bool:
     if _MASKED.match(value) or any(c in value for c in "()[]") or value.startswith(("$", "%", "<", "{", "http")):
         return False
     if (_REFERENCE.match(value) and not quoted) or value.lower().strip("*x.") in _PLACEHOLDER_WORDS or len(set(value)) <= 2:

@@ -36,7 +36,7 @@ def _sections(body: str) -> list[tuple[str, list[str]]]:
     para: list[str] = []
     in_fence = False
 
-    def flush():
+    def flush() -> None:
         if para:
             sections[-1][1].append("\n".join(para).strip())
             para.clear()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from typing import Any
 
 from .formats.ids import adr_id, ref_id
 from .model import LINK_KEYS, Record
@@ -36,7 +37,7 @@ def resolve_links(records: list[Record]) -> list[Record]:
 
     out = []
     for r in records:
-        changes = {}
+        changes: dict[str, Any] = {}
         for key in LINK_KEYS:
             vals = getattr(r, key)
             new = tuple(dict.fromkeys(one(t) for t in vals))

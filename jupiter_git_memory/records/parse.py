@@ -7,6 +7,7 @@ import datetime as _dt
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import frontmatter
 import yaml
@@ -41,7 +42,7 @@ def _key_lines(text: str) -> dict[str, int]:
     return lines
 
 
-def _id_list(value, key: str, path: str, line: int | None) -> tuple[tuple[str, ...], list[Issue]]:
+def _id_list(value: Any, key: str, path: str, line: int | None) -> tuple[tuple[str, ...], list[Issue]]:
     if value is None:
         return (), []
     items = [value] if isinstance(value, (str, int)) else value
@@ -50,7 +51,7 @@ def _id_list(value, key: str, path: str, line: int | None) -> tuple[tuple[str, .
     return tuple(str(i).strip() for i in items if str(i).strip()), []
 
 
-def _scalar(value) -> str | None:
+def _scalar(value: Any) -> str | None:
     if value is None:
         return None
     if isinstance(value, (_dt.date, _dt.datetime)):
@@ -69,13 +70,13 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
+        line: int | None = raw[: e.start].count(b"\n") + 1
         return ParseOutcome(issues=[Issue(path, f"not valid UTF-8 (byte {e.start})", "re-save the file as UTF-8", line=line)])
     if not _FENCE_RE.match(text):
         return ParseOutcome(skipped="no frontmatter")
     text = text.lstrip("\ufeff")
     try:
-        fm_text, content = frontmatter.YAMLHandler().split(text)
+        fm_text, content = frontmatter.YAMLHandler().split(text)  # type: ignore[attr-defined]
     except ValueError:
         return ParseOutcome(issues=[Issue(path, "frontmatter is not closed", "end the YAML block with a `---` line", line=1)])
     # mark lines count from fm_text's start, which sits on the opening fence's line (it keeps that newline)
@@ -104,7 +105,7 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
     if issues:
         return ParseOutcome(issues=issues)
 
-    rid = _scalar(meta["id"]).strip()
+    rid = _scalar(meta["id"]).strip()  # type: ignore[union-attr]  # required: checked above
     if not _ID_RE.match(rid):
         issues.append(Issue(path, f"invalid id {rid[:80]!r}", "use letters, digits and . _ : - (no slashes or spaces, at most 128 chars)",
                             line=lines.get("id")))
@@ -151,7 +152,7 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
     return ParseOutcome(record=record)
 
 
-def _jsonable(value):
+def _jsonable(value: Any) -> Any:
     """Frontmatter may hold dates or other YAML types; keep metadata JSON-safe."""
     if isinstance(value, dict):
         return {str(k): _jsonable(v) for k, v in value.items()}

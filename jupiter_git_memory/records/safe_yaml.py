@@ -11,6 +11,7 @@ that carries the line.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import yaml
 from yaml.composer import Composer
@@ -34,7 +35,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class SafeYamlError(yaml.MarkedYAMLError):
     """A frontmatter problem with its mark (0-based line within the YAML text) and the fix."""
 
-    def __init__(self, problem: str, mark, fix: str):
+    def __init__(self, problem: str, mark: Any, fix: str) -> None:
         super().__init__(problem=problem, problem_mark=mark)
         self.fix = fix
 
@@ -54,8 +55,8 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
         self._depth = 0
         self._nodes = 0
 
-    def compose_node(self, parent, index):
-        event = self.peek_event()
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML stubs leave it untyped
         if isinstance(event, AliasEvent) or getattr(event, "anchor", None) is not None:
             raise SafeYamlError("uses a YAML anchor or alias (`&name` / `*name`), which record frontmatter does not "
                                 "allow", event.start_mark, "write each value out in full")
@@ -77,7 +78,7 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
         finally:
             self._depth -= 1
 
-    def construct_object(self, node, deep=False):
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
         except yaml.YAMLError:
@@ -87,7 +88,7 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
                                 "quote the value to keep it as text, or correct it") from None
 
 
-def _keep_literal(root) -> None:
+def _keep_literal(root: yaml.Node | None) -> None:
     """Re-tag the scalars under LITERAL_KEYS as strings, so they are read as written (null stays null)."""
     if not isinstance(root, yaml.MappingNode):
         return
@@ -100,7 +101,7 @@ def _keep_literal(root) -> None:
                 item.tag = _STR
 
 
-def load_frontmatter(text: str):
+def load_frontmatter(text: str) -> Any:
     """The YAML document in `text` as Python data. Raises SafeYamlError or yaml.YAMLError (both marked)."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BYTES:

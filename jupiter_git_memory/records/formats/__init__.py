@@ -101,6 +101,7 @@ def read_record(path: str, raw: bytes, options: AdapterOptions | None = None) ->
     except UnicodeDecodeError:
         return Reading(NATIVE, "encoding check", parse_record(path, raw))
     forced = options.forced(path)
+    fmt: str | None
     if forced:
         fmt, why = forced[0], f"forced by [formats] for {forced[1] or 'the repository'!r}"
     else:

@@ -66,7 +66,7 @@ def missing_status_warning(path: str, status: str, line: int | None) -> Issue:
 
 def build(path: str, raw: bytes, fmt: str, title: str | None, body: str, status: StatusReading,
           options: AdapterOptions, date: str | None = None, deciders: Any = None, tags: tuple[str, ...] = (),
-          metadata: dict | None = None, title_line: int | None = None) -> ParseOutcome:
+          metadata: dict[str, Any] | None = None, title_line: int | None = None) -> ParseOutcome:
     """One ADR record, or the errors that stop it; a missing status gives a warning (or an error)."""
     rid, _rule = adr_id(path)
     issues: list[Issue] = []

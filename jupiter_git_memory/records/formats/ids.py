@@ -31,7 +31,7 @@ def stem(path: str) -> str:
     return name
 
 
-def _is_date(m: re.Match) -> bool:
+def _is_date(m: re.Match[str]) -> bool:
     try:
         _dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         return True

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import frontmatter
 import yaml
@@ -21,7 +22,7 @@ _SECTION_RE = re.compile(r"^##\s")
 _FM_KEYS = ("status", "date", "decision-makers", "deciders", "consulted", "informed")
 
 
-def load_yaml(text: str):
+def load_yaml(text: str) -> Any:
     """The front matter's YAML (one place to swap in a stricter loader)."""
     return load_frontmatter(text) if text.strip() else {}  # bounded: no aliases, capped depth and size
 
@@ -67,14 +68,14 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
     """MADR 3/4: front matter without our `id`/`kind`."""
     text = text.lstrip("\ufeff")
     try:
-        fm_text, content = frontmatter.YAMLHandler().split(text)
+        fm_text, content = frontmatter.YAMLHandler().split(text)  # type: ignore[attr-defined]
         meta = load_yaml(fm_text)
     except (ValueError, yaml.YAMLError) as e:
         return ParseOutcome(issues=[Issue(path, f"front matter cannot be read: {str(e).splitlines()[0]}",
                                           "fix the YAML between the `---` fences", line=1)])
     meta = meta if isinstance(meta, dict) else {}
     fm_lines = fm_text.count("\n") + 2  # the fences
-    key_line = {}
+    key_line: dict[str, int] = {}
     for n, line in enumerate(text.splitlines()[1:fm_lines], start=2):
         k = line.split(":", 1)[0].strip()
         key_line.setdefault(k, n)

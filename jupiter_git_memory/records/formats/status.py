@@ -7,6 +7,7 @@ in neither is an error for that file: a guessed status would change what agents 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .ids import link_targets
@@ -74,7 +75,7 @@ def map_word(key: str, status_map: dict[str, str]) -> tuple[str | None, str]:
     return None, ""
 
 
-def read_status(lines: list[tuple[int | None, str]], path: str, status_map: dict[str, str]) -> StatusReading:
+def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: dict[str, str]) -> StatusReading:
     """Read a status section (or one status value) given as (line number, text) pairs."""
     out = StatusReading()
     lines = [(n, part) for n, raw in lines for part in _CLAUSE_RE.split(raw)]
