@@ -59,10 +59,12 @@ def probe_text(i: int) -> str:
 
 
 def catalog_state(db_path: Path, ids: list[str]) -> tuple[set[str], int]:
+    """Which of `ids` the catalog's views hold (the soak repo has one worktree), and the generation."""
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
     try:
         marks = ",".join("?" * len(ids))
-        found = {r[0] for r in db.execute(f"SELECT id FROM records WHERE id IN ({marks})", ids)}
+        found = {r[0] for r in db.execute(f"SELECT id FROM view_records WHERE error IS NULL AND id IN ({marks})",
+                                          ids)}
         gen = int((db.execute("SELECT value FROM meta WHERE key='generation'").fetchone() or ["0"])[0] or 0)
         return found, gen
     finally:
