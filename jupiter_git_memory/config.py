@@ -193,6 +193,9 @@ def read_file_settings(repo: Path) -> tuple[dict, str | None]:
     return data, f"{path} [tool.jgm]"
 
 
+CONFIG_FILES = ("jgm.toml", "pyproject.toml")  # at the repo's top: where settings are read from
+
+
 def load_settings(repo: Path) -> Settings:
     """Read and validate settings for `repo`. Raises ConfigError naming the file, the key and the fix."""
     data, source = read_file_settings(repo)

@@ -63,3 +63,30 @@ def test_watcher_follows_roots_changes_and_survives_a_broken_config(repo):
         assert indexed(repo.path) == {"k1", "n1", "n2", "n3"}
     assert_index_matches_files(repo.path)
 
+
+
+def test_watcher_discovers_an_adr_folder_created_while_it_runs(repo):
+    """No `roots` in the config: knowledge/ plus the ADR folders that exist. One created while the watch
+    runs (here docs/decisions/, then one declared by `.adr-dir`) is indexed without a restart."""
+    repo.record("k1", title="Knowledge one", body="Kept under knowledge/.")
+    repo.commit("knowledge only")
+    seeds: queue.Queue = queue.Queue()
+    adr = "# 1. Use Postgres\n\nDate: 2024-01-02\n\n## Status\n\nAccepted\n\n## Context\n\nWe need a database.\n"
+    with Watcher(repo.path, on_reseed=seeds.put, debounce=0.1) as watcher:
+        assert seeds.get(timeout=DEADLINE).trigger == "initial"
+        assert indexed(repo.path) == {"k1"}
+        assert not watcher.relevant("notes/x.md", False)  # not a place discovery looks at
+        (repo.path / "docs" / "decisions").mkdir(parents=True)
+        repo.write("docs/decisions/0001-use-postgres.md", adr)
+        while "docs/decisions" not in watcher.settings.roots:
+            next_reseed_with(seeds, "docs")
+        while len(indexed(repo.path)) < 2:
+            seeds.get(timeout=DEADLINE)
+        assert indexed(repo.path) == {"k1", "ADR-0001"}
+        repo.write("records/0002-use-redis.md", adr.replace("1. Use Postgres", "2. Use Redis"))
+        repo.write(".adr-dir", "records\n")  # adr-tools declares its folder
+        while "records" not in watcher.settings.roots:
+            next_reseed_with(seeds, ".adr-dir")
+        while len(indexed(repo.path)) < 3:
+            seeds.get(timeout=DEADLINE)
+        assert indexed(repo.path) == {"k1", "ADR-0001", "ADR-0002"}

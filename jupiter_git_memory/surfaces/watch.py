@@ -13,7 +13,10 @@ Why this shape:
 - the watcher follows its config: the repo's top folder is watched too (not recursively), and a change to
   `jgm.toml` or `pyproject.toml` goes through the same debounce, is re-read, re-plans the watched roots and
   reseeds (which adds what entered the roots and removes what left). A broken config is reported and the
-  watch goes on with the last good one.
+  watch goes on with the last good one;
+- without `roots` in the config the roots are discovered (knowledge/ plus conventional or tool-declared ADR
+  folders), so the places discovery looks at are watched too: creating `docs/adr/` or `.adr-dir` while
+  the watch runs re-plans the roots as a config edit would.
 """
 
 from __future__ import annotations
@@ -27,13 +30,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
-from ..config import Settings, load_settings
+from ..config import CONFIG_FILES, Settings, load_settings
 from ..index.store import LockTimeout, log
+from ..seed.discover import CONVENTIONAL, DISCOVERY_FILES, tool_roots
 from ..seed.seeder import SeedReport, Seeder
 from ..seed.sources import is_record_path
 
 EVENT_TYPES = {"created", "modified", "deleted", "moved", "closed"}  # not opened/closed_no_write: our own reads
-CONFIG_FILES = ("jgm.toml", "pyproject.toml")  # at the repo's top: where load_settings reads
 
 
 @dataclass
@@ -81,19 +84,30 @@ class Watcher:
         self._thread: threading.Thread | None = None
 
     # -- events -----------------------------------------------------------------------------------
+    def _candidates(self) -> tuple[str, ...]:
+        """Folders that would become roots if created: discovery's places, when `roots` is not configured."""
+        return () if self.settings.roots_configured else (*CONVENTIONAL, *tool_roots(self.top))
+
     def relevant(self, rel: str, is_dir: bool) -> bool:
         """A record file, the config, or a folder that is, holds or lies on the way to a knowledge root."""
         if not is_dir:
-            return rel in CONFIG_FILES or is_record_path(rel, self.settings)
+            return (rel in CONFIG_FILES or is_record_path(rel, self.settings)
+                    or (rel in DISCOVERY_FILES and not self.settings.roots_configured))
         parts = PurePosixPath(rel).parts
         if any(p.startswith(".") for p in parts):
             return False
-        for root in self.settings.roots:
-            rparts = PurePosixPath(root).parts
-            n = min(len(parts), len(rparts))
-            if parts[:n] == rparts[:n]:
-                return True
-        return False
+        return any(_on_the_way(parts, root) for root in (*self.settings.roots, *self._candidates()))
+
+    def _replans(self, rel: str) -> bool:
+        """Would this path change the roots? A config file, or (roots discovered) a discovery file or a
+        folder on the way to a place discovery looks at (created or deleted)."""
+        if rel in CONFIG_FILES:
+            return True
+        if self.settings.roots_configured:
+            return False
+        parts = PurePosixPath(rel).parts
+        return rel in DISCOVERY_FILES or any(
+            _on_the_way(parts, c) and len(parts) <= len(PurePosixPath(c).parts) for c in self._candidates())
 
     def _on_event(self, event) -> None:
         if event.event_type not in EVENT_TYPES or (event.is_directory and event.event_type in ("modified", "closed")):
@@ -128,6 +142,12 @@ class Watcher:
             while p != self.top and not p.is_dir():
                 p = p.parent
             wanted.setdefault(p, False)
+        for cand in self._candidates():  # discovery's places: watch the nearest existing parent
+            p = self.top / cand
+            while p != self.top and not p.is_dir():
+                p = p.parent
+            if p != self.top / cand:
+                wanted.setdefault(p, False)
         wanted.setdefault(self.top, False)  # the config files
         for path, (watch, rec, inode) in list(self._watches.items()):
             if wanted.get(path) != rec or _inode(path) != inode:  # gone, recreated, or root appeared
@@ -188,7 +208,13 @@ class Watcher:
         if self.initial_seed:
             self._reseed("initial", [])
         while (batch := self._next_batch()) is not None:
-            config = self._reload_config() if any(p in CONFIG_FILES for p in batch) else None
+            config = None
+            if any(p in CONFIG_FILES for p in batch):
+                config = self._reload_config()
+            elif any(self._replans(p) for p in batch):  # a discovered root appeared or went
+                roots = self.settings.roots
+                config = self._reload_config()
+                config = config if config["error"] or self.settings.roots != roots else None
             self._sync_watches()
             self._reseed("change", batch, config)
 
@@ -243,6 +269,13 @@ class _Handler:
 
     def dispatch(self, event) -> None:
         self.watcher._on_event(event)
+
+
+def _on_the_way(parts: tuple[str, ...], root: str) -> bool:
+    """`parts` is the root, lies inside it, or is a folder on the way to it."""
+    rparts = PurePosixPath(root).parts
+    n = min(len(parts), len(rparts))
+    return parts[:n] == rparts[:n]
 
 
 def _inode(path: Path) -> int:

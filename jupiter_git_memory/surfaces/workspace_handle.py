@@ -6,6 +6,11 @@ reopens them when a writer bumped the catalog generation; two threads using it a
 the index under each other. So every read goes through `reading()` / `catalog()`, which serialise use
 of the Recaller per workspace (different workspaces run in parallel). Seeding is not serialised here:
 Seeder.seed takes the exclusive cross-process workspace lock itself.
+
+A server runs for weeks while people edit `jgm.toml`: each request stats the config files, and after an
+edit the Recaller takes the new settings (weights, floor, mode...; a new model or Chroma URL builds a new
+Recaller). A broken config is logged and reads keep the last good settings. A seed always reads the
+settings afresh, as `jgm seed` would (discovered ADR folders included), and a broken config fails it.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import threading
 from pathlib import Path
 from typing import Iterator
 
+from ..config import CONFIG_FILES, load_settings
 from ..index.catalog import Catalog
-from ..index.store import workspace_lock
+from ..index.store import log, workspace_lock
 from ..index.workspace import Workspace, find_workspace
+from ..recall.ranking import merge_weights
 from ..recall.service import Recaller
 
 
@@ -30,6 +37,7 @@ class WorkspaceHandle:
         self._lock = threading.RLock()
         self._recaller: Recaller | None = None
         self._seeder = None
+        self._stamp: tuple = ()
 
     @classmethod
     def for_repo(cls, repo: Path | str | None, root: Path | None = None) -> "WorkspaceHandle":
@@ -39,9 +47,33 @@ class WorkspaceHandle:
     def id(self) -> str:
         return self.workspace.id
 
+    def _follow_config(self) -> None:
+        """Give the Recaller the repo's current settings when a config file changed since the last look."""
+        stamp = _config_stamp(self.workspace.root)
+        if stamp == self._stamp:
+            return
+        self._stamp = stamp
+        r = self._recaller
+        if r is None:
+            return
+        try:
+            new = load_settings(self.workspace.root)
+        except Exception as e:  # ConfigError or a validator's error: reads go on with the last good settings
+            log(f"serve {self.workspace.root}: config not applied ({e}); answering with the last good one", self.root)
+            return
+        if new == r.settings:
+            return
+        if (new.model, new.chroma_url) != (r.settings.model, r.settings.chroma_url):
+            r.close()
+            self._recaller = None
+        else:
+            r.settings, r.weights = new, merge_weights(new.weights)
+            r._seeder = None
+
     def recaller(self) -> Recaller:
         """The shared Recaller (raises RecallError when the model cannot load). Use inside `reading()`."""
         with self._lock:
+            self._follow_config()
             if self._recaller is None:
                 self._recaller = Recaller(workspace=self.workspace, root=self.root)
             return self._recaller
@@ -50,8 +82,13 @@ class WorkspaceHandle:
         from ..seed.seeder import Seeder
 
         with self._lock:
-            if self._seeder is None:
-                self._seeder = Seeder(self.workspace.root, root=self.root)
+            settings = load_settings(self.workspace.root)  # as `jgm seed` would; a broken config fails the seed
+            if self._seeder is not None and settings.model != self._seeder.settings.model:
+                self._seeder = None
+            if self._seeder is not None:
+                self._seeder.settings = settings
+            else:
+                self._seeder = Seeder(self.workspace.root, settings=settings, root=self.root)
                 if self._seeder.workspace.id != self.workspace.id:  # the repo's remote changed under us
                     raise RuntimeError(f"{self.workspace.root} is now workspace {self._seeder.workspace.id}, "
                                        f"not {self.workspace.id}; restart the server")
@@ -78,3 +115,16 @@ class WorkspaceHandle:
             if self._recaller is not None:
                 self._recaller.close()
                 self._recaller = None
+
+
+def _config_stamp(repo: Path) -> tuple:
+    """(name, mtime_ns, size) of each config file, None where absent: what tells a server the config moved."""
+    out = []
+    for name in CONFIG_FILES:
+        try:
+            st = (repo / name).stat()
+        except OSError:
+            out.append((name, None, None))
+        else:
+            out.append((name, st.st_mtime_ns, st.st_size))
+    return tuple(out)

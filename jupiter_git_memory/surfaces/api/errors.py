@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ...config import ConfigError
 from ...index.store import LockTimeout, log
 from ...recall.service import NotSeeded, RecallError
 from ..records_ops import OperationError
@@ -91,6 +92,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(NotSeeded)
     async def _not_seeded(request: Request, exc: NotSeeded):
         return error_response(409, "memory/not-seeded", str(exc))
+
+    @app.exception_handler(ConfigError)
+    async def _config(request: Request, exc: ConfigError):
+        return error_response(422, "config/invalid", str(exc))
 
     @app.exception_handler(LockTimeout)
     async def _busy(request: Request, exc: LockTimeout):
