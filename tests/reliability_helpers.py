@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jupiter_git_memory.index import doctor
+from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.index.vectors import reset_clients
 from jupiter_git_memory.seed.seeder import Seeder
 

@@ -6,10 +6,10 @@ import pytest
 
 from jupiter_git_memory.candidates.dedup import DUPLICATE_COS, Match, classify, disagreement
 from jupiter_git_memory.candidates.model import CandidateInput, new_row
-from jupiter_git_memory.candidates.promote import mark_promotions
+from jupiter_git_memory.lifecycle.promote import mark_promotions
 from jupiter_git_memory.candidates.secrets import scan_text
 from jupiter_git_memory.candidates.validate import check
-from jupiter_git_memory.index.catalog import RecordRow
+from jupiter_git_memory.records.row import RecordRow
 
 GOOD_BODY = "We retry S3 uploads up to five times with exponential backoff, since bursts get throttled by the API."
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from jupiter_git_memory.index import doctor
+from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 

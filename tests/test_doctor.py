@@ -6,7 +6,7 @@ edit or a bug would leave); everything else is real: git repos, the model, Chrom
 
 import json
 
-from jupiter_git_memory.index import doctor
+from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.index.vectors import reset_clients
 from jupiter_git_memory.seed.seeder import Seeder
 

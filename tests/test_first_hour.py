@@ -63,7 +63,7 @@ def mcp_session(args: list[str], env: dict, session_fn):
 
 
 def test_resolution_order_flag_env_git_config_default(repo, tmp_path, monkeypatch):
-    from jupiter_git_memory.index import home as home_mod
+    from jupiter_git_memory.base import home as home_mod
 
     repo.commit("start")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from jupiter_git_memory.index import doctor
-from jupiter_git_memory.index.store import workspace_dir
+from jupiter_git_memory.maintenance import doctor
+from jupiter_git_memory.base.store import workspace_dir
 from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces import githooks

@@ -25,7 +25,7 @@ from conftest import record_text
 from hooks_helpers import (JGM, WatchProcess, assert_index_matches_files, atomic_write, last_hook_run,
                            small_hnsw_buffers, wait_hook_jobs)
 
-from jupiter_git_memory.index.store import log_path
+from jupiter_git_memory.base.store import log_path
 from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces import githooks
 

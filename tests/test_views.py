@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupiter_git_memory.index.doctor import diagnose
+from jupiter_git_memory.maintenance.doctor import diagnose
 from jupiter_git_memory.index.handle import open_index
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder

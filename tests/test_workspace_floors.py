@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from jupiter_git_memory.recall.calibrate import MIN_RECORDS, SHIPPED_PROBES, auto_calibrate, robust_floor
+from jupiter_git_memory.recall.calibrate import MIN_RECORDS, SHIPPED_PROBES, after_seed, auto_calibrate, robust_floor
 from jupiter_git_memory.recall.eval_lint import content_words, shared_run
 from jupiter_git_memory.recall.floors import corpus_change, corpus_sketch, floors_path, get_floor, save_floor
 from jupiter_git_memory.recall.service import Recaller
@@ -57,15 +57,15 @@ def test_seed_calibrates_automatically_with_provenance(make_repo, tmp_path):
     _corpus(a)
     b.record("dec-one", title="Use PostgreSQL", body="We use PostgreSQL because of its JSON support.")
     b.commit("tiny")
-    report = Seeder(a.path).seed()
+    report = Seeder(a.path, calibrate=after_seed).seed()
     assert report.floor["action"] == "calibrated" and report.floor["reason"] == "no floor yet"
     info = Recaller(a.path).floor_info()
     assert info.source == "calibrated" and info.value == report.floor["floor"]
     assert info.provenance["source"] == "auto" and info.provenance["probes_file"] == str(SHIPPED_PROBES)
     assert info.provenance["corpus"]["records"] == MIN_RECORDS + 2 and "sketch" not in info.provenance["corpus"]
-    assert Seeder(a.path).seed().floor["action"] == "kept"  # unchanged corpus: not measured again
+    assert Seeder(a.path, calibrate=after_seed).seed().floor["action"] == "kept"  # unchanged corpus: not measured again
     # a tiny workspace keeps the shipped default, and never uses workspace a's floor
-    assert Seeder(b.path).seed().floor["action"] == "skipped"
+    assert Seeder(b.path, calibrate=after_seed).seed().floor["action"] == "skipped"
     other = Recaller(b.path)
     assert other.floor_info().source == "shipped-default"
     assert "no floor calibrated for workspace" in other.floor_info().warnings[0]

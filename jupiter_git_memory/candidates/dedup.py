@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from ..index.catalog import RecordRow
+from ..records.row import RecordRow
 from ..records.model import IN_FORCE
 from .model import OPEN, PROPOSED
 

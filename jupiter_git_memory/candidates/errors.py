@@ -1,12 +1,12 @@
 """Errors of the candidate flow, with stable codes every surface (CLI, API, MCP) reports as is.
 
-They extend the surfaces' OperationError so the HTTP API maps them without a handler of its own.
+They are OperationErrors (base/errors.py), so every surface maps them without a handler of its own.
 Messages never quote candidate text (it may hold a secret); they name ids, paths and fixes.
 """
 
 from __future__ import annotations
 
-from ..surfaces.records_ops import OperationError
+from ..base.errors import OperationError
 
 
 class CandidateError(OperationError):

@@ -15,14 +15,11 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..index.catalog import RecordRow
+from ..lifecycle.promote import (CANDIDATE_ID_PREFIX, EFFECTIVE_BY_STATE, OPEN, PROMOTED, PROPOSED,  # noqa: F401
+                                REJECTED, STATES)
+from ..records.row import RecordRow
 
 REQUESTABLE_KINDS = ("decision", "adr", "fact", "finding", "history")
-# Review states. `open` and `proposed` are the queue; the other two are outcomes.
-OPEN, PROPOSED, PROMOTED, REJECTED = "open", "proposed", "promoted", "rejected"
-STATES = (OPEN, PROPOSED, PROMOTED, REJECTED)
-EFFECTIVE_BY_STATE = {OPEN: "candidate", PROPOSED: "candidate", PROMOTED: "superseded", REJECTED: "rejected"}
-CANDIDATE_ID_PREFIX = "cand-"
 
 
 @dataclass

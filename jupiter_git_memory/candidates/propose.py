@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from ..index.catalog import RecordRow
+from ..records.row import RecordRow
 from ..records.parse import parse_record
 from ..seed.sources import is_record_path
 from .errors import CandidateError, invalid_state

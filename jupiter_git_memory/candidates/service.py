@@ -19,11 +19,13 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..index.catalog import CatalogChanges, RecordRow
+from ..index.catalog import CatalogChanges
+from ..records.checks import check_id
+from ..records.row import RecordRow
 from ..index.handle import Index
-from ..index.store import workspace_lock
+from ..base.store import workspace_lock
 from ..index.writer import WritePlan, apply_plan
-from ..seed.plan import plan_changes
+from ..index.plan import plan_changes
 from . import dedup
 from .errors import CandidateError, file_backed, invalid_state, not_found
 from .model import (OPEN, PROPOSED, REJECTED, STATES, Answer, CandidateInput, evidence_entry,
@@ -182,7 +184,7 @@ class CandidateService:
 
     def row(self, cid: str) -> RecordRow:
         with self._index(exclusive=False) as index:
-            return self._candidate(index, _checked_id(cid))
+            return self._candidate(index, check_id(cid))
 
     def exists(self, rid: str) -> bool:
         with self._index(exclusive=False) as index:
@@ -190,13 +192,13 @@ class CandidateService:
 
     def show(self, cid: str) -> dict[str, Any]:
         with self._index(exclusive=False) as index:
-            row = self._candidate(index, _checked_id(cid))
+            row = self._candidate(index, check_id(cid))
             return view(row, self._indexed(index, cid))
 
     def reject(self, cid: str, why: str) -> dict[str, Any]:
         why = _checked_reason(why)
         with self._index(exclusive=True) as index:
-            row = self._candidate(index, _checked_id(cid))
+            row = self._candidate(index, check_id(cid))
             state = row.data.get("state")
             if state not in (OPEN, PROPOSED):
                 raise invalid_state(cid, state, "only open or proposed candidates can be rejected")
@@ -218,7 +220,7 @@ class CandidateService:
                source: str | None = None, agent: str | None = None) -> dict[str, Any]:
         """Edit an open candidate in the store (re-checked like a new one). File-backed: memory/file-backed."""
         with self._index(exclusive=True) as index:
-            row = self._candidate(index, _checked_id(rid))
+            row = self._candidate(index, check_id(rid))
             if row.data.get("state") != OPEN:
                 raise invalid_state(rid, row.data.get("state"), "only open candidates can be revised; a proposed one "
                                     "is edited on its branch, a rejected one is recorded anew")
@@ -240,15 +242,9 @@ class CandidateService:
     def forget(self, rid: str) -> dict[str, Any]:
         """Delete a candidate (row, chunks, vectors). File-backed records: memory/file-backed."""
         with self._index(exclusive=True) as index:
-            row = self._candidate(index, _checked_id(rid))
+            row = self._candidate(index, check_id(rid))
             self._reindex(index, rid, None)
             return {"id": rid, "forgotten": True, "state": row.data.get("state")}
-
-
-def _checked_id(rid: str) -> str:
-    from ..surfaces.records_ops import check_id
-
-    return check_id(rid)
 
 
 def _checked_reason(why: str) -> str:

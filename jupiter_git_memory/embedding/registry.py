@@ -8,7 +8,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from ..index.store import store_root
+from ..base.store import store_root
 from .onnx_embedder import ModelError, OnnxEmbedder, sha256_file
 from .specs import DEFAULT_MODEL, MINILM_INT8, SHIPPED, ModelSpec
 

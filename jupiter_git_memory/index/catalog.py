@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..records.row import RecordRow
 from .migrations import SHARED_VIEW, VIEW_SQL, migrate
 
 
@@ -27,31 +28,6 @@ class ChunkRow:
     text: str
     body: str
     content_hash: str = ""  # the record version this chunk belongs to (set for new versions)
-
-
-@dataclass
-class RecordRow:
-    id: str
-    path: str | None
-    kind: str
-    status: str
-    effective: str
-    title: str
-    content_hash: str
-    commit_sha: str | None
-    dirty: bool
-    origin: str
-    data: dict[str, Any]
-    error: str | None = None
-
-    def public(self) -> dict[str, Any]:
-        d = dict(self.data)
-        d.update(id=self.id, path=self.path, kind=self.kind, status=self.effective, declared_status=self.status,
-                 title=self.title, commit=self.commit_sha, dirty=self.dirty, origin=self.origin)
-        if self.error:
-            d["stale_error"] = self.error
-        d.pop("lines", None)
-        return d
 
 
 @dataclass

@@ -10,7 +10,7 @@ from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from .catalog import Catalog
 from .recovery import open_catalog
-from .store import workspace_dir
+from ..base.store import workspace_dir
 from .views import worktree_view
 from .vectors import IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
 from .workspace import Workspace

@@ -67,7 +67,7 @@ def open_catalog(path: Path, recover: bool = False, view: str | None = None):
             raise CatalogCorrupt(path, e) from None
     moved = move_aside(path)
     _private_file(path)
-    from .store import log
+    from ..base.store import log
 
     log(f"catalog {path} was corrupt; moved aside to {moved} and rebuilt from the record files")
     return Catalog(path, view), moved

@@ -105,3 +105,18 @@ def auto_calibrate(recaller: Recaller) -> dict:
     res = calibrate(recaller, SHIPPED_PROBES, save=True, source="auto")
     return {"action": "calibrated", "floor": res["floor"], "reason": "no floor yet" if not entry else
             f"corpus changed {change:.0%} since calibration", "median_cos": res["median_cos"], "mad_cos": res["mad_cos"]}
+
+
+def after_seed(seeder) -> dict | None:
+    """The seeder's post-seed step (`Seeder(calibrate=after_seed)`): measure this workspace's floor with the
+    shipped probes when the corpus changed materially. A failure here never fails the seed: recall falls
+    back and says so."""
+    if not seeder.settings.auto_calibrate or seeder.settings.floor is not None:
+        return None
+    recaller = Recaller(seeder.workspace.root, settings=seeder.settings, workspace=seeder.workspace, root=seeder.root)
+    try:
+        return auto_calibrate(recaller)
+    except Exception as e:  # noqa: BLE001 - reported in the seed report, recall still works
+        return {"action": "failed", "reason": str(e)}
+    finally:
+        recaller.close()

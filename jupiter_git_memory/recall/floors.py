@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..embedding.specs import ModelSpec, identity_hash
-from ..index.store import store_root
+from ..base.store import store_root
 
 STORE_VERSION = 2
 MATERIAL_CHANGE = 0.10  # recalibrate once this share of the chunks differs from the calibrated corpus

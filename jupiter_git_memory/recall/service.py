@@ -11,7 +11,7 @@ from ..embedding.registry import load_embedder
 from ..embedding.specs import identity_hash
 from ..index.handle import Index, open_index, vector_identity
 from ..index.recovery import CatalogCorrupt
-from ..index.store import LockTimeout, workspace_dir, workspace_lock
+from ..base.store import LockTimeout, workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from .view_query import view_query
@@ -108,9 +108,11 @@ class Recaller:
 
     def seeder(self):
         from ..seed.seeder import Seeder
+        from .calibrate import after_seed
 
         if self._seeder is None:
-            self._seeder = Seeder(self.workspace.root, self.settings, self.root, embedder=self.embedder)
+            self._seeder = Seeder(self.workspace.root, self.settings, self.root, embedder=self.embedder,
+                                  calibrate=after_seed)
         return self._seeder
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
@@ -171,8 +173,8 @@ class Recaller:
 
     def ensure_seeded(self) -> Index:
         """The index, or NotSeeded naming the store and the command that fixes it. Call under the lock."""
-        from ..index.home import seed_command
-        from ..index.store import store_root
+        from ..base.home import seed_command
+        from ..base.store import store_root
 
         store = self.root or store_root()
         where = f"workspace {self.workspace.id} ({self.workspace.root})"

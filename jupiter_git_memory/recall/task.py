@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..index.catalog import Catalog
-from ..index.store import store_root
+from ..base.store import store_root
 from ..index.workspace import Workspace
 from .receipts import make_receipt, store_receipt
 from .service import NotSeeded, RecallError, Recaller

@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..config import Settings
-from ..index.catalog import RecordRow
+from ..records.row import RecordRow
 from ..records.formats import NATIVE, AdapterOptions, Reading, read_record
 from ..records.formats.common import missing_status_warning
 from ..records.model import Issue, Record

@@ -14,14 +14,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..candidates.promote import mark_promotions
+from ..lifecycle.promote import mark_promotions
 from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
-from ..index.catalog import RecordRow
+from ..records.row import RecordRow
 from ..index.handle import Index, open_index, vector_identity
 from ..index.recovery import is_corruption, move_aside
-from ..index.store import workspace_dir, workspace_lock
+from ..base.store import workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
@@ -29,7 +29,7 @@ from ..lifecycle.resolve import resolve
 from ..records.model import Issue, Record
 from . import sources
 from .reading import collect, inventory, options_key
-from .plan import SeedCounts, plan_changes
+from ..index.plan import SeedCounts, plan_changes
 
 
 @dataclass(kw_only=True)
@@ -84,8 +84,11 @@ class Seeder:
     """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
 
     def __init__(self, repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None,
-                 embedder=None):
+                 embedder=None, calibrate: Callable[[Seeder], dict | None] | None = None):
         self.workspace: Workspace = find_workspace(repo)
+        # the post-seed floor calibration is recall's (it runs probe queries), so it is handed in by the
+        # layer above (recall.calibrate.after_seed); without it a seed only writes the index
+        self.calibrate = calibrate
         self.settings = settings or load_settings(self.workspace.root)
         self.embedder = embedder or load_embedder(self.settings.model)
         self.identity = vector_identity(self.embedder.spec)
@@ -126,25 +129,9 @@ class Seeder:
                 report = self._seed_locked(index, rev and commit, progress, fault)
             finally:
                 index.close()
-        report.floor = self.calibrate_floor()
+        report.floor = self.calibrate(self) if self.calibrate else None
         report.seconds, report.rev = round(time.perf_counter() - t0, 3), rev
         return report
-
-    def calibrate_floor(self) -> dict | None:
-        """Measure this workspace's floor with the shipped probes when the corpus changed materially
-        (recall.calibrate.auto_calibrate). A failure here never fails the seed: recall falls back and says so."""
-        if not self.settings.auto_calibrate or self.settings.floor is not None:
-            return None
-        from ..recall.calibrate import auto_calibrate
-        from ..recall.service import Recaller
-
-        recaller = Recaller(self.workspace.root, settings=self.settings, workspace=self.workspace, root=self.root)
-        try:
-            return auto_calibrate(recaller)
-        except Exception as e:  # noqa: BLE001 - reported in the seed report, recall still works
-            return {"action": "failed", "reason": str(e)}
-        finally:
-            recaller.close()
 
     def _seed_locked(self, index: Index, rev, progress, fault) -> SeedReport:
         root, settings, cat = self.workspace.root, self.settings, index.catalog

@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from ..config import load_settings
-from ..index.home import use_store
-from ..index.store import log, log_path, workspace_dir
+from ..base.home import use_store
+from ..base.store import log, log_path, workspace_dir
 from ..index.workspace import find_workspace, git
 from ..seed.sources import is_record_path
 
@@ -305,6 +305,7 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
     it: that one reads the files only after it gets the lock, so it sees these changes too."""
     import fcntl
 
+    from ..recall.calibrate import after_seed
     from ..seed.seeder import Seeder
 
     _quiet_git_env()
@@ -325,9 +326,9 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
                 pending = None
                 result = dict(result, ok=True, summary="left to the reseed already waiting", coalesced=True)
                 return result
-        seeder = Seeder(top)
+        seeder = Seeder(top, calibrate=after_seed)
         if pending is not None:
-            from ..index.store import workspace_lock
+            from ..base.store import workspace_lock
 
             with workspace_lock(wsdir, exclusive=True):  # wait for the writer ahead of us, holding our place
                 pass

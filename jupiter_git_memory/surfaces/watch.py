@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Callable
 
+from ..base.store import LockTimeout, log
 from ..config import CONFIG_FILES, Settings, load_settings
-from ..index.store import LockTimeout, log
-from ..seed.discover import CONVENTIONAL, DISCOVERY_FILES, tool_roots
+from ..config.discover import CONVENTIONAL, DISCOVERY_FILES, tool_roots
+from ..recall.calibrate import after_seed
 from ..seed.seeder import SeedReport, Seeder
 from ..seed.sources import is_record_path
 
@@ -69,7 +70,7 @@ class Watcher:
     def __init__(self, repo: Path | str | None = None, on_reseed: Callable[[Reseed], None] | None = None,
                  debounce: float = 0.3, max_delay: float = 3.0, initial_seed: bool = True,
                  seeder: Seeder | None = None):
-        self.seeder = seeder or Seeder(repo)
+        self.seeder = seeder or Seeder(repo, calibrate=after_seed)
         self.top = self.seeder.workspace.root
         self.settings = self.seeder.settings
         self.on_reseed = on_reseed
@@ -234,7 +235,7 @@ class Watcher:
         if new == self.settings:
             return
         if new.model != self.settings.model:  # another model: a seeder with its embedder
-            self.seeder = Seeder(self.top, settings=new, root=self.seeder.root)
+            self.seeder = Seeder(self.top, settings=new, root=self.seeder.root, calibrate=after_seed)
         else:
             self.seeder.settings = new
         self.settings = new

@@ -22,7 +22,7 @@ from typing import Iterator
 
 from ..config import CONFIG_FILES, load_settings
 from ..index.catalog import Catalog
-from ..index.store import log, workspace_lock
+from ..base.store import log, workspace_lock
 from ..index.workspace import Workspace, find_workspace
 from ..recall.ranking import merge_weights
 from ..recall.service import Recaller
@@ -79,6 +79,7 @@ class WorkspaceHandle:
             return self._recaller
 
     def seeder(self):
+        from ..recall.calibrate import after_seed
         from ..seed.seeder import Seeder
 
         with self._lock:
@@ -88,7 +89,7 @@ class WorkspaceHandle:
             if self._seeder is not None:
                 self._seeder.settings = settings
             else:
-                self._seeder = Seeder(self.workspace.root, settings=settings, root=self.root)
+                self._seeder = Seeder(self.workspace.root, settings=settings, root=self.root, calibrate=after_seed)
                 if self._seeder.workspace.id != self.workspace.id:  # the repo's remote changed under us
                     raise RuntimeError(f"{self.workspace.root} is now workspace {self._seeder.workspace.id}, "
                                        f"not {self.workspace.id}; restart the server")

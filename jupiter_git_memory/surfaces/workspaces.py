@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ..index.store import store_root
+from ..base.store import store_root
 from ..index.views import worktree_view
 
 

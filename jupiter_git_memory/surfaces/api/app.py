@@ -16,7 +16,7 @@ import anyio
 from fastapi import FastAPI
 
 from ... import __version__
-from ...index.store import log
+from ...base.store import log
 from ..workspace_handle import WorkspaceHandle
 from . import errors, routes_admin, routes_candidates, routes_recall, routes_records
 from .deps import ApiState

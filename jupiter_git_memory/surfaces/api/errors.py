@@ -20,8 +20,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ...base.store import LockTimeout, log
 from ...config import ConfigError
-from ...index.store import LockTimeout, log
 from ...recall.service import NotSeeded, RecallError
 from ..records_ops import OperationError
 

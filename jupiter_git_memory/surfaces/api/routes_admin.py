@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel
 
 from ... import __version__
-from ...index.store import workspace_dir
+from ...base.store import workspace_dir
 from ...records.model import ID_PATTERN
 from ..workspaces import describe
 from .deps import ApiState, Scope, get_state, require_token

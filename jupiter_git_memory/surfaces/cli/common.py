@@ -56,7 +56,7 @@ def empty_exit(status: str, message: str, as_json: bool = False) -> None:
 
 
 def no_workspace_message(e: Exception) -> str:
-    from ...index.store import store_root
+    from ...base.store import store_root
 
     return f"{e} (store: {store_root()})"
 

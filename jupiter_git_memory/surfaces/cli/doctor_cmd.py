@@ -14,8 +14,8 @@ def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository 
            repair: bool = typer.Option(False, "--repair", help="Reconcile by seeding and removing leftovers."),
            as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
-    from ...index import doctor as doc
-    from ...index.home import current_store
+    from ...maintenance import doctor as doc
+    from ...base.home import current_store
     from .main import known_errors
 
     try:

@@ -2,7 +2,7 @@
 
 Why here and not in each command: the store must be chosen the same way by every entry point
 (`--home` > `JGM_HOME` > `git config jgm.home` of the command's `--repo` > the default, see
-`index/home.py`). Giving every leaf command the root's `--home` option in one place keeps that rule in
+`base/home.py`). Giving every leaf command the root's `--home` option in one place keeps that rule in
 one place.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from typer.core import TyperGroup
 
-from ...index.home import use_store
+from ...base.home import use_store
 
 HOME_HELP = "The store (default: $JGM_HOME, else the repo's `git config jgm.home`, else the platform data dir)."
 ROOT = {"home": None}  # `jgm --home DIR <command>`: set by the root callback, before the command runs

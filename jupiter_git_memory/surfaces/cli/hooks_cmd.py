@@ -35,8 +35,8 @@ def _print_actions(actions: list[dict], as_json: bool) -> None:
 def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
             force: bool = typer.Option(False, "--force", help="Install even where that modifies tracked hook files.")):
     """Install post-merge, post-checkout and post-rewrite hooks (existing hooks are chained, not replaced)."""
-    from ...index.home import record_home
-    from ...index.store import store_root
+    from ...base.home import record_home
+    from ...base.store import store_root
     from ...index.workspace import find_workspace
     from .. import githooks
 

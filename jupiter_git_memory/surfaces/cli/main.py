@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from ...config import ConfigError, load_settings
 from ...embedding.onnx_embedder import ModelError
-from ...index.store import LockTimeout
+from ...base.store import LockTimeout
 from ...index.vectors import IdentityMismatch
 from ...index.workspace import NotARepo, find_workspace
 from .common import emit_json, empty_exit, err, fail, no_workspace_message, out, progress_bar
@@ -51,13 +51,14 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
          rebuild: bool = typer.Option(False, "--rebuild", help="Drop vectors and re-embed everything (e.g. after a model change)."),
          as_json: bool = JsonOpt, verbose: bool = typer.Option(False, "-v", "--verbose", help="List skipped files.")):
     """Index the repo's knowledge records (incremental)."""
+    from ...recall.calibrate import after_seed
     from ...seed.seeder import Seeder
 
-    from ...index.home import record_home
-    from ...index.store import store_root
+    from ...base.home import record_home
+    from ...base.store import store_root
 
     try:
-        seeder = Seeder(repo)
+        seeder = Seeder(repo, calibrate=after_seed)
         with progress_bar(not as_json, "embedding") as cb:
             report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
     except known_errors() as e:

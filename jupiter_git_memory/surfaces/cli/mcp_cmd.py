@@ -35,7 +35,7 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
         return
     import uvicorn
 
-    from ...index.store import store_root
+    from ...base.store import store_root
     from ..api.tokens import DEFAULT, TokenStore
     from .ready import ReadyServer
 

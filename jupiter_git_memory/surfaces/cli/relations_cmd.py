@@ -16,7 +16,7 @@ def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-001
               as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
     from ...index.catalog import Catalog
-    from ...index.store import workspace_dir, workspace_lock
+    from ...base.store import workspace_dir, workspace_lock
     from ...index.views import worktree_view
     from ..records_ops import OperationError, relations as rel_of
     from .main import find_workspace, known_errors

@@ -29,7 +29,7 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bin
     it accepts connections."""
     import uvicorn
 
-    from ...index.store import store_root
+    from ...base.store import store_root
     from ..api.app import build_state, create_app
     from ..api.tokens import TokenError
     from .common import no_workspace_message

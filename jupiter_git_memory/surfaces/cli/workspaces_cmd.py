@@ -11,7 +11,7 @@ from .common import emit_json, out
 
 def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """List workspaces: id, name, root, records, last seeded commit, global flag."""
-    from ...index.home import current_store
+    from ...base.home import current_store
     from ..workspaces import list_workspaces
 
     store = current_store()

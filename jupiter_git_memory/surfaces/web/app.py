@@ -27,7 +27,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...index.store import LockTimeout, log
+from ...base.store import LockTimeout, log
 from ...recall.service import RecallError
 from ..api.deps import WS_PATTERN, ApiState
 from ..records_ops import OperationError

@@ -12,7 +12,7 @@ import contextlib
 import copy
 from typing import Any
 
-from ...index.store import workspace_lock
+from ...base.store import workspace_lock
 from ...records.model import ALL_EFFECTIVE
 from ...recall.ranking import rank
 

@@ -18,7 +18,7 @@ from ...candidates import dedup
 from ...candidates import service as candidate_service
 from ...candidates.model import STATES
 from ...candidates.propose import propose
-from ...index.store import workspace_lock
+from ...base.store import workspace_lock
 from ..api.routes_candidates import ProposeRequest
 from ..records_ops import check_id
 from ..workspace_handle import WorkspaceHandle

@@ -13,16 +13,23 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
 from ..embedding.specs import identity_hash
+from ..index.catalog import CatalogChanges
+from ..index.handle import collection_name, location_for
+from ..index.plan import chunk_meta
+from ..index.recovery import CatalogCorrupt, ChromaUnavailable, open_catalog
+from ..index.vectors import leased_client, reset_clients
+from ..index.views import worktree_view
+from ..index.workspace import Workspace, find_workspace
+from ..index.writer import WritePlan, apply_plan
 from ..lifecycle.resolve import resolve
-from .catalog import RecordRow
-from .handle import collection_name, location_for
-from .recovery import CatalogCorrupt, ChromaUnavailable, open_catalog
-from .store import workspace_dir, workspace_lock
-from .vectors import leased_client, reset_clients
-from .views import worktree_view
-from .workspace import Workspace, find_workspace
+from ..recall.calibrate import after_seed
+from ..records.row import RecordRow
+from ..seed.reading import collect
+from ..seed.seeder import Seeder
+from ..seed.sources import read_worktree
 
 SHOWN_IDS = 20  # ids listed per problem; the count is always exact
 
@@ -87,9 +94,6 @@ def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict
 
 def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordRow]) -> tuple[list[Problem], int]:
     """Records in the catalog against the record files of the working tree (what `jgm seed` would index)."""
-    from ..seed.reading import collect
-    from ..seed.sources import read_worktree
-
     files, read_issues = read_worktree(ws.root, settings)
     got = collect(files, records, settings.adapter_options())  # unchanged bytes reuse the catalog's parse
     failed = got.failed
@@ -198,13 +202,9 @@ def _meta_disagrees(meta: dict, record_id: str) -> bool:
 def repair(repo: Path | str | None = None, root: Path | None = None, lock_timeout: float | None = None) -> dict:
     """Seed (rebuilding when the identities disagree), then fix what a seed does not look at.
     Returns what was done; call `diagnose` afterwards for the verdict."""
-    from ..seed.plan import chunk_meta
-    from ..seed.seeder import Seeder
-    from .catalog import CatalogChanges
-    from .writer import WritePlan, apply_plan
 
     before = diagnose(repo, root=root)
-    seeder = Seeder(repo, root=root)
+    seeder = Seeder(repo, root=root, calibrate=after_seed)
     report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout)
     done = {"seed": report.to_json()["counts"], "rebuilt": before.identity_mismatch,
             "catalog_moved_aside": report.recovered_from, "deleted_orphan_vectors": 0,

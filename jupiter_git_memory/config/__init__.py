@@ -19,8 +19,8 @@ from typing import Annotated, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .embedding.specs import DEFAULT_MODEL
-from .records.model import ALL_EFFECTIVE, KINDS, STATUSES
+from ..embedding.specs import DEFAULT_MODEL
+from ..records.model import ALL_EFFECTIVE, KINDS, STATUSES
 
 # README, index and ADR template files are never records (adr-tools, MADR and log4brains ship them).
 DEFAULT_IGNORE = ("**/README.md", "**/.*", "**/_*", "**/index.md", "**/template.md", "**/adr-template.md",
@@ -97,7 +97,7 @@ class FileSettings(BaseModel):
     @field_validator("formats")
     @classmethod
     def _known_formats(cls, mapping):
-        from .records.formats import FORMATS
+        from ..records.formats import FORMATS
 
         for root, fmt in mapping.items():
             if fmt not in FORMATS:
@@ -136,8 +136,8 @@ class Settings:
 
     def adapter_options(self):
         """How ADR files are read (records/formats): status words normalised like the files' ones."""
-        from .records.formats import AdapterOptions
-        from .records.formats.status import normalise
+        from ..records.formats import AdapterOptions
+        from ..records.formats.status import normalise
 
         return AdapterOptions({normalise(k): v for k, v in self.status_map.items()}, self.adr_missing_status,
                               {k.strip("/"): v for k, v in self.formats.items()})
@@ -213,7 +213,7 @@ def load_settings(repo: Path) -> Settings:
             raise ConfigError(f"{source}: `roots`: {', '.join(repr(m) for m in missing)} does not exist in {repo}; "
                               "create the folder or fix `roots`")
     if f.roots is None:  # no `roots`: knowledge/ plus the conventional ADR folders that exist
-        from .seed.discover import discover_roots
+        from .discover import discover_roots
 
         roots = discover_roots(repo, DEFAULT_ROOTS)
     else:

@@ -1,6 +1,7 @@
 """Promotion: a candidate is promoted exactly when a committed record file claims it (`candidate: cand-…`).
 
-Pure, and called by the seeder on the rows it is about to write, so the post-merge reseed (a plain
+A lifecycle step like supersession, so it is pure and sits below the index (the candidate review states
+live here for it). The seeder applies it to the rows it is about to write, so the post-merge reseed (a plain
 `jgm seed` after `git merge`) marks the candidate in the same write that indexes the new file. Why
 "committed": a file only in someone's working tree (e.g. the proposal branch checked out and edited)
 has not been through review. Why reversible: the tree is the truth — seeding an older commit where
@@ -9,8 +10,13 @@ the file does not exist puts the candidate back to the state it had before.
 
 from __future__ import annotations
 
-from ..index.catalog import RecordRow
-from .model import CANDIDATE_ID_PREFIX, EFFECTIVE_BY_STATE, OPEN, PROMOTED
+from ..records.row import RecordRow
+
+# Review states. `open` and `proposed` are the queue; the other two are outcomes.
+OPEN, PROPOSED, PROMOTED, REJECTED = "open", "proposed", "promoted", "rejected"
+STATES = (OPEN, PROPOSED, PROMOTED, REJECTED)
+EFFECTIVE_BY_STATE = {OPEN: "candidate", PROPOSED: "candidate", PROMOTED: "superseded", REJECTED: "rejected"}
+CANDIDATE_ID_PREFIX = "cand-"
 
 
 def claims(desired: dict[str, RecordRow]) -> dict[str, RecordRow]:

@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..chunking.chunker import Chunk
-from ..index.catalog import CatalogChanges, ChunkRow, RecordRow
-from ..index.writer import WritePlan
+from ..records.row import RecordRow
+from .catalog import CatalogChanges, ChunkRow
+from .writer import WritePlan
 
 Chunker = Callable[[str, str], list[Chunk]]
 
