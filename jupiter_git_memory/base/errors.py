@@ -15,7 +15,8 @@ class JgmError(Exception):
 
     code = "jgm/error"
     status = 400
-    exit_code = 1
+    exit_code = 2  # the CLI's usage/environment exit; recall's contract statuses use 3, 4 and 5
+    retry_after: int | None = None  # seconds, for errors worth retrying (the API sends Retry-After)
 
     def __init__(self, message: str, *, code: str | None = None, status: int | None = None,
                  exit_code: int | None = None, **details: Any):
@@ -37,5 +38,15 @@ class JgmError(Exception):
 class OperationError(JgmError):
     """A request the caller can fix or must know about (the code comes first: it is what callers test)."""
 
-    def __init__(self, code: str, message: str, status: int = 400, **details: Any):
-        super().__init__(message, code=code, status=status, **details)
+    def __init__(self, code: str, message: str, status: int = 400, exit_code: int | None = None, **details: Any):
+        super().__init__(message, code=code, status=status, exit_code=exit_code, **details)
+
+
+def as_error(exc: BaseException) -> JgmError | None:
+    """The JgmError a surface reports for `exc`: itself, a plain ValueError as a bad request (the message is
+    ours and names the fix), anything else None: a bug, which each surface reports as an internal error."""
+    if isinstance(exc, JgmError):
+        return exc
+    if isinstance(exc, ValueError):
+        return JgmError(str(exc), code="request/bad-request", status=400, exit_code=2)
+    return None

@@ -11,11 +11,14 @@ import os
 import time
 from pathlib import Path
 
+from .errors import JgmError
 from .home import default_home
 
 
-class LockTimeout(RuntimeError):
-    pass
+class LockTimeout(JgmError, RuntimeError):
+    """Another process holds the workspace lock: retryable (the API answers 409 with Retry-After)."""
+
+    code, status, exit_code, retry_after = "index/busy", 409, 2, 5
 
 
 def private_dir(d: Path) -> Path:

@@ -10,12 +10,14 @@ from ..base.errors import OperationError
 
 
 class CandidateError(OperationError):
-    """An OperationError of the candidate flow (the API renders both alike)."""
+    """An OperationError of the candidate flow (the API renders both alike). CLI exit 1: rejected."""
+
+    exit_code = 1
 
 
 def not_found(rid: str, workspace: str) -> CandidateError:
     return CandidateError("memory/not-found", f"no record or candidate {rid!r} in workspace {workspace}; "
-                          "`jgm candidates list` shows the candidates", 404, id=rid)
+                          "`jgm candidates list` shows the candidates", 404, id=rid, exit_code=2)
 
 
 def file_backed(rid: str, path: str | None, commit: str | None, dirty: bool) -> CandidateError:
@@ -25,7 +27,7 @@ def file_backed(rid: str, path: str | None, commit: str | None, dirty: bool) -> 
     return CandidateError("memory/file-backed",
                           f"{rid} is a file-backed record: edit {where} and commit{extra}. The next `jgm seed` "
                           "(or the post-merge hook) reindexes it; only candidates are revised or forgotten in the store.",
-                          409, id=rid, path=path, commit=commit, dirty=dirty)
+                          409, id=rid, path=path, commit=commit, dirty=dirty, exit_code=4)
 
 
 def invalid_state(rid: str, state: str, fix: str) -> CandidateError:

@@ -19,6 +19,7 @@ from typing import Annotated, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ..base.errors import JgmError
 from ..embedding.specs import DEFAULT_MODEL
 from ..records.model import ALL_EFFECTIVE, KINDS, STATUSES
 
@@ -30,8 +31,8 @@ DEFAULT_ROOTS = ("knowledge",)
 RECORD_STATUSES = tuple(sorted({s for v in STATUSES.values() for s in v}))
 
 
-class ConfigError(ValueError):
-    pass
+class ConfigError(JgmError, ValueError):
+    code, status, exit_code = "config/invalid", 422, 2  # the API: the request was fine, the repo's config is not
 
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]

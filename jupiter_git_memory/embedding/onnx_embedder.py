@@ -12,11 +12,14 @@ from pathlib import Path
 
 import numpy as np
 
+from ..base.errors import JgmError
 from .specs import ModelSpec
 
 
-class ModelError(RuntimeError):
+class ModelError(JgmError, RuntimeError):
     """The model cannot be used: missing, corrupt (sha256 mismatch) or unreachable."""
+
+    code, status, exit_code = "model/unavailable", 503, 2
 
 
 def sha256_file(path: Path) -> str:

@@ -8,6 +8,8 @@ moved-aside file, which the warning names.
 
 from __future__ import annotations
 
+from ..base.errors import JgmError
+
 import os
 import sqlite3
 import time
@@ -16,7 +18,9 @@ from pathlib import Path
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
-class CatalogCorrupt(RuntimeError):
+class CatalogCorrupt(JgmError, RuntimeError):
+    code, status, exit_code = "index/catalog-corrupt", 503, 2
+
     def __init__(self, path: Path, cause: BaseException):
         self.path = path
         super().__init__(f"{path}: the catalog is corrupt ({cause}); run `jgm doctor --repair` (or `jgm seed`), "
@@ -73,8 +77,10 @@ def open_catalog(path: Path, recover: bool = False, view: str | None = None):
     return Catalog(path, view), moved
 
 
-class ChromaUnavailable(RuntimeError):
+class ChromaUnavailable(JgmError, RuntimeError):
     """Chroma could not be opened or written; `reason` and `fix` name the directory's real problem."""
+
+    code, status, exit_code = "index/chroma-unavailable", 503, 2
 
     def __init__(self, location: str, cause: BaseException):
         self.location = location

@@ -16,10 +16,13 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from ..base.errors import JgmError
 from ..embedding.specs import identity_hash
 
 
-class IdentityMismatch(RuntimeError):
+class IdentityMismatch(JgmError, RuntimeError):
+    code, status, exit_code = "index/identity-mismatch", 409, 2
+
     def __init__(self, stored: dict, wanted: dict):
         self.stored, self.wanted = stored, wanted
         super().__init__(

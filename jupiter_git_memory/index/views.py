@@ -14,6 +14,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
+from ..base.errors import JgmError
 from .workspace import git
 
 
@@ -60,8 +61,10 @@ def fingerprint(root: Path | str) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
-class UnknownRevision(ValueError):
+class UnknownRevision(JgmError, ValueError):
     """`--at` / `at` names no commit of the repository."""
+
+    code, status, exit_code = "revision/not-found", 404, 2
 
 
 def resolve_commit(root: Path, rev: str) -> str:

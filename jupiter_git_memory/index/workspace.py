@@ -13,9 +13,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base.errors import JgmError
 
-class NotARepo(RuntimeError):
-    pass
+
+class NotARepo(JgmError, RuntimeError):
+    """Not inside a Git repository: recall answers status `no-workspace` (exit 4), never `no-matches`."""
+
+    code, status, exit_code = "memory/no-workspace", 404, 4
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import time
 import uuid
 
 from .. import PROVIDER, __version__
+from ..base.errors import OperationError
 from ..index.catalog import Catalog
 
 
@@ -44,6 +45,15 @@ def store_receipt(catalog: Catalog, receipt: dict) -> None:
 def get_receipt(catalog: Catalog, rid: str) -> dict | None:
     row = catalog.db.execute("SELECT data FROM receipts WHERE id=?", (rid,)).fetchone()
     return json.loads(row[0]) if row else None
+
+
+def require_receipt(catalog: Catalog, rid: str, workspace: str) -> dict:
+    """The stored receipt, or `memory/not-found` naming the workspace (every surface reports it alike)."""
+    rec = get_receipt(catalog, rid)
+    if rec is None:
+        raise OperationError("memory/not-found", f"no receipt {rid!r} in workspace {workspace}", 404, exit_code=1,
+                             id=rid)
+    return rec
 
 
 def explain_difference(old: dict, new: dict, changed_records: list[str]) -> list[str]:

@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..base.errors import JgmError
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..embedding.specs import identity_hash
@@ -27,15 +28,17 @@ LEXICAL_PRUNE_FROM = 2000  # chunks; below this every query term is matched (che
 REFRESH_WAIT = 30.0  # seconds a read waits for the write lock to refresh a stale view before answering anyway
 
 
-class RecallError(RuntimeError):
+class RecallError(JgmError, RuntimeError):
     """Recall could not run (model or index unavailable): never to be reported as 'no matches'."""
 
+    code, status, exit_code = "memory/retrieval-failed", 503, 3
 
-class NotSeeded(RuntimeError):
+
+class NotSeeded(JgmError, RuntimeError):
     """The store holds no records for this workspace, so an empty answer would mean nothing: only a
     seeded, non-empty workspace can answer 'no match'. The message names the store and the fix."""
 
-    code = "not-seeded"
+    code, status, exit_code = "memory/not-seeded", 409, 5
 
 
 STATUS_ALIASES = {"false": "invalidated"}  # a fact written `status: false` is effectively invalidated

@@ -15,6 +15,9 @@ from .receipts import make_receipt, store_receipt
 from .service import NotSeeded, RecallError, Recaller
 
 EXIT_CODES = {"ok": 0, "no-matches": 0, "retrieval-failed": 3, "no-workspace": 4, "not-seeded": 5}
+# the answer status a failure's error code stands for (NotARepo, NotSeeded, RecallError carry these codes)
+STATUS_BY_CODE = {"memory/no-workspace": "no-workspace", "memory/not-seeded": "not-seeded",
+                  "memory/retrieval-failed": "retrieval-failed"}
 
 
 def empty_answer(status: str, message: str) -> dict:

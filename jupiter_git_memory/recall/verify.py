@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .receipts import explain_difference, get_receipt
+from .receipts import explain_difference, require_receipt
 from .service import Recaller
 
 
@@ -10,9 +10,7 @@ def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False)
     """Replay a receipt. An `--at` receipt replays on its commit; `on_commit` replays any recall receipt on
     the commit its view stood on (a worktree receipt's uncommitted changes are not in Git, so cannot be)."""
     catalog = recaller.index().catalog
-    old = get_receipt(catalog, receipt_id)
-    if old is None:
-        raise KeyError(f"no receipt {receipt_id!r} in workspace {recaller.workspace.id}")
+    old = require_receipt(catalog, receipt_id, recaller.workspace.id)
     req = old.get("request") or {"type": "recall"}
     at = old["index"].get("at") or (old["index"].get("commit") if on_commit else None)
     if on_commit and not at:

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..base.errors import JgmError
 from ..config import load_settings
 from ..base.home import use_store
 from ..base.store import log, log_path, workspace_dir
@@ -35,8 +36,8 @@ CHAINED_SUFFIX = ".jgm-chained"
 PYTHON_LINE = 'JGM_PYTHON=""'
 
 
-class HookConflict(RuntimeError):
-    pass
+class HookConflict(JgmError, RuntimeError):
+    code, status, exit_code = "hooks/conflict", 409, 2
 
 
 # -- the shim ---------------------------------------------------------------------------------------

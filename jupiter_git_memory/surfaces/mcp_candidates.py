@@ -14,10 +14,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from ..base.errors import JgmError
 from ..candidates import service as candidate_service
 from ..candidates.model import REQUESTABLE_KINDS, CandidateInput
 from ..candidates.validate import MAX_BODY_BYTES, MAX_TAGS, MAX_TITLE_CHARS
-from .records_ops import OperationError
+from .mcp_errors import tool_error
 
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
 RECORD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
@@ -33,12 +34,6 @@ Short = Annotated[str, Field(max_length=400)]
 Name = Annotated[str, Field(max_length=200)]
 
 
-def _tool_error(e: Exception) -> ToolError:
-    if isinstance(e, OperationError):
-        return ToolError(f"[{e.code}] {e.message}")
-    return ToolError(f"[request/bad-request] {e.__class__.__name__}")
-
-
 def register_candidate_tools(server, handle) -> None:
     wsid = handle.id
 
@@ -52,8 +47,8 @@ def register_candidate_tools(server, handle) -> None:
         inp = CandidateInput(kind, title, body, list(tags), source, list(evidence), agent, session, work_item, run_key)
         try:
             a = svc().record(inp, dry_run=dry_run)
-        except OperationError as e:
-            raise _tool_error(e) from None
+        except JgmError as e:
+            raise tool_error(e) from None
         return dict(a.to_json(), workspace=wsid,
                     note="A candidate is not a project rule: a reviewer promotes it by merging a pull request.")
 
@@ -93,8 +88,8 @@ def register_candidate_tools(server, handle) -> None:
         changed here: the error names the file and commit to edit in Git."""
         try:
             c = svc().revise(id, title=title, body=body, tags=tags, source=source, agent=agent)
-        except OperationError as e:
-            raise _tool_error(e) from None
+        except JgmError as e:
+            raise tool_error(e) from None
         return {"candidate": c, "workspace": wsid}
 
     @server.tool(annotations=FORGET, title="Forget a candidate")
@@ -102,6 +97,6 @@ def register_candidate_tools(server, handle) -> None:
         """Delete a candidate from the store. File-backed records are removed in Git, not here."""
         try:
             res = svc().forget(id)
-        except OperationError as e:
-            raise _tool_error(e) from None
+        except JgmError as e:
+            raise tool_error(e) from None
         return dict(res, workspace=wsid)

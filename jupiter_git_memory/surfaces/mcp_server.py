@@ -11,18 +11,19 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
+from ..base.errors import JgmError
 from ..recall.service import NotSeeded, RecallError
 from ..records.model import ALL_EFFECTIVE, KINDS
 from . import records_ops as ops
 from .limits import (MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_OFFSET, MAX_PAGE, MAX_RECALL_K, MAX_TEXT,
                      MIN_BUDGET)
 from .mcp_candidates import register_candidate_tools
-from .records_ops import EVIDENCE_NOTE, OperationError
+from .mcp_errors import tool_error
+from .records_ops import EVIDENCE_NOTE
 from .workspace_handle import WorkspaceHandle
 
 INSTRUCTIONS = (
@@ -41,16 +42,6 @@ Text = Annotated[str, Field(max_length=MAX_TEXT)]
 def evidence(records: list[dict], workspace: str, **extra: Any) -> dict[str, Any]:
     """The wrapper every record-bearing result uses."""
     return {"kind": "evidence", "note": EVIDENCE_NOTE, "workspace": workspace, "records": records, **extra}
-
-
-def _fail(e: Exception) -> ToolError:
-    if isinstance(e, OperationError):
-        return ToolError(f"[{e.code}] {e.message}")
-    if isinstance(e, NotSeeded):
-        return ToolError(f"[memory/not-seeded] {e}")
-    if isinstance(e, RecallError):
-        return ToolError(f"[memory/retrieval-failed] recall could not run: {e}")
-    return ToolError(f"[request/bad-request] {e}")
 
 
 def _grants(tokens, ctx: Context):
@@ -84,8 +75,8 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         try:
             with handle.reading() as recaller:
                 res = recaller.recall(query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None, at=at)
-        except (ValueError, RecallError, NotSeeded) as e:
-            raise _fail(e) from None
+        except (ValueError, JgmError) as e:
+            raise tool_error(e) from None
         return evidence(res.results, wsid, receipt_id=res.receipt["id"], floor=res.floor, warnings=res.warnings,
                         status="ok" if res.results else "no-matches")
 
@@ -104,12 +95,12 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
             with handle.reading() as recaller:
                 res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, root=handle.root,
                                   global_k=global_k, may_read=_grants(tokens, ctx))
-        except (ValueError, RecallError, NotSeeded) as e:
-            raise _fail(e) from None
+        except (ValueError, JgmError) as e:
+            raise tool_error(e) from None
         if res["status"] == "not-seeded":
-            raise ToolError(f"[memory/not-seeded] {res['message']}")
+            raise tool_error(NotSeeded(res["message"]))
         if res["status"] == "retrieval-failed":
-            raise ToolError("[memory/retrieval-failed] " + "; ".join(res.get("warnings") or []))
+            raise tool_error(RecallError("; ".join(res.get("warnings") or [])))
         return evidence(res["results"], wsid, global_records=res["global_results"], status=res["status"],
                         receipt_id=(res.get("receipt") or {}).get("id"), warnings=res["warnings"])
 
@@ -119,8 +110,8 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         try:
             with handle.catalog() as cat:
                 rec = ops.get_record(cat, id, wsid)
-        except (OperationError, RecallError) as e:
-            raise _fail(e) from None
+        except JgmError as e:
+            raise tool_error(e) from None
         return evidence([rec], wsid)
 
     @server.tool(annotations=READ, title="List records")
@@ -131,8 +122,8 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         try:
             with handle.catalog() as cat:
                 page = ops.list_records(cat, kind, status, tag, None, limit, offset)
-        except (OperationError, RecallError) as e:
-            raise _fail(e) from None
+        except JgmError as e:
+            raise tool_error(e) from None
         return evidence(page.pop("records"), wsid, **page)
 
     @server.tool(annotations=READ, title="Supersede and amend relations of a record")
@@ -142,8 +133,8 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         try:
             with handle.catalog() as cat:
                 rel = ops.relations(cat, id, wsid)
-        except (OperationError, RecallError) as e:
-            raise _fail(e) from None
+        except JgmError as e:
+            raise tool_error(e) from None
         return {"kind": "relations", "note": EVIDENCE_NOTE, "workspace": wsid, "relations": rel}
 
     @server.tool(annotations=READ, title="Context pack for a task")
@@ -156,8 +147,8 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         try:
             with handle.reading() as recaller:
                 res = build_context(recaller, goal, budget_tokens, k=k)
-        except (ValueError, RecallError, NotSeeded) as e:
-            raise _fail(e) from None
+        except (ValueError, JgmError) as e:
+            raise tool_error(e) from None
         return evidence(res["records"], wsid, text=res["text"], status=res["status"], used_tokens=res["used_tokens"],
                         truncated=res["truncated"], receipt_id=res["receipt"]["id"], warnings=res["warnings"])
 

@@ -37,7 +37,7 @@ def get_record(cat: Catalog, rid: str, workspace: str) -> dict[str, Any]:
     row = cat.record(check_id(rid))
     if row is None:
         raise OperationError("memory/not-found", f"no record {rid!r} in workspace {workspace}; "
-                             "list_records shows the ids that exist", 404)
+                             "list_records shows the ids that exist", 404, exit_code=4)
     return row.public()
 
 
@@ -152,7 +152,7 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
     actually retires it: only an in-force superseder does), and the in-force record(s) that replace it now."""
     row = cat.record(check_id(rid))
     if row is None:
-        raise OperationError("memory/not-found", f"no record {rid!r} in workspace {workspace}", 404)
+        raise OperationError("memory/not-found", f"no record {rid!r} in workspace {workspace}", 404, exit_code=4)
     olds: dict[str, tuple[RecordRow | None, str]] = {}
     for oid, orow in _linked(cat, "superseded_by", rid).items():
         olds[oid] = (orow, oid)

@@ -17,22 +17,24 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...base.store import LockTimeout, log
-from ...config import ConfigError
-from ...recall.service import NotSeeded, RecallError
-from ..records_ops import OperationError
+from ...base.errors import JgmError
+from ...base.store import log
 
 
-class ApiError(Exception):
+class ApiError(JgmError):
+    """An error only the HTTP layer raises (auth, limits), with its own headers (e.g. WWW-Authenticate)."""
+
     def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.status, self.code, self.message, self.headers = status, code, message, headers
+        super().__init__(message, code=code, status=status)
+        self.headers = headers
 
 
 class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="allow")  # an error's details (id, path, commit ...) sit beside the code
+
     code: str
     message: str
     details: list[dict[str, Any]] | None = None
@@ -63,13 +65,13 @@ def _validation_details(exc: RequestValidationError) -> list[dict]:
 
 
 def install(app: FastAPI) -> None:
-    @app.exception_handler(ApiError)
-    async def _api_error(request: Request, exc: ApiError):
-        return error_response(exc.status, exc.code, exc.message, headers=exc.headers)
-
-    @app.exception_handler(OperationError)
-    async def _operation_error(request: Request, exc: OperationError):
-        return JSONResponse({"error": exc.to_dict()}, status_code=exc.status)
+    @app.exception_handler(JgmError)
+    async def _jgm_error(request: Request, exc: JgmError):
+        """The API's one mapper for our errors: the status and the body come from the error itself."""
+        headers = getattr(exc, "headers", None)
+        if exc.retry_after:
+            headers = {**(headers or {}), "Retry-After": str(exc.retry_after)}
+        return JSONResponse({"error": exc.to_dict()}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError):
@@ -84,22 +86,6 @@ def install(app: FastAPI) -> None:
         if exc.status_code == 404:
             message = f"no route {request.method} {request.url.path}; see /docs or /openapi.json"
         return error_response(exc.status_code, code, message, headers=getattr(exc, "headers", None))
-
-    @app.exception_handler(RecallError)
-    async def _recall(request: Request, exc: RecallError):
-        return error_response(503, "memory/retrieval-failed", f"recall could not run: {exc}")
-
-    @app.exception_handler(NotSeeded)
-    async def _not_seeded(request: Request, exc: NotSeeded):
-        return error_response(409, "memory/not-seeded", str(exc))
-
-    @app.exception_handler(ConfigError)
-    async def _config(request: Request, exc: ConfigError):
-        return error_response(422, "config/invalid", str(exc))
-
-    @app.exception_handler(LockTimeout)
-    async def _busy(request: Request, exc: LockTimeout):
-        return error_response(409, "index/busy", str(exc), headers={"Retry-After": "5"})
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):

@@ -8,11 +8,12 @@ from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel
 
 from ... import __version__
+from ...base.errors import as_error
 from ...base.store import workspace_dir
 from ...records.model import ID_PATTERN
 from ..workspaces import describe
 from .deps import ApiState, Scope, get_state, require_token
-from .errors import COMMON_RESPONSES, ApiError
+from .errors import COMMON_RESPONSES
 from .schemas import SeedRequest
 from .tokens import TokenInfo
 
@@ -61,27 +62,22 @@ def seed(scope: Scope, state: Annotated[ApiState, Depends(get_state)], body: See
 
 @scoped.get("/receipts/{receipt_id}", summary="A stored receipt: what was asked, against which index state")
 def receipt(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
-    from ...recall.receipts import get_receipt
+    from ...recall.receipts import require_receipt
 
     with scope.catalog() as cat:
-        rec = get_receipt(cat, receipt_id)
-    if rec is None:
-        raise ApiError(404, "memory/not-found", f"no receipt {receipt_id!r} in workspace {scope.id}")
-    return rec
+        return require_receipt(cat, receipt_id, scope.id)
 
 
 @scoped.post("/receipts/{receipt_id}/verify", summary="Re-run a receipt's request: same ids or not, and why",
              responses={503: {"description": "Model or index unavailable"}})
 def verify(receipt_id: ReceiptId, scope: Scope, on_commit: bool = False) -> dict[str, Any]:
-    from ...recall.receipts import get_receipt
+    from ...recall.receipts import require_receipt
     from ...recall.verify import verify_receipt
 
     with scope.reading() as recaller:
         with scope.catalog() as cat:
-            known = get_receipt(cat, receipt_id) is not None
-        if not known:
-            raise ApiError(404, "memory/not-found", f"no receipt {receipt_id!r} in workspace {scope.id}")
+            require_receipt(cat, receipt_id, scope.id)  # 404 before any model work
         try:
             return verify_receipt(recaller, receipt_id, on_commit=on_commit)
         except ValueError as e:
-            raise ApiError(400, "request/bad-request", str(e)) from None
+            raise as_error(e) from None

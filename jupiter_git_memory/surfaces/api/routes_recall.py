@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 
-from ...index.views import UnknownRevision
-from ...recall.service import RecallError
+from ...base.errors import as_error
+from ...recall.service import NotSeeded, RecallError
 from .deps import Scope, require_token
-from .errors import COMMON_RESPONSES, ApiError
+from .errors import COMMON_RESPONSES
 from .tokens import TokenInfo
 from .schemas import ContextRequest, RecallRequest, TaskRequest
 
@@ -25,10 +25,8 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
         try:
             res = recaller.recall(body.query, k=body.k, kinds=list(body.kinds) or None,
                                   statuses=list(body.statuses) or None, mode=body.mode, at=body.at)
-        except UnknownRevision as e:
-            raise ApiError(404, "revision/not-found", str(e)) from None
-        except ValueError as e:
-            raise ApiError(400, "request/bad-request", str(e)) from None
+        except ValueError as e:  # an UnknownRevision keeps its own code and status
+            raise as_error(e) from None
     return dict(res.to_json(), workspace=scope.id)
 
 
@@ -41,11 +39,11 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
             res = run(recaller, body.goal, body.errors, body.files, k=body.k, include_global=body.include_global,
                       global_k=body.global_k, root=scope.root, may_read=token.may_read)
         except ValueError as e:
-            raise ApiError(400, "request/bad-request", str(e)) from None
+            raise as_error(e) from None
     if res["status"] == "not-seeded":
-        raise ApiError(409, "memory/not-seeded", res["message"])
+        raise NotSeeded(res["message"])
     if res["status"] == "retrieval-failed":
-        raise ApiError(503, "memory/retrieval-failed", "; ".join(res.get("warnings") or ["recall could not run"]))
+        raise RecallError("; ".join(res.get("warnings") or ["recall could not run"]))
     return res
 
 
@@ -56,7 +54,5 @@ def context(body: ContextRequest, scope: Scope) -> dict[str, Any]:
     with scope.reading() as recaller:
         try:
             return build_context(recaller, body.goal, body.budget_tokens, k=body.k)
-        except RecallError:
-            raise
         except ValueError as e:
-            raise ApiError(400, "request/bad-request", str(e)) from None
+            raise as_error(e) from None

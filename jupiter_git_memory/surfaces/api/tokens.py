@@ -21,14 +21,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...base.errors import JgmError
 from ...base.store import store_root
 
 DEFAULT = "default"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
-class TokenError(ValueError):
-    pass
+class TokenError(JgmError, ValueError):
+    code, exit_code = "auth/token", 2
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,10 @@ from typing import Optional
 
 import typer
 
-from ...candidates.errors import CandidateError
+from ...base.errors import JgmError
 from .common import emit_json, err, out
-from .remember_cmd import JsonOpt, RepoOpt, fail_candidate, service
+from .common import fail_with
+from .remember_cmd import JsonOpt, RepoOpt, service
 
 app = typer.Typer(help="Review agents' candidates: list, show, propose as a PR branch, reject.", no_args_is_help=True)
 
@@ -22,8 +23,8 @@ def list_(state: str = typer.Option("queue", "--state", help="queue (open + prop
     svc = service(repo, as_json)
     try:
         rows = svc.list(state)
-    except CandidateError as e:
-        fail_candidate(e, as_json)
+    except JgmError as e:
+        fail_with(e, as_json)
     if as_json:
         emit_json({"candidates": rows, "workspace": svc.workspace.id})
         return
@@ -44,8 +45,8 @@ def show(candidate_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = Json
     svc = service(repo, as_json)
     try:
         c = svc.show(candidate_id)
-    except CandidateError as e:
-        fail_candidate(e, as_json)
+    except JgmError as e:
+        fail_with(e, as_json)
     if as_json:
         emit_json({"candidate": c})
         return
@@ -86,8 +87,8 @@ def propose(candidate_id: str,
     svc = service(repo, as_json)
     try:
         res = do_propose(svc, candidate_id, status, base, open_pr)
-    except CandidateError as e:
-        fail_candidate(e, as_json)
+    except JgmError as e:
+        fail_with(e, as_json)
     if as_json:
         emit_json(res)
     else:
@@ -113,8 +114,8 @@ def reject(candidate_id: str, why: str = typer.Option(..., "--why", help="Why: k
     svc = service(repo, as_json)
     try:
         c = svc.reject(candidate_id, why)
-    except CandidateError as e:
-        fail_candidate(e, as_json)
+    except JgmError as e:
+        fail_with(e, as_json)
     if as_json:
         emit_json({"candidate": c})
     else:

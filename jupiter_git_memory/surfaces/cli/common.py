@@ -6,10 +6,12 @@ import json
 import re
 import sys
 from contextlib import contextmanager
+from typing import Iterator, NoReturn
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+
+from ...base.errors import JgmError, as_error
 
 # C0 controls but tab and newline, DEL and C1: ESC sequences in a record's title or body (`\x1b]0;…`, `\x1b[2J`)
 # would otherwise drive the reader's terminal. JSON output escapes them instead (json.dumps).
@@ -35,30 +37,44 @@ def emit_json(data) -> None:
     sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
 
 
-def fail(message: str, code: int = 1, as_json: bool = False, error_code: str = "error") -> None:
+def fail_with(e: BaseException, as_json: bool, answer: bool = False) -> NoReturn:
+    """The CLI's one failure path. `--json` prints `{"error": {"code", "message", ...details}}`; for recall
+    commands (`answer`) that object sits in an empty answer whose `status` is the contract's (`no-workspace`,
+    `not-seeded`, `retrieval-failed`), so a failure is never read as "no match". The exit code is the
+    error's own. Anything that is neither a JgmError nor a ValueError is a bug and propagates."""
+    from ...recall.task import STATUS_BY_CODE, empty_answer
+
+    error = as_error(e)
+    if error is None:
+        raise e
+    message = error.message
+    if error.code == "memory/no-workspace":
+        from ...base.store import store_root
+
+        message = f"{message} (store: {store_root()})"
+    status = STATUS_BY_CODE.get(error.code) if answer else None
     if as_json:
-        emit_json({"error": {"code": error_code, "message": message}})
-    else:
-        err.print(f"[bold red]error:[/] {escape(message)}", markup=True)
-    raise typer.Exit(code)
-
-
-def empty_exit(status: str, message: str, as_json: bool = False) -> None:
-    """Exit for an answer that could not be looked for: `no-workspace` (4) or `not-seeded` (5), one line
-    naming what is wrong and the command that fixes it. Never exit 0: that would read as 'no match'."""
-    from ...recall.task import EXIT_CODES, empty_answer
-
-    if as_json:
-        emit_json(empty_answer(status, message))
-    else:
+        body = empty_answer(status, message) if status else {}
+        emit_json({**body, "error": {**error.to_dict(), "message": message}})
+    elif status:
         err.print(f"{status}: {message}", markup=False)
-    raise typer.Exit(EXIT_CODES[status])
+    else:
+        err.print(f"error [{error.code}]: {message}", markup=False)
+    raise typer.Exit(error.exit_code)
 
 
-def no_workspace_message(e: Exception) -> str:
-    from ...base.store import store_root
+def fail(message: str, code: int = 2, as_json: bool = False, error_code: str = "request/bad-request") -> NoReturn:
+    """A refusal the CLI itself makes (e.g. conflicting options), through the one failure path."""
+    fail_with(JgmError(message, code=error_code, exit_code=code), as_json)
 
-    return f"{e} (store: {store_root()})"
+
+@contextmanager
+def reported(as_json: bool, answer: bool = False) -> Iterator[None]:
+    """Run a command's work; a JgmError (or a ValueError naming bad input) leaves through `fail_with`."""
+    try:
+        yield
+    except (JgmError, ValueError) as e:
+        fail_with(e, as_json, answer)
 
 
 @contextmanager

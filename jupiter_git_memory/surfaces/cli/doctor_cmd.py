@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .common import emit_json, err, fail, out
+from .common import emit_json, err, out, reported
 
 
 def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
@@ -16,17 +16,14 @@ def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository 
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
     from ...maintenance import doctor as doc
     from ...base.home import current_store
-    from .main import known_errors
 
-    try:
+    with reported(as_json):
         before = doc.diagnose(repo)
         done = None
         after = before
         if repair and not before.ok:
             done = doc.repair(repo)
             after = doc.diagnose(repo)
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
     store = current_store()
     if as_json:
         data = dict(before.to_json(), store=store)

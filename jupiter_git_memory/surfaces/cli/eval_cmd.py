@@ -7,8 +7,8 @@ from typing import Optional
 
 import typer
 
-from ...recall.service import NotSeeded
-from .common import emit_json, empty_exit, fail, out
+from ...base.errors import JgmError
+from .common import emit_json, fail, fail_with, out
 from .recall_cmd import _recaller
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -34,13 +34,11 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
 
     modes = ["dense", "lexical", "hybrid"] if mode == "all" else [mode]
     if any(m not in ("dense", "lexical", "hybrid") for m in modes):
-        fail(f"--mode must be hybrid, dense, lexical or all, not {mode!r}", 2, as_json, "bad-request")
+        fail(f"--mode must be hybrid, dense, lexical or all, not {mode!r}", 2, as_json)
     try:
         report = run_eval(_recaller(repo, as_json), file, k, modes, split)
-    except NotSeeded as e:
-        empty_exit("not-seeded", str(e), as_json)
-    except ValueError as e:
-        fail(str(e), 2, as_json, "bad-request")
+    except (JgmError, ValueError) as e:
+        fail_with(e, as_json, answer=True)
     gate = modes[-1]
     main = report["modes"][gate]
     problems = []
@@ -89,10 +87,8 @@ def calibrate_cmd(probes: Path = typer.Argument(..., exists=True, dir_okay=False
 
     try:
         res = calibrate(_recaller(repo, as_json), probes, save=not dry_run)
-    except NotSeeded as e:
-        empty_exit("not-seeded", str(e), as_json)
-    except ValueError as e:
-        fail(str(e), 2, as_json, "bad-request")
+    except (JgmError, ValueError) as e:
+        fail_with(e, as_json, answer=True)
     if as_json:
         emit_json(res)
     else:
@@ -114,7 +110,7 @@ def floors_cmd(repo: Optional[Path] = RepoOpt,
     try:
         only = None if all_workspaces else find_workspace(repo).id
     except Exception as e:  # noqa: BLE001 - not in a repository: say so, and how to list them all
-        fail(f"{e}; pass --repo PATH or --all", 2, as_json, "no-workspace")
+        fail(f"{e}; pass --repo PATH or --all", 2, as_json, "memory/no-workspace")
     rows = [{k: v for k, v in e.items() if k not in ("identity",)} for e in list_floors()
             if only is None or e.get("workspace") == only]
     for r in rows:

@@ -8,7 +8,8 @@ from typing import Optional
 
 import typer
 
-from .common import emit_json, err, fail, out
+from ...base.errors import JgmError
+from .common import emit_json, err, fail, fail_with, out
 
 app = typer.Typer(help="Git hooks that reindex after merges, checkouts, rebases and amends.", no_args_is_help=True)
 
@@ -16,11 +17,11 @@ RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the curre
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
-def _errors():
-    from ...index.workspace import NotARepo
-    from ..githooks import HookConflict
-
-    return (NotARepo, HookConflict, OSError)
+def _failed(e: Exception, as_json: bool) -> None:
+    """A hook file we cannot read or write is named (exit 2), not a traceback."""
+    if isinstance(e, JgmError):
+        fail_with(e, as_json)
+    fail(str(e), 2, as_json, "hooks/io-error")
 
 
 def _print_actions(actions: list[dict], as_json: bool) -> None:
@@ -43,8 +44,8 @@ def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
     try:
         actions = githooks.install(repo, force=force)
         noted = record_home(find_workspace(repo).root, store_root())  # hooks run without our JGM_HOME
-    except _errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
+    except (JgmError, OSError) as e:
+        _failed(e, as_json)
     if noted and not as_json:
         err.print(f"note: {noted}", markup=False)
     _print_actions(actions, as_json)
@@ -57,8 +58,8 @@ def uninstall(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
 
     try:
         actions = githooks.uninstall(repo)
-    except _errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
+    except (JgmError, OSError) as e:
+        _failed(e, as_json)
     _print_actions(actions, as_json)
 
 
@@ -69,8 +70,8 @@ def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
 
     try:
         st = githooks.status(repo)
-    except _errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
+    except (JgmError, OSError) as e:
+        _failed(e, as_json)
     if as_json:
         emit_json(st)
         return

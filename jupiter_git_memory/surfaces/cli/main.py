@@ -8,12 +8,9 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from ...config import ConfigError, load_settings
-from ...embedding.onnx_embedder import ModelError
-from ...base.store import LockTimeout
-from ...index.vectors import IdentityMismatch
-from ...index.workspace import NotARepo, find_workspace
-from .common import emit_json, empty_exit, err, fail, no_workspace_message, out, progress_bar
+from ...config import load_settings
+from ...index.workspace import find_workspace
+from .common import emit_json, err, fail, out, progress_bar, reported
 from .group import HOME_HELP, ROOT, JgmGroup
 
 app = typer.Typer(help="jupiter-git-memory: Git-native long-term memory for coding agents.", cls=JgmGroup,
@@ -21,14 +18,6 @@ app = typer.Typer(help="jupiter-git-memory: Git-native long-term memory for codi
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
-
-
-def known_errors():
-    from ...index.recovery import CatalogCorrupt, ChromaUnavailable
-    from ...recall.service import NotSeeded
-
-    return (NotARepo, NotSeeded, ModelError, IdentityMismatch, ConfigError, LockTimeout, ValueError, CatalogCorrupt,
-            ChromaUnavailable)
 
 
 def _version(value: bool) -> None:
@@ -57,12 +46,10 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
     from ...base.home import record_home
     from ...base.store import store_root
 
-    try:
+    with reported(as_json):
         seeder = Seeder(repo, calibrate=after_seed)
         with progress_bar(not as_json, "embedding") as cb:
             report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
     noted = record_home(seeder.workspace.root, store_root())
     hint = _no_roots_hint(seeder.workspace.root, seeder.settings) if not rev else None
     if as_json:
@@ -100,20 +87,12 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
            at: Optional[str] = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
            as_json: bool = JsonOpt):
     """Recall records for a question under the memory contract (as of a commit with --at)."""
-    from ...recall.service import NotSeeded, RecallError, Recaller
+    from ...recall.service import Recaller
 
     if mode not in (None, "hybrid", "dense", "lexical"):
-        fail(f"--mode must be hybrid, dense or lexical, not {mode!r}", 2, as_json, "bad-request")
-    try:
+        fail(f"--mode must be hybrid, dense or lexical, not {mode!r}", 2, as_json)
+    with reported(as_json, answer=True):
         res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode, at=at)
-    except NotARepo as e:
-        empty_exit("no-workspace", no_workspace_message(e), as_json)
-    except NotSeeded as e:
-        empty_exit("not-seeded", str(e), as_json)
-    except RecallError as e:
-        fail(str(e), 3, as_json, "retrieval-failed")
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
     if as_json:
         emit_json(res.to_json())
         return
@@ -140,13 +119,11 @@ def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
     no record: fit for CI and pre-commit."""
     from ...seed.checking import check_repo, explain as explain_file, render_explain
 
-    try:
+    with reported(as_json):
         ws = find_workspace(repo)
         settings = load_settings(ws.root)
         if explain:
             shown = explain_file(ws.root, settings, explain)
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
     if explain:
         if as_json:
             emit_json(shown)

@@ -22,13 +22,10 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
     need `Authorization: Bearer <token>` granted this workspace (the default token is granted it)."""
     from ..mcp_server import build_server, http_app, warm
     from ..workspace_handle import WorkspaceHandle
-    from .common import no_workspace_message
-    from .main import known_errors
+    from .common import reported
 
-    try:
+    with reported(False):
         handle = WorkspaceHandle.for_repo(repo)
-    except known_errors() as e:
-        fail(no_workspace_message(e) if type(e).__name__ == "NotARepo" else str(e), 2, False, type(e).__name__)
     warm(handle)
     if not http:
         build_server(handle).run("stdio")

@@ -9,7 +9,7 @@ import typer
 
 from ...embedding import registry
 from ...embedding.onnx_embedder import ModelError
-from .common import emit_json, fail, out
+from .common import emit_json, fail, fail_with, out
 
 app = typer.Typer(help="Embedding models: list specs, pull from the hub, register a local folder.", no_args_is_help=True)
 
@@ -32,7 +32,7 @@ def pull(name: str, as_json: bool = typer.Option(False, "--json")):
     try:
         spec = registry.pull_model(name)
     except ModelError as e:
-        fail(str(e), 2, as_json, "model-unavailable")
+        fail_with(e, as_json)
     out.print(f"installed {spec.name} ({spec.model_id}@{spec.revision})")
 
 
@@ -45,11 +45,11 @@ def add(name: str, dir: Path = typer.Option(..., "--dir", exists=True, file_okay
         as_json: bool = typer.Option(False, "--json")):
     """Register a model from a local folder; files are hashed and the model is test-run."""
     if pooling not in (None, "cls", "mean"):
-        fail("--pooling must be cls or mean", 2, as_json, "bad-request")
+        fail("--pooling must be cls or mean", 2, as_json)
     try:
         spec = registry.add_model(name, dir, pooling, dimension, max_tokens, query_instruction)
     except ModelError as e:
-        fail(str(e), 2, as_json, "model-unavailable")
+        fail_with(e, as_json)
     if as_json:
         emit_json({"name": spec.name, "files": spec.files, "dimension": spec.dimension, "pooling": spec.pooling})
     else:

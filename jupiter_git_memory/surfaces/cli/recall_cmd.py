@@ -7,25 +7,20 @@ from typing import Optional
 
 import typer
 
+from ...base.errors import JgmError
 from ...index.workspace import NotARepo
-from ...recall.service import NotSeeded, RecallError, Recaller
-from .common import emit_json, empty_exit, err, fail, no_workspace_message, out
+from ...recall.service import RecallError, Recaller
+from .common import emit_json, err, fail_with, out, reported
 
 receipt_app = typer.Typer(help="Receipts: what a recall returned and against which index state.", no_args_is_help=True)
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 
 
-def _recaller(repo, as_json):
-    from .main import known_errors
-
+def _recaller(repo, as_json) -> Recaller:
     try:
         return Recaller(repo)
-    except NotARepo as e:
-        empty_exit("no-workspace", no_workspace_message(e), as_json)
-    except RecallError as e:
-        fail(str(e), 3, as_json, "retrieval-failed")
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
+    except (JgmError, ValueError) as e:
+        fail_with(e, as_json, answer=True)
 
 
 def recall_task_cmd(goal: str = typer.Option(..., "--goal", help="What the task is."),
@@ -36,24 +31,22 @@ def recall_task_cmd(goal: str = typer.Option(..., "--goal", help="What the task 
                     global_k: int = typer.Option(3, "--global-k", min=1, max=50),
                     as_json: bool = typer.Option(False, "--json")):
     """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
+    from ...base.store import store_root
     from ...recall.task import EXIT_CODES, empty_answer, recall_task
-    from .main import known_errors
 
     recaller, why = None, ""
     try:
         recaller = Recaller(repo)
-    except NotARepo as e:
-        why = no_workspace_message(e)
+    except NotARepo as e:  # still answers from global workspaces when asked to
+        why = f"{e} (store: {store_root()})"
     except RecallError as e:
         recaller = False
         res = empty_answer("retrieval-failed", str(e))
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
+    except JgmError as e:
+        fail_with(e, as_json)
     if recaller is not False:
-        try:
+        with reported(as_json):
             res = recall_task(recaller, goal, error, file, k, include_global, global_k, no_workspace=why)
-        except ValueError as e:
-            fail(str(e), 2, as_json, "bad-request")
     if as_json:
         emit_json(res)
     else:
@@ -79,14 +72,8 @@ def context_cmd(goal: str = typer.Option(..., "--goal", help="What the new task 
     from ...recall.context import build_context
 
     recaller = _recaller(repo, as_json)
-    try:
+    with reported(as_json, answer=True):
         res = build_context(recaller, goal, budget, k)
-    except NotSeeded as e:
-        empty_exit("not-seeded", str(e), as_json)
-    except RecallError as e:
-        fail(str(e), 3, as_json, "retrieval-failed")
-    except ValueError as e:
-        fail(str(e), 2, as_json, "bad-request")
     if as_json:
         emit_json(res)
     else:
@@ -98,11 +85,11 @@ def context_cmd(goal: str = typer.Option(..., "--goal", help="What the new task 
 @receipt_app.command("show")
 def receipt_show(receipt_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = typer.Option(False, "--json")):
     """Print a stored receipt."""
-    from ...recall.receipts import get_receipt
+    from ...recall.receipts import require_receipt
 
-    rec = get_receipt(_recaller(repo, as_json).index().catalog, receipt_id)
-    if rec is None:
-        fail(f"no receipt {receipt_id!r} in this workspace", 1, as_json, "memory/not-found")
+    recaller = _recaller(repo, as_json)
+    with reported(as_json):
+        rec = require_receipt(recaller.index().catalog, receipt_id, recaller.workspace.id)
     emit_json(rec)
 
 
@@ -114,14 +101,9 @@ def receipt_verify(receipt_id: str, repo: Optional[Path] = RepoOpt,
     receipt replays on its commit; `--on-commit` replays any recall receipt on the commit it stood on."""
     from ...recall.verify import verify_receipt
 
-    try:
-        res = verify_receipt(_recaller(repo, as_json), receipt_id, on_commit=on_commit)
-    except KeyError as e:
-        fail(str(e.args[0]), 1, as_json, "memory/not-found")
-    except ValueError as e:
-        fail(str(e), 2, as_json, "bad-request")
-    except RecallError as e:
-        fail(str(e), 3, as_json, "retrieval-failed")
+    recaller = _recaller(repo, as_json)
+    with reported(as_json):
+        res = verify_receipt(recaller, receipt_id, on_commit=on_commit)
     if as_json:
         emit_json(res)
     else:

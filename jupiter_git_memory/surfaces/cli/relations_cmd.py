@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from .common import emit_json, fail, out
+from .common import emit_json, fail, out, reported
 
 
 def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-0012."),
@@ -18,24 +18,20 @@ def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-001
     from ...index.catalog import Catalog
     from ...base.store import workspace_dir, workspace_lock
     from ...index.views import worktree_view
-    from ..records_ops import OperationError, relations as rel_of
-    from .main import find_workspace, known_errors
+    from ..records_ops import relations as rel_of
+    from .main import find_workspace
 
-    try:
+    with reported(as_json):
         ws = find_workspace(repo)
         wsdir = workspace_dir(ws.id)
         if not (wsdir / "catalog.sqlite").exists():
-            fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, "no-workspace")
+            fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, "memory/not-seeded")
         with workspace_lock(wsdir, exclusive=False):
             cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.root))  # this worktree's view
             try:
                 rel = rel_of(cat, record_id, ws.id)
             finally:
                 cat.close()
-    except OperationError as e:
-        fail(e.message, 4 if e.status == 404 else 2, as_json, e.code)
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
     if as_json:
         emit_json(rel)
         return

@@ -12,38 +12,24 @@ from typing import Optional
 
 import typer
 
-from ...candidates.errors import CandidateError
+from ...base.errors import JgmError
 from ...candidates.model import REQUESTABLE_KINDS, CandidateInput
-from .common import emit_json, err, fail, out
+from .common import emit_json, err, fail, fail_with, out, reported
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
-EXIT_CODES = {"memory/file-backed": 4, "memory/not-found": 2}
 
 
 def service(repo: Optional[Path], as_json: bool):
     from ...candidates.service import CandidateService
-    from .main import known_errors
 
-    try:
+    with reported(as_json):
         return CandidateService(repo)
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
-
-
-def fail_candidate(e: CandidateError, as_json: bool) -> None:
-    """Like common.fail, but the JSON keeps the error's details (path, commit, state ...)."""
-    code = EXIT_CODES.get(e.code, 1)
-    if as_json:
-        emit_json({"error": e.to_dict()})
-    else:
-        err.print(f"error [{e.code}]: {e.message}", markup=False)
-    raise typer.Exit(code)
 
 
 def _read_body(body: Optional[str], body_file: Optional[str], as_json: bool) -> str:
     if body is not None and body_file is not None:
-        fail("give --body or --body-file, not both", 2, as_json, "bad-request")
+        fail("give --body or --body-file, not both", 2, as_json)
     if body_file == "-":
         return sys.stdin.read()
     if body_file is not None:
@@ -102,8 +88,8 @@ def remember(kind: str = typer.Option(..., "--kind", help=f"Requested kind: {', 
     svc = service(repo, as_json)
     try:
         a = svc.record(inp, dry_run=dry_run)
-    except CandidateError as e:
-        fail_candidate(e, as_json)
+    except JgmError as e:
+        fail_with(e, as_json)
     print_answer(a, as_json)
     raise typer.Exit(answer_exit(a))
 
@@ -120,8 +106,8 @@ def revise(record_id: str = typer.Argument(..., help="A candidate id (file-backe
     svc = service(repo, as_json)
     try:
         c = svc.revise(record_id, title=title, body=text, tags=tag, source=source, agent=agent)
-    except CandidateError as e:
-        fail_candidate(e, as_json)
+    except JgmError as e:
+        fail_with(e, as_json)
     if as_json:
         emit_json({"candidate": c})
     else:
@@ -134,8 +120,8 @@ def forget(record_id: str = typer.Argument(..., help="A candidate id (file-backe
     svc = service(repo, as_json)
     try:
         res = svc.forget(record_id)
-    except CandidateError as e:
-        fail_candidate(e, as_json)
+    except JgmError as e:
+        fail_with(e, as_json)
     if as_json:
         emit_json(res)
     else:

@@ -31,15 +31,11 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bin
 
     from ...base.store import store_root
     from ..api.app import build_state, create_app
-    from ..api.tokens import TokenError
-    from .common import no_workspace_message
-    from .main import known_errors
+    from .common import reported
     from .ready import ReadyServer
 
-    try:
+    with reported(False):
         state = build_state(repo or [Path(".")])
-    except (*known_errors(), TokenError) as e:
-        fail(no_workspace_message(e) if type(e).__name__ == "NotARepo" else str(e), 2, False, type(e).__name__)
     if not _loopback(host):
         err.print(f"[yellow]warning:[/] binding {host}: the API is reachable from other machines; "
                   "anyone with a token can read the granted workspaces", markup=True)

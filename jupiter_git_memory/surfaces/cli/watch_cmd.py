@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .common import fail
+from .common import reported
 
 
 def watch(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
@@ -15,12 +15,9 @@ def watch(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository p
           as_json: bool = typer.Option(False, "--json", help="Print one JSON object per line (ready, seed, stopped).")):
     """Watch the knowledge roots and reindex after changes settle; stops cleanly on Ctrl-C or SIGTERM."""
     from ..watch import run_cli
-    from .main import known_errors
 
-    try:
+    with reported(as_json):
         code = run_cli(repo, debounce, as_json)
-    except known_errors() as e:
-        fail(str(e), 2, as_json, type(e).__name__)
     raise typer.Exit(code)
 
 

@@ -27,10 +27,9 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...base.store import LockTimeout, log
-from ...recall.service import RecallError
+from ...base.errors import JgmError
+from ...base.store import log
 from ..api.deps import WS_PATTERN, ApiState
-from ..records_ops import OperationError
 from . import render
 from .session import COOKIE, PRE_COOKIE, Session, Sessions, cookie_args
 
@@ -46,12 +45,11 @@ env.globals.update(markdown=render.markdown, age=render.age, when=render.when, s
 env.filters["pretty"] = lambda d: json.dumps(d, indent=2, sort_keys=True, default=str)
 
 
-class Refused(Exception):
+class Refused(JgmError):
     """A request the UI will not run: rendered as an error page with its status; nothing was changed."""
 
     def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        super().__init__(message, code=code, status=status)
 
 
 class NeedLogin(Exception):
@@ -148,21 +146,9 @@ def create_web_app(state: ApiState) -> FastAPI:
         nxt = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"{base(request)}/login?next={quote(nxt)}", status_code=303)
 
-    @web.exception_handler(Refused)
-    async def _refused(request: Request, exc: Refused):
+    @web.exception_handler(JgmError)
+    async def _error(request: Request, exc: JgmError):
         return page(request, "error.html", exc.status, code=exc.code, message=exc.message)
-
-    @web.exception_handler(OperationError)
-    async def _operation(request: Request, exc: OperationError):
-        return page(request, "error.html", exc.status, code=exc.code, message=exc.message)
-
-    @web.exception_handler(LockTimeout)
-    async def _busy(request: Request, exc: LockTimeout):
-        return page(request, "error.html", 409, code="index/busy", message=str(exc))
-
-    @web.exception_handler(RecallError)
-    async def _recall(request: Request, exc: RecallError):
-        return page(request, "error.html", 503, code="memory/retrieval-failed", message=f"recall could not run: {exc}")
 
     @web.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
