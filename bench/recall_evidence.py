@@ -27,11 +27,7 @@ DEFAULT_PROBES = Path(__file__).resolve().parents[1] / "jupiter_git_memory/recal
 
 
 def term_records(catalog, term: str) -> set[str]:
-    try:
-        rows = catalog.db.execute("SELECT DISTINCT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{term}"',))
-        return {r[0] for r in rows}
-    except Exception:
-        return set()
+    return catalog.term_records([term])[term]
 
 
 def main() -> None:

@@ -62,7 +62,8 @@ def test_vector_side_faults_are_each_named_then_repaired(repo, embedder):
                           "origin": "file", "ordinal": 0}])
         idx.vectors.delete([victim])
         idx.vectors.update_metadata([mislabeled], [{"record_id": "dec-3"}])
-        idx.catalog.db.execute("INSERT INTO chunk_store VALUES('nobody#1','nobody','h','t','b')")
+        idx.catalog._db.execute(  # fault injection: raw SQL on purpose
+            "INSERT INTO chunk_store VALUES('nobody#1','nobody','h','t','b')")
 
     tamper(s, inject)
     checks = problems_by_check(repo.path)
@@ -105,7 +106,8 @@ def test_status_drift_from_lifecycle_is_reported(repo):
     s = seeded(repo)
 
     def relabel(idx):  # the catalog claims an effective status the files do not give
-        idx.catalog.db.execute("UPDATE view_records SET effective='superseded' WHERE id='dec-1'")
+        idx.catalog._db.execute(  # fault injection: raw SQL on purpose
+            "UPDATE view_records SET effective='superseded' WHERE id='dec-1'")
 
     tamper(s, relabel)
     checks = problems_by_check(repo.path)
@@ -119,7 +121,8 @@ def test_identity_mismatch_is_reported_and_repair_rebuilds(repo):
 
     def swap(idx):
         ident = dict(idx.identity, chunker="some-other-chunker")
-        idx.catalog.set_meta("identity", json.dumps(ident, sort_keys=True))
+        idx.catalog._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",  # fault injection
+                                ("identity", json.dumps(ident, sort_keys=True)))
 
     tamper(s, swap)
     checks = problems_by_check(repo.path)

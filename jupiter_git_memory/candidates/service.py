@@ -55,7 +55,7 @@ class CandidateService:
     def _index(self, exclusive: bool) -> Iterator[Index]:
         """The index under the workspace lock (`open_index` reopens Chroma if another process wrote)."""
         with workspace_lock(self.seeder.wsdir, exclusive=exclusive, timeout=self.lock_timeout):
-            index = self.seeder.open()
+            index = self.seeder.open(write=exclusive)
             try:
                 yield index
             finally:
@@ -86,9 +86,7 @@ class CandidateService:
         return bool(index.catalog.chunks([rid]))
 
     def _find_run(self, index: Index, agent: str, run_key: str) -> tuple[RecordRow, dict] | None:
-        q = ("SELECT r.id, j.value FROM records r, json_each(r.data, '$.runs') j WHERE r.origin = 'candidate' "
-             "AND json_extract(j.value, '$.agent') = ? AND json_extract(j.value, '$.run_key') = ? LIMIT 1")
-        hit = index.catalog.db.execute(q, (agent, run_key)).fetchone()
+        hit = index.catalog.candidate_run(agent, run_key)
         if not hit:
             return None
         return index.catalog.record(hit[0]), json.loads(hit[1])
@@ -174,8 +172,7 @@ class CandidateService:
         wanted = {"queue": (OPEN, PROPOSED), None: STATES, "all": STATES}.get(state, (state,))
         with self._index(exclusive=False) as index:
             rows = index.catalog.records(origin="candidate")
-            indexed = {r["record_id"] for r in index.catalog.db.execute(  # by the chunks' record index, not a join
-                "SELECT DISTINCT record_id FROM chunks WHERE record_id IN (SELECT id FROM records WHERE origin='candidate')")}
+            indexed = index.catalog.indexed_candidates()
         out = []
         for row in sorted(rows.values(), key=lambda r: (r.data.get("created_at") or 0, r.id)):
             if row.data.get("state") in wanted:

@@ -48,35 +48,36 @@ def location_for(wsdir: Path, chroma_url: str | None) -> str:
 
 
 def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
-               root: Path | None = None, view: str | None = None, recover: bool = False) -> Index:
-    """Open (creating on first use) under the workspace lock; `Index.close()` gives everything back. Chroma
-    is reopened if another process wrote since this process last saw the index (the old client stops once
-    its last reader closes). `rebuild` drops the vectors and chunk rows first; callers hold the write lock
-    for that. A different stored identity raises IdentityMismatch. The catalog reads through `view`
-    (default: the view of the worktree `ws.root`). A corrupt catalog raises CatalogCorrupt, or with
-    `recover` (writers) is moved aside and rebuilt by the caller's seed."""
+               root: Path | None = None, view: str | None = None, recover: bool = False, write: bool = False) -> Index:
+    """Open under the workspace lock; `Index.close()` gives everything back. Chroma is reopened if another
+    process wrote since this process last saw the index (the old client stops once its last reader closes).
+    Opening writes nothing to the catalog; a writer (`write`, holding the exclusive lock) creates or migrates
+    it, and its writes (index.writer.apply_plan) record the identity and workspace. `rebuild` drops the
+    vectors; the seed's write then clears and re-chunks the catalog in one transaction. A different stored
+    identity raises IdentityMismatch (unless rebuilding). The catalog reads through `view` (default: the view
+    of the worktree `ws.root`). A corrupt catalog raises CatalogCorrupt, or with `recover` (writers) is moved
+    aside and rebuilt by the caller's seed."""
     wsdir = workspace_dir(ws.id, root)
-    catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.root))
+    catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.root), write=write)
     loc = location_for(wsdir, chroma_url)
     name = collection_name(ws.id)
     try:
         if rebuild:
             VectorIndex.drop(loc, name)
             reset_clients(loc)
-            catalog.clear_chunks()
         refresh_if_stale(loc, catalog.generation())
         stored = catalog.get_meta("identity")
-        if stored and json.loads(stored) != identity and catalog.stored_chunk_ids():
+        if not rebuild and stored and json.loads(stored) != identity and catalog.stored_chunk_ids():
             raise IdentityMismatch(json.loads(stored), identity)
         vectors = VectorIndex(loc, name, identity)
     except BaseException:
         catalog.close()
         raise
-    try:
-        catalog.set_meta("identity", json.dumps(identity, sort_keys=True))
-        catalog.set_meta("workspace", json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.root), "key": ws.key}))
-    except BaseException:
-        catalog.close()
-        vectors.close()
-        raise
     return Index(ws, wsdir, catalog, vectors, identity, moved)
+
+
+def index_meta(index: Index) -> dict[str, str]:
+    """What every write records about the index it writes: the vector identity and the workspace."""
+    ws = index.workspace
+    return {"identity": json.dumps(index.identity, sort_keys=True),
+            "workspace": json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.root), "key": ws.key})}

@@ -11,13 +11,21 @@ content and per-checkout views (dec-views-over-shared-vectors):
   (view, record id, content hash, effective status, path, commit, dirty, error): the view itself.
   Candidates live in the shared view `*`, seen from every view.
 
-A migration never re-embeds: chunk ids and vectors are kept as they are.
+A migration never re-embeds: chunk ids and vectors are kept as they are. Only a writer (holding the
+exclusive lock) migrates; a reader that finds an older schema says so (CatalogNeedsMigration), and one
+that finds a newer schema than this code knows refuses it (CatalogTooNew) rather than misread it.
+To change the schema: bump SCHEMA_VERSION, add a step to STEPS, and keep the test that migrates a store
+written by the previous release (tests/fixtures/catalog-v2.sql) green.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from pathlib import Path
+from typing import Callable
+
+from ..base.errors import JgmError
 
 SCHEMA_VERSION = 2
 SHARED_VIEW = "*"
@@ -75,29 +83,66 @@ def _tables(db: sqlite3.Connection) -> set[str]:
     return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
 
 
-def migrate(db: sqlite3.Connection) -> int:
-    """Bring the catalog on `db` to SCHEMA_VERSION; returns the version it found (0 for a new file)."""
-    found = db.execute("PRAGMA user_version").fetchone()[0]
-    if found >= SCHEMA_VERSION:
+class CatalogTooNew(JgmError):
+    code, status, exit_code = "index/schema-too-new", 409, 2
+
+
+class CatalogNeedsMigration(JgmError):
+    code, status, exit_code = "index/needs-migration", 409, 2
+
+
+def _version(db: sqlite3.Connection) -> int:
+    return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def check_version(db: sqlite3.Connection, path: Path | str = "catalog") -> int:
+    """The schema version of the catalog on `db`, when this code can read it as it is."""
+    found = _version(db)
+    if found > SCHEMA_VERSION:
+        raise CatalogTooNew(f"{path}: the catalog has schema v{found}, newer than this jgm knows (v{SCHEMA_VERSION}); "
+                            "a newer jupiter-git-memory wrote it: upgrade (`pip install -U jupiter-git-memory`), or "
+                            "use another store (`--home DIR`)", path=str(path))
+    if found < SCHEMA_VERSION:
+        raise CatalogNeedsMigration(f"{path}: the catalog has schema v{found}; this jgm reads v{SCHEMA_VERSION}: "
+                                    "run `jgm seed` once (it migrates the catalog, keeping every vector)",
+                                    path=str(path))
+    return found
+
+
+def migrate(db: sqlite3.Connection, path: Path | str = "catalog") -> int:
+    """Bring the catalog on `db` to SCHEMA_VERSION, one step at a time; returns the version it found (0 for a
+    new file). Refuses a newer schema (CatalogTooNew)."""
+    found = _version(db)
+    if found == SCHEMA_VERSION:
         return found
+    if found > SCHEMA_VERSION:
+        check_version(db, path)
     db.execute("BEGIN IMMEDIATE")
     try:
-        found = db.execute("PRAGMA user_version").fetchone()[0]  # another process may have just migrated
-        if found < SCHEMA_VERSION:
-            legacy = "records" in _tables(db)
-            if legacy:
-                db.execute("ALTER TABLE records RENAME TO records_v1")
-                db.execute("ALTER TABLE chunks RENAME TO chunks_v1")
-            for stmt in filter(str.strip, SCHEMA_V2.split(";\n")):  # executescript would COMMIT
-                db.execute(stmt)
-            if legacy:
-                _from_v1(db)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        found = _version(db)  # another process may have just migrated
+        if found == 0 and "records" not in _tables(db):  # a new file: today's schema directly
+            _create(db)
+        else:
+            for version in range(max(found, 1), SCHEMA_VERSION):
+                STEPS[version](db)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
     return found
+
+
+def _create(db: sqlite3.Connection) -> None:
+    for stmt in filter(str.strip, SCHEMA_V2.split(";\n")):  # executescript would COMMIT
+        db.execute(stmt)
+
+
+def _v1_to_v2(db: sqlite3.Connection) -> None:
+    db.execute("ALTER TABLE records RENAME TO records_v1")
+    db.execute("ALTER TABLE chunks RENAME TO chunks_v1")
+    _create(db)
+    _from_v1(db)
 
 
 def _from_v1(db: sqlite3.Connection) -> None:
@@ -111,11 +156,18 @@ def _from_v1(db: sqlite3.Connection) -> None:
                "built_at, used_at) VALUES(?, 'worktree', ?, NULL, ?, ?, '', ?, ?, ?)",
                (name, root, meta.get("last_seeded_commit") or None, int(meta.get("dirty") == "true"),
                 meta.get("commits_at") or "", now, now))
-    db.execute("INSERT OR IGNORE INTO contents SELECT id, content_hash, kind, status, title, data FROM records_v1")
-    db.execute("INSERT INTO view_records SELECT CASE origin WHEN 'file' THEN ? ELSE ? END, id, content_hash, "
-               "effective, path, commit_sha, dirty, origin, error, updated_at FROM records_v1", (name, SHARED_VIEW))
-    db.execute("INSERT OR IGNORE INTO chunk_store SELECT id, record_id, text_hash, text, body FROM chunks_v1")
-    db.execute("INSERT OR REPLACE INTO version_chunks SELECT c.record_id, r.content_hash, c.ordinal, c.id "
-               "FROM chunks_v1 c JOIN records_v1 r ON r.id = c.record_id")
+    db.execute("INSERT OR IGNORE INTO contents(id, content_hash, kind, status, title, data) "
+               "SELECT id, content_hash, kind, status, title, data FROM records_v1")
+    db.execute("INSERT INTO view_records(view, id, content_hash, effective, path, commit_sha, dirty, origin, error, "
+               "updated_at) SELECT CASE origin WHEN 'file' THEN ? ELSE ? END, id, content_hash, effective, path, "
+               "commit_sha, dirty, origin, error, updated_at FROM records_v1", (name, SHARED_VIEW))
+    db.execute("INSERT OR IGNORE INTO chunk_store(id, record_id, text_hash, text, body) "
+               "SELECT id, record_id, text_hash, text, body FROM chunks_v1")
+    db.execute("INSERT OR REPLACE INTO version_chunks(record_id, content_hash, ordinal, chunk_id) "
+               "SELECT c.record_id, r.content_hash, c.ordinal, c.id FROM chunks_v1 c JOIN records_v1 r ON r.id = c.record_id")
     db.execute("DROP TABLE records_v1")
     db.execute("DROP TABLE chunks_v1")
+
+
+# version -> the step that brings a catalog from it to the next version
+STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}

@@ -56,14 +56,16 @@ def _private_file(path: Path) -> None:
         pass
 
 
-def open_catalog(path: Path, recover: bool = False, view: str | None = None):
+def open_catalog(path: Path, recover: bool = False, view: str | None = None, write: bool = False):
     """(Catalog, moved-aside path or None). A corrupt catalog raises CatalogCorrupt, or with `recover`
-    (a writer holding the exclusive lock) is moved aside and replaced by an empty one."""
+    (a writer holding the exclusive lock) is moved aside and replaced by an empty one. Only a writer
+    (`write`) creates the file or fixes its mode."""
     from .catalog import Catalog
 
-    _private_file(path)
+    if write:
+        _private_file(path)
     try:
-        return Catalog(path, view), None
+        return Catalog(path, view, write=write), None
     except sqlite3.DatabaseError as e:
         if not is_corruption(e):
             raise
@@ -74,7 +76,7 @@ def open_catalog(path: Path, recover: bool = False, view: str | None = None):
     from ..base.store import log
 
     log(f"catalog {path} was corrupt; moved aside to {moved} and rebuilt from the record files")
-    return Catalog(path, view), moved
+    return Catalog(path, view, write=True), moved
 
 
 class ChromaUnavailable(JgmError, RuntimeError):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .catalog import CatalogChanges, ChunkRow
-from .handle import Index
+from .handle import Index, index_meta
 from .vectors import mark_current
 
 
@@ -31,7 +31,10 @@ class WritePlan:
 
 
 def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=None) -> int:
-    """Write `plan` (vectors for `plan.embed`, in order). `fault(stage)` lets tests inject failures."""
+    """Write `plan` (vectors for `plan.embed`, in order). `fault(stage)` lets tests inject failures. A plan
+    that changes the index also records the index's identity and workspace (index_meta) in the same write."""
+    if not plan.empty() or plan.catalog.rebuild:
+        plan.catalog.meta = {**index_meta(index), **plan.catalog.meta}
     if plan.embed:
         assert vectors is not None and len(vectors) == len(plan.embed)
         index.vectors.add([c.id for c, _ in plan.embed], vectors, [m for _, m in plan.embed])

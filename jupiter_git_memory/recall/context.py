@@ -62,7 +62,7 @@ def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8,
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results if r["id"] in {i["id"] for i in included}}
     receipt["request"] = {"type": "context", "goal": goal, "budget_tokens": budget_tokens}
     if store:
-        store_receipt(recaller.index().catalog, receipt)
+        store_receipt(recaller.index(), receipt)
     return {"status": "ok" if included else "no-matches", "goal": goal, "budget_tokens": budget_tokens,
             "used_tokens": count(text), "records": included, "truncated": truncated, "text": text,
             "receipt": receipt, "warnings": warnings}

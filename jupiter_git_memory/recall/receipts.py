@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 import uuid
 
 from .. import PROVIDER, __version__
 from ..base.errors import OperationError
-from ..index.catalog import Catalog
+from ..index.catalog import Catalog, CatalogChanges
+from ..index.handle import Index
+from ..index.writer import WritePlan, apply_plan
 
 
 def normalise_query(q: str) -> str:
@@ -37,14 +38,13 @@ def make_receipt(query: str, ids: list[str], workspace: str, index_state: dict, 
     }
 
 
-def store_receipt(catalog: Catalog, receipt: dict) -> None:
-    catalog.db.execute("INSERT INTO receipts(id, created_at, data) VALUES(?,?,?)",
-                       (receipt["id"], receipt["timestamp"], json.dumps(receipt, sort_keys=True)))
+def store_receipt(index: Index, receipt: dict) -> None:
+    """Append through the one write path (a receipt changes no answer, so no reader has to reopen)."""
+    apply_plan(index, WritePlan(catalog=CatalogChanges(receipts=[receipt])), None)
 
 
 def get_receipt(catalog: Catalog, rid: str) -> dict | None:
-    row = catalog.db.execute("SELECT data FROM receipts WHERE id=?", (rid,)).fetchone()
-    return json.loads(row[0]) if row else None
+    return catalog.receipt(rid)
 
 
 def require_receipt(catalog: Catalog, rid: str, workspace: str) -> dict:

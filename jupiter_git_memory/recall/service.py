@@ -11,6 +11,7 @@ from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..embedding.specs import identity_hash
 from ..index.handle import Index, open_index, vector_identity
+from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
 from ..base.store import LockTimeout, workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
@@ -99,7 +100,7 @@ class Recaller:
     def index(self) -> Index:
         if self._index is None:
             try:
-                self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, root=self.root)
+                self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, root=self.root)  # reads only
             except CatalogCorrupt as e:
                 raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
@@ -122,7 +123,11 @@ class Recaller:
         """The view to answer from, built or refreshed first when needed; returns (view name, warnings)."""
         if not (self.wsdir / "catalog.sqlite").exists():  # never seeded: ensure_seeded says so
             return worktree_view(self.workspace.root), []
-        cat = self.index().catalog
+        try:
+            cat = self.index().catalog
+        except CatalogNeedsMigration:  # a reader never migrates: the seed that refreshes the view does
+            self.seeder().seed(lock_timeout=REFRESH_WAIT)
+            cat = self.index().catalog
         if at:
             commit = resolve_commit(self.workspace.root, at)
             name = at_view(commit)
@@ -299,7 +304,7 @@ class Recaller:
                                    {"kinds": kinds or [], "statuses": statuses}, k, mode)
             receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results}
             if store:
-                store_receipt(index.catalog, receipt)
+                store_receipt(index, receipt)
         warnings = self._floor_warnings(floor_source, floor_warnings) + stale
         if not index.catalog.get_meta("last_seed_at"):  # candidates only: answers, but says so
             warnings.append(f"workspace {self.workspace.id} has never been seeded in store "

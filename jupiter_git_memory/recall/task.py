@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Callable
 
+from ..base.errors import JgmError
 from ..index.catalog import Catalog
 from ..base.store import store_root
 from ..index.workspace import Workspace
@@ -57,7 +58,7 @@ def global_workspaces(exclude: str, root: Path | None = None) -> list[Workspace]
     for d in sorted(base.glob("*/catalog.sqlite")) if base.is_dir() else []:
         try:
             cat = Catalog(d)
-        except sqlite3.DatabaseError:  # a corrupt catalog: doctor and seed name it; it shares nothing
+        except (sqlite3.DatabaseError, JgmError):  # corrupt or not migrated yet: doctor and seed name it
             continue
         try:
             if cat.get_meta("global") != "true":
@@ -107,7 +108,7 @@ def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: in
     receipt["request"] = {"type": "task", "goal": goal, "errors": list(errors), "files": list(files)}
     receipt["global_ids"] = [f"{r['workspace']}:{r['id']}" for r in global_results]
     if store:
-        store_receipt(recaller.index().catalog, receipt)
+        store_receipt(recaller.index(), receipt)
     status = "ok" if results or global_results else "no-matches"
     return {"status": status, "workspace": recaller.workspace.id, "results": results, "global_results": global_results,
             "warnings": warnings, "receipt": receipt,

@@ -98,9 +98,10 @@ class Seeder:
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
 
-    def open(self, rebuild: bool = False, view: str | None = None, recover: bool = False) -> Index:
+    def open(self, rebuild: bool = False, view: str | None = None, recover: bool = False, write: bool = True) -> Index:
+        """The index; `write` (the default: call it under the exclusive lock) may create or migrate it."""
         return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root,
-                          view=view, recover=recover)
+                          view=view, recover=recover, write=write)
 
     def seed(self, rev: str | None = None, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
              fault: Callable[[str], None] | None = None, lock_timeout: float | None = None) -> SeedReport:
@@ -118,7 +119,7 @@ class Seeder:
             # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside
             index = self.open(rebuild=rebuild, view=view, recover=True)
             try:
-                report = self._seed_locked(index, rev and commit, progress, fault)
+                report = self._seed_locked(index, rev and commit, progress, fault, rebuild)
             except sqlite3.DatabaseError as e:  # damage found only while reading: the same recovery, once
                 if not is_corruption(e):
                     raise
@@ -126,14 +127,14 @@ class Seeder:
                 moved = move_aside(index.catalog.path)
                 index = self.open(rebuild=rebuild, view=view, recover=True)
                 index.recovered_from = moved
-                report = self._seed_locked(index, rev and commit, progress, fault)
+                report = self._seed_locked(index, rev and commit, progress, fault, rebuild)
             finally:
                 index.close()
         report.floor = self.calibrate(self) if self.calibrate else None
         report.seconds, report.rev = round(time.perf_counter() - t0, 3), rev
         return report
 
-    def _seed_locked(self, index: Index, rev, progress, fault) -> SeedReport:
+    def _seed_locked(self, index: Index, rev, progress, fault, rebuild: bool = False) -> SeedReport:
         root, settings, cat = self.workspace.root, self.settings, index.catalog
         stamp = "" if rev else fingerprint(root)  # before reading: a change while seeding refreshes again
         ignored: list[dict] = []
@@ -182,9 +183,11 @@ class Seeder:
                 desired.setdefault(prev.id, prev)
         if not rev:
             mark_promotions(desired)  # a merged record file that claims a candidate promotes it
-        known = cat.version_chunks({(rid, r.content_hash) for rid, r in desired.items()})
+        # a rebuild plans against no stored chunks (its write clears them first) and re-chunks everything
+        known = {} if rebuild else cat.version_chunks({(rid, r.content_hash) for rid, r in desired.items()})
         plan, counts = plan_changes(desired, previous, known, index.vectors.ids(), self.chunker,
-                                    stored_chunks=cat.stored_chunk_ids())
+                                    stored_chunks=set() if rebuild else cat.stored_chunk_ids())
+        plan.catalog.rebuild = rebuild
         texts = [c.text for c, _ in plan.embed]
         vectors = self._embed(texts, progress)
         plan.catalog.view = {"kind": "at" if rev else "worktree", "root": str(root.resolve()), "rev": rev,

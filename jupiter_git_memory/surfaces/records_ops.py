@@ -72,10 +72,8 @@ def list_records(cat: Catalog, kind: str | None = None, status: str | None = Non
         else:  # only short words or stopwords: match the title literally
             where.append("title LIKE ? ESCAPE '\\'")
             args.append("%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-    clause = (" WHERE " + " AND ".join(where)) if where else ""
-    total = cat.db.execute(f"SELECT COUNT(*) FROM records{clause}", args).fetchone()[0]
-    rows = cat.db.execute(f"SELECT * FROM records{clause} ORDER BY id LIMIT ? OFFSET ?", [*args, limit, offset])
-    records = [summary(Catalog._record(r)) for r in rows]
+    total, rows = cat.find_records(where, args, limit, offset)
+    records = [summary(r) for r in rows]
     nxt = offset + len(records)
     return {"records": records, "total": total, "limit": limit, "offset": offset,
             "next_offset": nxt if nxt < total else None}
@@ -98,8 +96,7 @@ def _link_index(cat: Catalog, field: str) -> dict[str, list[str]]:
         if hit and hit[0] == gen:
             return hit[1]
     index: dict[str, list[str]] = {}
-    q = f"SELECT id, json_extract(data, '$.{field}') FROM records WHERE json_type(data, '$.{field}') = 'array'"
-    for rid, links in cat.db.execute(q):
+    for rid, links in cat.list_field_links(field):
         for target in json.loads(links):
             if isinstance(target, str):
                 index.setdefault(target, []).append(rid)

@@ -62,16 +62,12 @@ def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -
 def health(request: Request, handle: Handle):
     cache = state_of(request).extra.setdefault("web_counts", {})
     with handle.catalog() as cat:
-        meta = {k: v for k, v in cat.db.execute("SELECT key, value FROM meta WHERE key NOT IN ('workspace')")}
-        receipts = cat.db.execute("SELECT COUNT(*) FROM receipts").fetchone()[0]
+        meta = cat.meta_items()
+        receipts = cat.receipt_count()
         generation = cat.generation()
         key = (generation, getattr(cat, "view", None))
         if cache.get(handle.id, (None,))[0] != key:  # two full scans; the counts change only with the generation
-            cache[handle.id] = (key, (
-                cat.db.execute("SELECT kind, effective, COUNT(*) FROM records WHERE origin = 'file' "
-                               "GROUP BY kind, effective ORDER BY kind, effective").fetchall(),
-                cat.db.execute("SELECT json_extract(data, '$.state'), COUNT(*) FROM records "
-                               "WHERE origin = 'candidate' GROUP BY 1 ORDER BY 1").fetchall()))
+            cache[handle.id] = (key, (cat.counts_by_kind(), cat.counts_by_candidate_state()))
         counts, states = cache[handle.id][1]
     with handle.reading() as recaller:
         floor = floor_info(recaller)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import subprocess
 from pathlib import Path
 from typing import Annotated
@@ -38,13 +37,8 @@ def records(request: Request, handle: Handle, kind: str = "", status: str = "", 
 
 def receipts_returning(cat, rid: str) -> list[dict]:
     """The newest receipts (of the last RECEIPT_WINDOW) whose answer included `rid`."""
-    rows = cat.db.execute(
-        "SELECT data FROM (SELECT rowid, data FROM receipts ORDER BY rowid DESC LIMIT ?) AS r "
-        "WHERE instr(r.data, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(r.data, '$.ids') WHERE json_each.value = ?) "
-        "ORDER BY rowid DESC LIMIT ?", (RECEIPT_WINDOW, json.dumps(rid), rid, SHOWN_RECEIPTS)).fetchall()
     out = []
-    for (data,) in rows:
-        d = json.loads(data)
+    for d in cat.receipts_returning(rid, RECEIPT_WINDOW, SHOWN_RECEIPTS):
         ids = d.get("ids") or []
         out.append({"id": d.get("id"), "query": d.get("query") or (d.get("request") or {}).get("goal") or "",
                     "rank": ids.index(rid) + 1 if rid in ids else None, "of": len(ids), "mode": d.get("mode"),

@@ -1,0 +1,234 @@
+"""The catalog's reads: every query other packages need, by name, so SQL lives with the schema it reads
+(`index/migrations.py`) and the connection stays private to the catalog. Rows come back by column name.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, fields
+from typing import Any, Iterable
+
+from ..records.row import RecordRow
+
+
+@dataclass
+class ChunkRow:
+    id: str
+    record_id: str
+    ordinal: int
+    text_hash: str
+    text: str
+    body: str
+    content_hash: str = ""  # the record version this chunk belongs to (set for new versions)
+
+
+_CHUNK_COLS = tuple(f.name for f in fields(ChunkRow))
+
+
+def _chunk(row: sqlite3.Row) -> ChunkRow:
+    return ChunkRow(**{k: row[k] for k in _CHUNK_COLS if k in row.keys()})
+
+
+def record_row(row: sqlite3.Row) -> RecordRow:
+    """A `records` row (the view's record joined with its content) as a RecordRow, by column name."""
+    data = json.loads(row["data"])
+    if row["origin"] == "file":  # contents are shared by every path holding the same bytes: the view's wins
+        data["path"] = row["path"]
+    return RecordRow(id=row["id"], path=row["path"], kind=row["kind"], status=row["status"],
+                     effective=row["effective"], title=row["title"], content_hash=row["content_hash"],
+                     commit_sha=row["commit_sha"], dirty=bool(row["dirty"]), origin=row["origin"], data=data,
+                     error=row["error"])
+
+
+class CatalogReads:
+    """Mixed into Catalog, which owns `_db` (the connection) and `view` (what `records`/`chunks` show)."""
+
+    _db: sqlite3.Connection
+    view: str | None
+    _record = staticmethod(record_row)
+
+    # -- records and chunks -------------------------------------------------------------------
+    def records(self, origin: str | None = None) -> dict[str, RecordRow]:
+        q, args = "SELECT * FROM records", ()
+        if origin:
+            q, args = q + " WHERE origin=?", (origin,)
+        return {r["id"]: self._record(r) for r in self._db.execute(q, args)}
+
+    def is_empty(self) -> bool:
+        return self._db.execute("SELECT 1 FROM records LIMIT 1").fetchone() is None
+
+    def record(self, rid: str) -> RecordRow | None:
+        row = self._db.execute("SELECT * FROM records WHERE id=?", (rid,)).fetchone()
+        return self._record(row) if row else None
+
+    def _where_in(self, sql: str, values: Iterable[str], prefix: list | None = None) -> list[sqlite3.Row]:
+        """Run `sql` (ending in `IN ({})`) over `values` in batches under SQLite's parameter limit."""
+        values = list(values)
+        rows: list[sqlite3.Row] = []
+        for i in range(0, len(values), 500):
+            part = values[i : i + 500]
+            rows += self._db.execute(sql.format(",".join("?" * len(part))), [*(prefix or []), *part]).fetchall()
+        return rows
+
+    def records_by_ids(self, ids: Iterable[str]) -> dict[str, RecordRow]:
+        return {r["id"]: self._record(r) for r in self._where_in("SELECT * FROM records WHERE id IN ({})", ids)}
+
+    def chunks(self, record_ids: Iterable[str] | None = None) -> dict[str, ChunkRow]:
+        if record_ids is None:
+            return {r["id"]: _chunk(r) for r in self._db.execute("SELECT * FROM chunks")}
+        return {r["id"]: _chunk(r) for r in self._where_in("SELECT * FROM chunks WHERE record_id IN ({})", record_ids)}
+
+    def chunks_by_id(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
+        return {r["id"]: _chunk(r) for r in self._where_in("SELECT * FROM chunks WHERE id IN ({})", chunk_ids)}
+
+    def chunk_ids(self) -> set[str]:
+        """Chunk ids of the current view."""
+        return {r[0] for r in self._db.execute("SELECT id FROM chunks")}
+
+    def stored_chunk_ids(self) -> set[str]:
+        """Every chunk any view uses (what Chroma should hold)."""
+        return {r[0] for r in self._db.execute("SELECT id FROM chunk_store")}
+
+    def parsed_by_hash(self, hashes: Iterable[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        """content hash -> (record id, parsed data) of stored file records: a new view reuses other views'
+        parses instead of parsing the same bytes again."""
+        return {r[0]: (r[1], json.loads(r[2])) for r in self._where_in(
+            "SELECT content_hash, id, data FROM contents WHERE content_hash IN ({})", hashes)}
+
+    def unreferenced_chunks(self) -> list[str]:
+        """Stored chunks no record version uses (a crash or a manual edit; the doctor reports them)."""
+        return sorted(r[0] for r in self._db.execute(
+            "SELECT id FROM chunk_store s WHERE NOT EXISTS (SELECT 1 FROM version_chunks v WHERE v.chunk_id = s.id)"))
+
+    def version_chunks(self, versions: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[ChunkRow]]:
+        """Stored chunks of record versions (id, content hash), in order; versions not stored are absent."""
+        out: dict[tuple[str, str], list[ChunkRow]] = {}
+        sql = ("SELECT s.id, s.record_id, vc.ordinal, s.text_hash, s.text, s.body, vc.content_hash "
+               "FROM version_chunks vc JOIN chunk_store s ON s.id = vc.chunk_id "
+               "WHERE vc.record_id = ? AND vc.content_hash = ? ORDER BY vc.ordinal")
+        for key in versions:
+            rows = self._db.execute(sql, key).fetchall()
+            if rows:
+                out[key] = [_chunk(r) for r in rows]
+        return out
+
+    def view_chunk_map(self) -> dict[str, tuple[str, str, str]]:
+        """chunk id -> (record id, kind, effective status) for every chunk the current view holds."""
+        return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
+            "SELECT c.id, r.id, r.kind, r.effective FROM records r JOIN version_chunks vc "
+            "ON vc.record_id = r.id AND vc.content_hash = r.content_hash JOIN chunk_store c ON c.id = vc.chunk_id")}
+
+    # -- views --------------------------------------------------------------------------------
+    def get_view(self, name: str | None = None) -> dict[str, Any] | None:
+        row = self._db.execute("SELECT * FROM views WHERE name=?", (name or self.view,)).fetchone()
+        return dict(row) if row else None
+
+    def views(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in self._db.execute("SELECT * FROM views ORDER BY used_at")]
+
+    def lexical(self, match: str, allowed: dict[str, tuple[str, str, str]], statuses: list[str],
+                kinds: list[str] | None, limit: int, chunk_window: int = 200) -> list[tuple[str, str, str, str, float]]:
+        """Best lexical chunk per allowed record: [(record_id, chunk_id, kind, effective, score)], best first.
+
+        `allowed` is the view's chunk map (view_chunk_map): the FTS index holds the chunks of every view,
+        so a chunk counts only when the view holds it. bm25 is negated so higher is better. Only the best
+        `chunk_window` chunks are ranked: this runs on every hybrid recall (measured: the FTS5 OR-query is
+        most of its cost; a join or a rowid filter inside SQLite made it slower, not faster)."""
+        try:
+            rows = self._db.execute(
+                "SELECT chunk_id, bm25(chunks_fts, 0, 0, 2.0, 1.0) AS s FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?", (match, chunk_window)).fetchall()
+        except sqlite3.OperationalError:  # a query FTS5 cannot parse: no lexical evidence
+            return []
+        out: list[tuple[str, str, str, str, float]] = []
+        seen: set[str] = set()
+        for cid, bm in rows:  # rows come best first
+            if cid not in allowed:
+                continue
+            rid, kind, effective = allowed[cid]
+            if rid in seen:
+                continue
+            seen.add(rid)
+            if effective in statuses and (not kinds or kind in kinds):
+                out.append((rid, cid, kind, effective, -float(bm)))
+        return out[:limit]
+
+    def term_chunk_counts(self, terms: list[str]) -> dict[str, int]:
+        """How many chunks contain each term (FTS5 counts are cheap: no ranking)."""
+        out = {}
+        for t in terms:
+            try:
+                out[t] = self._db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',)).fetchone()[0]
+            except sqlite3.OperationalError:
+                out[t] = 0
+        return out
+
+    def term_records(self, terms: list[str]) -> dict[str, set[str]]:
+        """term -> ids of the records with a chunk containing it (porter-stemmed, as the lexical index)."""
+        out = {}
+        for t in terms:
+            try:
+                out[t] = {r[0] for r in self._db.execute(
+                    "SELECT DISTINCT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',))}
+            except sqlite3.OperationalError:
+                out[t] = set()
+        return out
+
+    def record_count(self) -> int:
+        return self._db.execute("SELECT count(*) FROM records").fetchone()[0]
+
+    # -- named queries for the surfaces and the candidate flow -------------------------------
+    def find_records(self, where: list[str], args: list[Any], limit: int, offset: int) -> tuple[int, list[RecordRow]]:
+        """(total, one page ordered by id) of the view's records matching every condition in `where` (SQL
+        conditions over the `records` columns, built by records_ops from validated filters)."""
+        clause = (" WHERE " + " AND ".join(where)) if where else ""
+        total = self._db.execute(f"SELECT COUNT(*) FROM records{clause}", args).fetchone()[0]
+        rows = self._db.execute(f"SELECT * FROM records{clause} ORDER BY id LIMIT ? OFFSET ?", [*args, limit, offset])
+        return total, [record_row(r) for r in rows]
+
+    def list_field_links(self, field: str) -> Iterable[tuple[str, str]]:
+        """(record id, JSON array) of every record whose data holds the list `field` (supersedes, tags ...)."""
+        return self._db.execute(f"SELECT id, json_extract(data, '$.{field}') FROM records "
+                                f"WHERE json_type(data, '$.{field}') = 'array'").fetchall()
+
+    def candidate_run(self, agent: str, run_key: str) -> tuple[str, str] | None:
+        """(candidate id, run JSON) of the candidate an agent's run already recorded, if any."""
+        return self._db.execute(
+            "SELECT r.id, j.value FROM records r, json_each(r.data, '$.runs') j WHERE r.origin = 'candidate' "
+            "AND json_extract(j.value, '$.agent') = ? AND json_extract(j.value, '$.run_key') = ? LIMIT 1",
+            (agent, run_key)).fetchone()
+
+    def indexed_candidates(self) -> set[str]:
+        """Ids of the candidates that have chunks (by the chunks' record index, not a join)."""
+        return {r[0] for r in self._db.execute(
+            "SELECT DISTINCT record_id FROM chunks WHERE record_id IN (SELECT id FROM records WHERE origin='candidate')")}
+
+    def meta_items(self, hide: tuple[str, ...] = ("workspace",)) -> dict[str, str]:
+        return {k: v for k, v in self._db.execute("SELECT key, value FROM meta") if k not in hide}
+
+    def counts_by_kind(self) -> list[tuple[str, str, int]]:
+        """(kind, effective status, count) of the view's file records."""
+        return [tuple(r) for r in self._db.execute(
+            "SELECT kind, effective, COUNT(*) FROM records WHERE origin = 'file' GROUP BY kind, effective "
+            "ORDER BY kind, effective")]
+
+    def counts_by_candidate_state(self) -> list[tuple[str, int]]:
+        return [tuple(r) for r in self._db.execute(
+            "SELECT json_extract(data, '$.state'), COUNT(*) FROM records WHERE origin = 'candidate' GROUP BY 1 ORDER BY 1")]
+
+    # -- receipts (written through Catalog.apply) ---------------------------------------------
+    def receipt(self, rid: str) -> dict | None:
+        row = self._db.execute("SELECT data FROM receipts WHERE id=?", (rid,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def receipt_count(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM receipts").fetchone()[0]
+
+    def receipts_returning(self, rid: str, window: int, limit: int) -> list[dict]:
+        """The newest receipts (of the last `window`) whose answer included `rid`, newest first."""
+        rows = self._db.execute(
+            "SELECT data FROM (SELECT rowid, data FROM receipts ORDER BY rowid DESC LIMIT ?) AS r "
+            "WHERE instr(r.data, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(r.data, '$.ids') WHERE json_each.value = ?) "
+            "ORDER BY rowid DESC LIMIT ?", (window, json.dumps(rid), rid, limit)).fetchall()
+        return [json.loads(d) for (d,) in rows]
