@@ -1,7 +1,10 @@
 """The contract's ranking as pure functions (cosines given), including the weak-decision case."""
 
+import pytest
+
 from jupiter_git_memory.recall.floors import round_up
-from jupiter_git_memory.recall.ranking import DEFAULT_WEIGHTS, Hit, fts_match, fts_terms, merge_weights, rank, relevance
+from jupiter_git_memory.recall.ranking import (DEFAULT_WEIGHTS, Hit, check_mode, fts_match, fts_terms, merge_weights, rank,
+                                               relevance)
 
 W = merge_weights(None)
 
@@ -261,3 +264,13 @@ def test_second_chunk_breaks_near_ties():
     two_good = hit("B", "adr", "accepted", 0.59)
     two_good.cos2 = 0.58
     assert [h.record_id for h in rank([one_lucky, two_good], 0.3, W, 2, "dense")] == ["B", "A"]
+
+
+def test_an_unknown_mode_is_refused_not_ranked_as_dense():
+    """Issue 14: `rank` used to treat any mode but lexical and hybrid as dense."""
+    for mode in ("dense", "lexical", "hybrid"):
+        assert check_mode(mode) == mode
+        rank([hit("A", "fact", "verified", 0.9, 1.0)], 0.3, W, 5, mode)
+    with pytest.raises(ValueError) as e:
+        rank([hit("A", "fact", "verified", 0.9)], 0.3, W, 5, "semantic")
+    assert str(e.value) == "unknown recall mode 'semantic'; use one of hybrid, dense, lexical"

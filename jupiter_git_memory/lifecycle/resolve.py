@@ -28,6 +28,13 @@ class Resolution:
     rejected_paths: set[str] = field(default_factory=set)  # files that are errors after resolution
 
 
+
+def retires(declared_status: str) -> bool:
+    """Only an in-force record retires what it supersedes: a proposed or rejected successor does not, so
+    the record it names stays in force until the successor is accepted (dec-supersede-needs-in-force).
+    Every place that decides or explains supersession asks this."""
+    return declared_status in IN_FORCE
+
 def _edges(records: dict[str, Record]) -> dict[str, set[str]]:
     """new -> {old}: the supersede graph, with links from both sides merged."""
     edges: dict[str, set[str]] = defaultdict(set)
@@ -126,7 +133,7 @@ def resolve(records: list[Record]) -> Resolution:
     retired_by: dict[str, list[str]] = defaultdict(list)
     for new, olds in edges.items():
         sup = valid.get(new)
-        if sup is None or sup.status not in IN_FORCE:
+        if sup is None or not retires(sup.status):
             continue
         for old in olds:
             if old in valid:

@@ -135,3 +135,21 @@ def run_eval(recaller: Recaller, path: Path, k: int = 3, modes: list[str] | None
             "identity": identity_hash(recaller.identity), "floor": floor.value, "floor_source": floor.source,
             "floor_provenance": floor.provenance, "workspace": recaller.workspace.id, "warnings": floor.warnings,
             "lint": lint(recaller, questions), "modes": reports}
+
+
+def gate(report: dict, mode: str, k: int, min_recall: float | None = None, min_no_answer: float | None = None,
+         min_in_domain: float | None = None, min_off_topic: float | None = None) -> dict:
+    """The eval gate over `report`'s `mode`: every threshold given must be met, and no forbidden id may leak.
+    Here, not in the CLI, so the suite's gate over our knowledge base and `jgm eval` are the same rule."""
+    main = report["modes"][mode]
+    problems = []
+    if min_recall is not None and (main["recall_at_k"] or 0) < min_recall:
+        problems.append(f"recall@{k} {main['recall_at_k']} < {min_recall}")
+    for flag, key, name in ((min_no_answer, "no_answer_empty_rate", "no-answer-empty"),
+                            (min_in_domain, "in_domain_empty_rate", "in-domain empty"),
+                            (min_off_topic, "off_topic_empty_rate", "off-topic empty")):
+        if flag is not None and main[key] is not None and main[key] < flag:
+            problems.append(f"{name} {main[key]} < {flag}")
+    if main["forbidden_leaks"]:
+        problems.append(f"{main['forbidden_leaks']} forbidden leaks")
+    return {"mode": mode, "passed": not problems, "problems": problems}

@@ -27,6 +27,7 @@ DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
 }
 CANDIDATE_WEIGHT = 0.8  # any requested kind while its status is `candidate`
 DEFAULT_STATUSES = ("accepted", "verified", "unverified")
+MODES = ("hybrid", "dense", "lexical")  # recall modes (check_mode refuses any other)
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]+")
 CORROBORATION_MIN = 1.0  # IDF mass of matched query terms, in units of ln(N+1): a rare term plus another
 SECOND_CHUNK_WEIGHT = 0.3  # ordering: (1 - w) * best chunk + w * mean of the two best chunks
@@ -82,13 +83,23 @@ def corroborated(h: Hit, floor: float, margin: float) -> bool:
     return h.corroboration >= CORROBORATION_MIN
 
 
+def check_mode(mode: str) -> str:
+    """The one check of a recall mode: every surface passes the caller's mode through here (via rank), so
+    an unknown one is refused with the same message everywhere instead of quietly ranking as dense."""
+    if mode not in MODES:
+        raise ValueError(f"unknown recall mode {mode!r}; use one of {', '.join(MODES)}")
+    return mode
+
+
 def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k: int, mode: str = "hybrid",
          lexical_weight: float = 0.3, corroborate_margin: float = 0.0) -> list[Hit]:
-    """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring).
+    """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring); another
+    mode raises ValueError.
 
     In hybrid mode a record whose cosine is within `corroborate_margin` above the floor also needs
     corroboration (see `corroborated`): right at the floor the dense signal is noise. This only ever
     removes results, so the no-answer property holds."""
+    check_mode(mode)
     if mode == "lexical":
         scored = [h for h in hits if h.lexical > 0]
         top = max((h.lexical for h in scored), default=1.0) or 1.0

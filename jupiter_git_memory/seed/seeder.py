@@ -32,6 +32,14 @@ from .reading import collect, inventory, options_key
 from ..index.plan import SeedCounts, plan_changes
 
 
+def summarize(counts: dict, detail: bool = False) -> str:
+    """The one-line seed summary every surface prints (CLI, watcher, hooks, doctor --repair)."""
+    parts = [f"{counts['added']} added", f"{counts['updated']} updated", f"{counts['removed']} removed"]
+    if detail:
+        parts += [f"{counts['unchanged']} unchanged", f"{counts['embedded_chunks']} chunks embedded"]
+    return ", ".join(parts)
+
+
 @dataclass(kw_only=True)
 class SeedReport(SeedCounts):
     """What one seed did: the plan's counts plus where, what went wrong and how long it took."""
@@ -51,6 +59,9 @@ class SeedReport(SeedCounts):
     view: str | None = None
     floor: dict | None = None  # what the post-seed floor calibration did, and why
     recovered_from: str | None = None  # a corrupt catalog moved aside before this seed rebuilt it
+
+    def summary(self, detail: bool = False) -> str:
+        return summarize(self.to_json()["counts"], detail)
 
     def to_json(self) -> dict:
         d = asdict(self)

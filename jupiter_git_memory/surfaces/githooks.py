@@ -337,7 +337,7 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
             pending = None
         report = seeder.seed()
         c = report.to_json()["counts"]
-        summary = (f"reindexed after {hook}: {c['added']} added, {c['updated']} updated, {c['removed']} removed"
+        summary = (f"reindexed after {hook}: {report.summary()}"
                    + (f", {c['errors']} errors (run `jgm check`)" if c["errors"] else ""))
         result.update(ok=True, summary=summary, counts=c, generation=report.generation, finished=time.time())
         if report.errors:

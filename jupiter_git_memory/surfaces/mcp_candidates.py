@@ -17,7 +17,7 @@ from pydantic import Field
 from ..base.errors import JgmError
 from ..candidates import service as candidate_service
 from ..candidates.model import REQUESTABLE_KINDS, CandidateInput
-from ..candidates.validate import MAX_BODY_BYTES, MAX_TAGS, MAX_TITLE_CHARS
+from .candidate_fields import MAX_ID_CHARS, Body, Evidence, Name, Short, Tags, Title
 from .mcp_errors import tool_error
 
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
@@ -26,12 +26,6 @@ VALIDATE = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempote
 REVISE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
-Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description="One line: what is true or decided.")]
-Body = Annotated[str, Field(max_length=MAX_BODY_BYTES, description="The explanation: a decision says why, a fact "
-                                                                   "names its evidence.")]
-Tags = Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=MAX_TAGS, description="Single-word tags.")]
-Short = Annotated[str, Field(max_length=400)]
-Name = Annotated[str, Field(max_length=200)]
 
 
 def register_candidate_tools(server, handle) -> None:
@@ -56,7 +50,7 @@ def register_candidate_tools(server, handle) -> None:
     def record_candidate(kind: Annotated[RequestedKind, Field(description="Requested kind; the result is a candidate.")],
                          title: Title, body: Body, tags: Tags = [],  # noqa: B006
                          source: Annotated[Short | None, Field(description="Path, URL or command it comes from.")] = None,
-                         evidence: Annotated[list[Short], Field(max_length=20, description="What backs it.")] = [],  # noqa: B006
+                         evidence: Evidence = [],  # noqa: B006
                          agent: Annotated[Name | None, Field(description="Who you are (agent name).")] = None,
                          session: Name | None = None,
                          work_item: Annotated[Name | None, Field(description="Work item or bundle id.")] = None,
@@ -73,7 +67,7 @@ def register_candidate_tools(server, handle) -> None:
     def validate_candidate(kind: Annotated[RequestedKind, Field(description="Requested kind.")],
                            title: Title, body: Body, tags: Tags = [],  # noqa: B006
                            source: Short | None = None,
-                           evidence: Annotated[list[Short], Field(max_length=20)] = [],  # noqa: B006
+                           evidence: Evidence = [],  # noqa: B006
                            agent: Name | None = None, session: Name | None = None, work_item: Name | None = None,
                            run_key: Name | None = None) -> dict[str, Any]:
         """The same checks as record_candidate (content per kind, low signal, secrets, near-duplicates), writing
@@ -81,7 +75,7 @@ def register_candidate_tools(server, handle) -> None:
         return run(True, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
 
     @server.tool(annotations=REVISE, title="Revise a candidate")
-    def revise(id: Annotated[str, Field(max_length=128, description="Candidate id (cand-…)")],
+    def revise(id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
                title: Title | None = None, body: Body | None = None, tags: Tags | None = None,
                source: Short | None = None, agent: Name | None = None) -> dict[str, Any]:
         """Edit an open candidate in the store (checked again like a new one). A file-backed record cannot be
@@ -93,7 +87,7 @@ def register_candidate_tools(server, handle) -> None:
         return {"candidate": c, "workspace": wsid}
 
     @server.tool(annotations=FORGET, title="Forget a candidate")
-    def forget(id: Annotated[str, Field(max_length=128, description="Candidate id (cand-…)")]) -> dict[str, Any]:
+    def forget(id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")]) -> dict[str, Any]:
         """Delete a candidate from the store. File-backed records are removed in Git, not here."""
         try:
             res = svc().forget(id)

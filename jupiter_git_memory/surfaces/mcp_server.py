@@ -16,6 +16,7 @@ from pydantic import Field
 
 from .. import __version__
 from ..base.errors import JgmError
+from ..recall.ranking import MODES
 from ..recall.service import NotSeeded, RecallError
 from ..records.model import ALL_EFFECTIVE, KINDS
 from . import records_ops as ops
@@ -36,6 +37,7 @@ READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_h
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
+Mode = Literal[MODES]  # type: ignore[valid-type]
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 
 
@@ -68,13 +70,15 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
                kinds: Annotated[list[Kind], Field(description="Only these kinds.")] = [],  # noqa: B006
                statuses: Annotated[list[Status], Field(description="Replace the default statuses.")] = [],  # noqa: B006
                at: Annotated[str | None, Field(max_length=200, description="Answer as of this commit, tag or branch.")] = None,
+               mode: Annotated[Mode | None, Field(description="hybrid (default) | dense | lexical")] = None,
                ) -> dict[str, Any]:
         """Recall records for a question under the memory contract (no-match floor, status weights; superseded,
         invalidated and candidate records are excluded unless asked for). With `at`, the records and their
         lifecycle as of that commit. Returns evidence plus a receipt id."""
         try:
             with handle.reading() as recaller:
-                res = recaller.recall(query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None, at=at)
+                res = recaller.recall(query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None, at=at,
+                                      mode=mode)
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         return evidence(res.results, wsid, receipt_id=res.receipt["id"], floor=res.floor, warnings=res.warnings,

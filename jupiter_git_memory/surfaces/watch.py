@@ -314,8 +314,7 @@ def run_cli(repo: Path | None, debounce: float, as_json: bool, emit: Callable[[s
             return
         c = r.report.to_json()["counts"]
         why = "initial seed" if r.trigger == "initial" else f"{len(r.paths)} change{'s' if len(r.paths) != 1 else ''}"
-        say(f"{stamp} reindexed ({why}): {c['added']} added, {c['updated']} updated, {c['removed']} removed, "
-            f"{c['errors']} errors")
+        say(f"{stamp} reindexed ({why}): {r.report.summary()}, {c['errors']} errors")
         for e in r.report.errors:
             where = f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
             say(f"  {where}: {e['message']} — fix: {e['fix']}")

@@ -15,17 +15,17 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from ...candidates import service as candidate_service
+from ...candidates.service import MAX_REASON_CHARS
 from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
-from ...candidates.validate import MAX_BODY_BYTES, MAX_TAGS, MAX_TITLE_CHARS
 from ...records.model import ID_PATTERN
+from ..candidate_fields import MAX_ID_CHARS, Body, Evidence, Name, Short, Tags, Title
 from .deps import Scope
 from .errors import COMMON_RESPONSES, ApiError, ErrorBody
 from .schemas import Strict
 
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
 StateFilter = Literal[("queue", "all", *STATES)]  # type: ignore[valid-type]
-RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=128, description="Record or candidate id")]
-Short = Annotated[str, Field(max_length=400)]
+RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="Record or candidate id")]
 RESPONSES: dict[int | str, dict[str, Any]] = {
     **COMMON_RESPONSES,
     409: {"model": ErrorBody, "description": "File-backed record (edit it in Git), wrong candidate state, or busy index"},
@@ -36,15 +36,15 @@ router = APIRouter(tags=["candidates"], responses=RESPONSES)
 
 class CandidateRequest(Strict):
     kind: RequestedKind = Field(description="Requested kind; the result is always a candidate of that kind.")
-    title: str = Field(min_length=1, max_length=MAX_TITLE_CHARS, description="One line: what is true or decided.")
-    body: str = Field(max_length=MAX_BODY_BYTES, description="The explanation; a decision says why, a fact its evidence.")
-    tags: list[Annotated[str, Field(max_length=40)]] = Field(default_factory=list, max_length=MAX_TAGS)
+    title: Title
+    body: Body
+    tags: Tags = []
     source: Short | None = Field(None, description="Where it comes from (path, URL, command).")
-    evidence: list[Short] = Field(default_factory=list, max_length=20, description="What backs it.")
-    agent: Annotated[str, Field(max_length=200)] | None = Field(None, description="Who observed it.")
-    session: Annotated[str, Field(max_length=200)] | None = None
-    work_item: Annotated[str, Field(max_length=200)] | None = Field(None, description="Work item or bundle id.")
-    run_key: Annotated[str, Field(max_length=200)] | None = Field(
+    evidence: Evidence = []
+    agent: Name | None = Field(None, description="Who observed it.")
+    session: Name | None = None
+    work_item: Name | None = Field(None, description="Work item or bundle id.")
+    run_key: Name | None = Field(
         None, description="Idempotency key: the same (agent, run_key) never creates a second candidate.")
 
     def to_input(self) -> CandidateInput:
@@ -59,15 +59,15 @@ class ProposeRequest(Strict):
 
 
 class RejectRequest(Strict):
-    why: str = Field(min_length=1, max_length=2000, description="Kept with the candidate for the agent.")
+    why: str = Field(min_length=1, max_length=MAX_REASON_CHARS, description="Kept with the candidate for the agent.")
 
 
 class ReviseRequest(Strict):
-    title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS)] | None = None
-    body: Annotated[str, Field(max_length=MAX_BODY_BYTES)] | None = None
-    tags: list[Annotated[str, Field(max_length=40)]] | None = Field(None, max_length=MAX_TAGS)
+    title: Title | None = None
+    body: Body | None = None
+    tags: Tags | None = None
     source: Short | None = None
-    agent: Annotated[str, Field(max_length=200)] | None = None
+    agent: Name | None = None
 
 
 def _svc(scope):

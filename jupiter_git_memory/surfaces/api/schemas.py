@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ...recall.ranking import MODES
 from ...records.model import ALL_EFFECTIVE, KINDS
 from ..limits import MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_RECALL_K, MAX_TEXT, MIN_BUDGET
 
@@ -30,7 +31,7 @@ class RecallRequest(Strict):
     kinds: list[Kind] = Field(default_factory=list, max_length=len(KINDS), description="Only these kinds.")
     statuses: list[Status] = Field(default_factory=list, max_length=len(ALL_EFFECTIVE),
                                    description="Replace the default statuses (accepted, verified, unverified).")
-    mode: Literal["hybrid", "dense", "lexical"] | None = None
+    mode: Literal[MODES] | None = None  # type: ignore[valid-type]
     at: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[^\s-][^\s]*$",
                            description="Answer as of this commit, tag or branch (records and lifecycle then).")
 

@@ -16,6 +16,7 @@ def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository 
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
     from ...maintenance import doctor as doc
     from ...base.home import current_store
+    from ...seed.seeder import summarize
 
     with reported(as_json):
         before = doc.diagnose(repo)
@@ -39,9 +40,7 @@ def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository 
         for p in before.problems:
             err.print(p.render(), markup=False)
         if done is not None:
-            s = done["seed"]
-            out.print(f"repaired: seed {'(rebuilt) ' if done['rebuilt'] else ''}{s['added']} added, {s['updated']} "
-                      f"updated, {s['removed']} removed, {s['embedded_chunks']} chunks embedded; "
+            out.print(f"repaired: seed {'(rebuilt) ' if done['rebuilt'] else ''}{summarize(done['seed'], detail=True)}; "
                       f"{done['deleted_orphan_vectors']} orphan vectors deleted, {done['metadata_fixed']} metadata "
                       f"fixed, {done['deleted_dangling_chunks']} dangling chunks deleted", markup=False)
             for p in after.problems:

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from ...base.errors import JgmError
-from .common import emit_json, fail, fail_with, out
+from .common import emit_json, fail, fail_with, out, reported
 from .recall_cmd import _recaller
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -30,29 +30,19 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
     """Measure recall@k, MRR, no-answer emptiness and forbidden leaks. Exit 1 on a leak or below the gates."""
     import json
 
-    from ...recall.eval import run_eval
+    from ...recall.eval import gate, run_eval
+    from ...recall.ranking import check_mode
 
     modes = ["dense", "lexical", "hybrid"] if mode == "all" else [mode]
-    if any(m not in ("dense", "lexical", "hybrid") for m in modes):
-        fail(f"--mode must be hybrid, dense, lexical or all, not {mode!r}", 2, as_json)
+    with reported(as_json):
+        modes = [check_mode(m) for m in modes]
     try:
         report = run_eval(_recaller(repo, as_json), file, k, modes, split)
     except (JgmError, ValueError) as e:
         fail_with(e, as_json, answer=True)
-    gate = modes[-1]
-    main = report["modes"][gate]
-    problems = []
-    if min_recall is not None and (main["recall_at_k"] or 0) < min_recall:
-        problems.append(f"recall@{k} {main['recall_at_k']} < {min_recall}")
-    if min_no_answer is not None and main["no_answer_empty_rate"] is not None and main["no_answer_empty_rate"] < min_no_answer:
-        problems.append(f"no-answer-empty {main['no_answer_empty_rate']} < {min_no_answer}")
-    for flag, key, name in ((min_in_domain, "in_domain_empty_rate", "in-domain empty"),
-                            (min_off_topic, "off_topic_empty_rate", "off-topic empty")):
-        if flag is not None and main[key] is not None and main[key] < flag:
-            problems.append(f"{name} {main[key]} < {flag}")
-    if main["forbidden_leaks"]:
-        problems.append(f"{main['forbidden_leaks']} forbidden leaks")
-    report["gate"] = {"mode": gate, "passed": not problems, "problems": problems}
+    report["gate"] = gate(report, modes[-1], k, min_recall=min_recall, min_no_answer=min_no_answer,
+                          min_in_domain=min_in_domain, min_off_topic=min_off_topic)
+    main, problems = report["modes"][modes[-1]], report["gate"]["problems"]
     if out_path:
         out_path.write_text(json.dumps(report, indent=2), "utf-8")
     if as_json:

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from ...config import load_settings
 from ...index.workspace import find_workspace
-from .common import emit_json, err, fail, out, progress_bar, reported
+from .common import emit_json, err, out, progress_bar, reported
 from .group import HOME_HELP, ROOT, JgmGroup
 
 app = typer.Typer(help="jupiter-git-memory: Git-native long-term memory for coding agents.", cls=JgmGroup,
@@ -58,10 +58,8 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
         for n in (noted, hint):
             if n:
                 err.print(f"note: {n}", markup=False)
-        c = report.to_json()["counts"]
         out.print(f"seeded {report.workspace} at {(report.commit or 'no commit')[:12]}{' (dirty)' if report.dirty else ''}: "
-                  f"{c['added']} added, {c['updated']} updated, {c['removed']} removed, {c['unchanged']} unchanged, "
-                  f"{report.embedded_chunks} chunks embedded, {len(report.errors)} errors in {report.seconds:.2f}s")
+                  f"{report.summary(detail=True)}, {len(report.errors)} errors in {report.seconds:.2f}s")
         if report.floor and report.floor.get("action") in ("calibrated", "failed"):
             out.print(f"floor {report.floor['action']}: {report.floor.get('floor', '')} ({report.floor['reason']})",
                       markup=False)
@@ -87,10 +85,12 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
            at: Optional[str] = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
            as_json: bool = JsonOpt):
     """Recall records for a question under the memory contract (as of a commit with --at)."""
+    from ...recall.ranking import check_mode
     from ...recall.service import Recaller
 
-    if mode not in (None, "hybrid", "dense", "lexical"):
-        fail(f"--mode must be hybrid, dense or lexical, not {mode!r}", 2, as_json)
+    with reported(as_json):  # before the model loads
+        if mode:
+            check_mode(mode)
     with reported(as_json, answer=True):
         res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode, at=at)
     if as_json:

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
-from ...recall.ranking import DEFAULT_STATUSES
+from ...recall.ranking import DEFAULT_STATUSES, MODES
 from ...recall.receipts import get_receipt
 from ...recall.verify import verify_receipt
 from ...records.model import ALL_EFFECTIVE, ID_PATTERN, KINDS
@@ -19,7 +19,6 @@ from .inspect import cuts, embed_once
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
-MODES = ("hybrid", "dense", "lexical")
 MAX_K = 50
 
 
