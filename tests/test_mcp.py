@@ -42,9 +42,14 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
         missing = await client.call_tool("get_record", {"id": "dec-does-not-exist"})
         traversal = await client.call_tool("get_record", {"id": "../../api-token"})
         at = await client.call_tool("recall", {"query": "Which database engine stores our primary data?", "at": "HEAD"})
-        return tools, recall, missing, traversal, at
+        lexical = await client.call_tool("recall", {"query": "database engine", "mode": "lexical"})
+        return tools, recall, missing, traversal, at, lexical
 
-    tools, recall, missing, traversal, at = mcp_run(session, home, alpha)
+    tools, recall, missing, traversal, at, lexical = mcp_run(session, home, alpha)
+    # the same options as the API (issue 14): recall's mode, recall_for_task's global_k
+    assert "mode" in tools["recall"].input_schema["properties"]
+    assert "global_k" in tools["recall_for_task"].input_schema["properties"]
+    assert not lexical.is_error and lexical.structured_content["records"]
     assert READ_TOOLS | CANDIDATE_TOOLS <= set(tools)
     for name in READ_TOOLS:
         a = tools[name].annotations
