@@ -16,9 +16,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from ..records.row import RecordRow
+from ..lifecycle.promote import OPEN, PROPOSED
 from ..records.model import IN_FORCE
-from .model import OPEN, PROPOSED
+from ..records.row import RecordRow
 
 DUPLICATE_COS = 0.85
 SIMILAR_COS = 0.70
