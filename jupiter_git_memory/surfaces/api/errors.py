@@ -141,6 +141,12 @@ class CrashGuard:
             await send({"type": "http.response.body", "body": body})
 
 
+def typed(model: type[BaseModel]) -> dict[str, Any]:
+    """Route options declaring `model` as the success body: the OpenAPI schema shows it, and the answer is
+    checked against it without adding keys the answer did not have."""
+    return {"response_model": model, "response_model_exclude_unset": True}
+
+
 # Documented on every route so clients (and schema-driven tests) know the error shape.
 COMMON_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Bad request (e.g. an id outside the id pattern)"},

@@ -9,11 +9,12 @@ from pydantic import BaseModel
 
 from ... import __version__
 from ...base.errors import as_error
+from ...recall.answers import Receipt
 from ...base.store import workspace_dir
 from ...records.model import ID_PATTERN
 from ..workspaces import describe
 from .deps import ApiState, Scope, get_state, require_token
-from .errors import COMMON_RESPONSES
+from .errors import COMMON_RESPONSES, typed
 from .schemas import SeedRequest
 from .tokens import TokenInfo
 
@@ -60,7 +61,8 @@ def seed(scope: Scope, state: Annotated[ApiState, Depends(get_state)], body: See
     return report.to_json()
 
 
-@scoped.get("/receipts/{receipt_id}", summary="A stored receipt: what was asked, against which index state")
+@scoped.get("/receipts/{receipt_id}", summary="A stored receipt: what was asked, against which index state",
+            **typed(Receipt))
 def receipt(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
     from ...recall.receipts import require_receipt
 

@@ -7,9 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 
 from ...base.errors import as_error
+from ...recall.answers import ContextPack, RecallAnswer, TaskAnswer
 from ...recall.service import NotSeeded, RecallError
 from .deps import Scope, require_token
-from .errors import COMMON_RESPONSES
+from .errors import COMMON_RESPONSES, typed
 from .tokens import TokenInfo
 from .schemas import ContextRequest, RecallRequest, TaskRequest
 
@@ -19,7 +20,7 @@ router = APIRouter(tags=["recall"], responses={**COMMON_RESPONSES,
                                                 503: {"description": "Model or index unavailable"}})
 
 
-@router.post("/recall", summary="Recall records for a question under the memory contract")
+@router.post("/recall", summary="Recall records for a question under the memory contract", **typed(RecallAnswer))
 def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
     with scope.reading() as recaller:
         try:
@@ -30,7 +31,7 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
     return dict(res.to_json(), workspace=scope.id)
 
 
-@router.post("/recall-task", summary="Memories for a task (goal, error signatures, files)")
+@router.post("/recall-task", summary="Memories for a task (goal, error signatures, files)", **typed(TaskAnswer))
 def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Depends(require_token)]) -> dict[str, Any]:
     from ...recall.task import recall_task as run
 
@@ -47,7 +48,7 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
     return res
 
 
-@router.post("/context", summary="A context pack: the best records trimmed to a token budget")
+@router.post("/context", summary="A context pack: the best records trimmed to a token budget", **typed(ContextPack))
 def context(body: ContextRequest, scope: Scope) -> dict[str, Any]:
     from ...recall.context import build_context
 

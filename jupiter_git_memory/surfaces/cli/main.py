@@ -85,6 +85,7 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
            at: Optional[str] = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
            as_json: bool = JsonOpt):
     """Recall records for a question under the memory contract (as of a commit with --at)."""
+    from ...recall.answers import RecallAnswer, dump
     from ...recall.ranking import check_mode
     from ...recall.service import Recaller
 
@@ -94,7 +95,7 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
     with reported(as_json, answer=True):
         res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode, at=at)
     if as_json:
-        emit_json(res.to_json())
+        emit_json(dump(RecallAnswer, res.to_json()))
         return
     for w in res.warnings:
         err.print(f"[yellow]warning:[/] {escape(w)}")

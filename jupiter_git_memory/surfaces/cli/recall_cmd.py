@@ -9,6 +9,7 @@ import typer
 
 from ...base.errors import JgmError
 from ...index.workspace import NotARepo
+from ...recall.answers import ContextPack, Receipt, TaskAnswer, dump
 from ...recall.service import RecallError, Recaller
 from .common import emit_json, err, fail_with, out, reported
 
@@ -48,7 +49,7 @@ def recall_task_cmd(goal: str = typer.Option(..., "--goal", help="What the task 
         with reported(as_json):
             res = recall_task(recaller, goal, error, file, k, include_global, global_k, no_workspace=why)
     if as_json:
-        emit_json(res)
+        emit_json(dump(TaskAnswer, res))
     else:
         if res.get("message"):  # nothing was looked for: one line on what is wrong and what to run
             err.print(f"{res['status']}: {res['message']}", markup=False)
@@ -75,7 +76,7 @@ def context_cmd(goal: str = typer.Option(..., "--goal", help="What the new task 
     with reported(as_json, answer=True):
         res = build_context(recaller, goal, budget, k)
     if as_json:
-        emit_json(res)
+        emit_json(dump(ContextPack, res))
     else:
         out.print(res["text"], markup=False)
         err.print(f"{res['used_tokens']}/{budget} tokens · {len(res['records'])} records · receipt {res['receipt']['id']}",
@@ -90,7 +91,7 @@ def receipt_show(receipt_id: str, repo: Optional[Path] = RepoOpt, as_json: bool 
     recaller = _recaller(repo, as_json)
     with reported(as_json):
         rec = require_receipt(recaller.index().catalog, receipt_id, recaller.workspace.id)
-    emit_json(rec)
+    emit_json(dump(Receipt, rec))
 
 
 @receipt_app.command("verify")

@@ -1,0 +1,102 @@
+"""The typed answers of recall: one pydantic model per result, shared by every surface. The HTTP API
+declares them as response models (so the OpenAPI schema shows success bodies) and `--json` prints them.
+
+Extra keys are allowed, not dropped: an answer may grow a field before its model does, and a client that
+reads a field it knows must never lose it to validation.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Receipt(_Open):
+    """What was asked, against which index state, and what came back (stored append-only)."""
+
+    id: str = Field(description="rcpt_…; `jgm receipt show|verify ID`")
+    query_sha256: str
+    query: str
+    ids: list[str] = Field(description="The record ids returned, in order.")
+    provider: dict[str, Any]
+    index: dict[str, Any] = Field(description="view, worktree, at, commit, dirty, identity, floor, generation")
+    workspace: str
+    filters: dict[str, Any]
+    k: int
+    mode: str
+    timestamp: float
+
+
+class RecalledRecord(_Open):
+    """One record of an answer: effective status, provenance and a snippet of the best chunk."""
+
+    id: str
+    kind: str
+    status: str = Field(description="Effective status (after supersession and invalidation).")
+    title: str
+    score: float
+    source: Any = None
+    path: str | None = None
+    commit: str | None = None
+    dirty: bool = False
+    origin: str = "file"
+    snippet: str = ""
+    content_hash: str = ""
+    why: dict[str, Any] = Field(default_factory=dict, description="How the score came about.")
+
+
+class RecallAnswer(_Open):
+    status: Literal["ok", "no-matches"]
+    results: list[RecalledRecord]
+    receipt: Receipt
+    floor: float
+    floor_source: str
+    floor_provenance: dict[str, Any] = Field(default_factory=dict)
+    why: dict[str, Any] | None = Field(None, description="For an empty answer: why nothing was admitted.")
+    warnings: list[str] = Field(default_factory=list)
+    note: str
+    workspace: str | None = None
+
+
+class TaskAnswer(_Open):
+    status: Literal["ok", "no-matches", "no-workspace", "not-seeded", "retrieval-failed"]
+    workspace: str | None = None
+    results: list[RecalledRecord]
+    global_results: list[RecalledRecord] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    receipt: Receipt | None = None
+    note: str | None = None
+    message: str | None = Field(None, description="When nothing was looked for: what is wrong and what to run.")
+
+
+class PackedRecord(_Open):
+    id: str
+    kind: str | None = None
+    status: str | None = None
+    title: str | None = None
+    source: Any = None
+    path: str | None = None
+    commit: str | None = None
+    score: float | None = None
+
+
+class ContextPack(_Open):
+    status: Literal["ok", "no-matches"]
+    goal: str
+    budget_tokens: int
+    used_tokens: int
+    records: list[PackedRecord]
+    truncated: list[str] = Field(description="Ids whose text was cut to fit the budget.")
+    text: str
+    receipt: Receipt
+    warnings: list[str] = Field(default_factory=list)
+
+
+def dump(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
+    """`data` checked against `model`, as JSON-ready data (what `--json` prints)."""
+    return model.model_validate(data).model_dump(mode="json", exclude_unset=True)

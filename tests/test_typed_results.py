@@ -1,0 +1,18 @@
+"""Typed results (issue 14): the API's OpenAPI schema shows the success bodies that `--json` prints too
+(schemathesis in test_api checks real answers against them)."""
+
+from jupiter_git_memory.surfaces.api.app import create_app
+
+
+def test_openapi_shows_success_bodies():
+    schema = create_app(warm=False).openapi()
+    base = "/v1/workspaces/{workspace}"
+    want = {("post", "/recall"): "RecallAnswer", ("post", "/recall-task"): "TaskAnswer",
+            ("post", "/context"): "ContextPack", ("get", "/receipts/{receipt_id}"): "Receipt"}
+    for (method, path), model in want.items():
+        ok = schema["paths"][base + path][method]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert ok == {"$ref": f"#/components/schemas/{model}"}, (path, ok)
+    answer = schema["components"]["schemas"]["RecallAnswer"]
+    assert {"status", "results", "receipt", "floor", "note"} <= set(answer["required"])
+    record = schema["components"]["schemas"]["RecalledRecord"]["properties"]
+    assert {"id", "kind", "status", "title", "score", "path", "commit", "snippet"} <= set(record)
