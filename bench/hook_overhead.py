@@ -87,7 +87,7 @@ def main() -> None:
         from jupiter_git_memory.index.workspace import find_workspace
         from jupiter_git_memory.base.store import workspace_dir
         from jupiter_git_memory.seed.seeder import Seeder
-        from jupiter_git_memory.surfaces import githooks
+        from jupiter_git_memory.surfaces import githooks, hook_run
 
         Seeder(repo).seed()
         time_checkouts(repo, ("code", "main"), 4)  # warm the page cache
@@ -99,7 +99,7 @@ def main() -> None:
         def wait_jobs() -> None:
             deadline = time.monotonic() + 120
             time.sleep(0.2)
-            while githooks.running_jobs(wsdir) and time.monotonic() < deadline:
+            while hook_run.running_jobs(wsdir) and time.monotonic() < deadline:
                 time.sleep(0.1)
 
         background = time_checkouts(repo, ("knowledge", "main"), max(6, args.runs // 5), after=wait_jobs)

@@ -11,7 +11,7 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv[:1] == ["hooks"] and argv[1:2] in (["run"], ["_reseed"]):
-        from .surfaces.githooks import main as hooks_main
+        from .surfaces.hook_run import main as hooks_main
 
         raise SystemExit(hooks_main(argv[1:]))
     from .surfaces.cli.main import app

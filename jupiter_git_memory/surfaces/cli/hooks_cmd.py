@@ -92,13 +92,13 @@ def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
 def run(hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite"),
         args: Optional[list[str]] = typer.Argument(None, help="The arguments git passed to the hook.")):
     """What the hook shims call (git's arguments follow; post-rewrite reads stdin). Always exits 0."""
-    from .. import githooks
+    from .. import hook_run
 
-    if hook not in githooks.HOOKS:
-        err.print(f"jgm: unknown hook {hook!r}; expected one of {', '.join(githooks.HOOKS)}")
+    if hook not in hook_run.HOOKS:
+        err.print(f"jgm: unknown hook {hook!r}; expected one of {', '.join(hook_run.HOOKS)}")
         raise typer.Exit(0)
     stdin = sys.stdin.read() if hook == "post-rewrite" and not sys.stdin.isatty() else ""
-    raise typer.Exit(githooks.run_hook(hook, list(args or []), stdin))
+    raise typer.Exit(hook_run.run_hook(hook, list(args or []), stdin))
 
 
 def register(root: typer.Typer) -> None:
