@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -92,17 +90,7 @@ def recall_ids(repo: Repo, query: str, statuses=None) -> list[str]:
         r.close()
 
 
-def jgm(*args: str, cwd: Path | None = None, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([JGM, *args], capture_output=True, text=True, cwd=cwd, input=input, env=dict(os.environ),
-                          timeout=300)
-
-
-def jgm_json(*args: str, cwd: Path | None = None) -> tuple[int, dict]:
-    p = jgm(*args, "--json", cwd=cwd)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except json.JSONDecodeError:
-        raise AssertionError(f"not JSON (rc {p.returncode}): {p.stdout!r} {p.stderr!r}") from None
+from helpers import jgm, jgm_json  # noqa: E402,F401 - the candidate tests import them from here
 
 
 def files_containing(root: Path, needle: str) -> list[str]:

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from jupiter_git_memory.maintenance import doctor
@@ -14,18 +9,7 @@ from jupiter_git_memory.index.vectors import reset_clients
 from jupiter_git_memory.seed.seeder import Seeder
 
 
-def jgm(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    exe = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=env or os.environ.copy(),
-                          timeout=timeout)
-
-
-def jgm_json(*args: str, cwd: Path | None = None) -> tuple[int, dict]:
-    p = jgm(*args, "--json", cwd=cwd)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except json.JSONDecodeError:
-        raise AssertionError(f"jgm {' '.join(args)} printed no JSON (rc {p.returncode}): {p.stdout}\n{p.stderr}") from None
+from helpers import jgm, jgm_json  # noqa: E402,F401 - shared by the reliability tests
 
 
 def snapshot(repo_path: Path) -> dict:

@@ -1,10 +1,7 @@
 """Existing ADR folders in a real repo with no config: discovery, seed, recall, relations, check."""
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 from jupiter_git_memory.config import load_settings
@@ -12,9 +9,7 @@ from jupiter_git_memory.config import load_settings
 FIX = Path(__file__).parent / "fixtures" / "adr"
 
 
-def jgm(*args, cwd):
-    exe = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, env=os.environ.copy(), timeout=240)
+from helpers import jgm  # noqa: E402
 
 
 def adr_repo(repo):

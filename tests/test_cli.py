@@ -3,18 +3,10 @@
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
-JGM_EXE = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
-TIMEOUT = 300  # generous on two shared cores; a hang fails the test instead of holding CI
-
-
-def jgm(*args, cwd=None, check=False, env=None):
-    return subprocess.run([JGM_EXE, *args], cwd=cwd, capture_output=True, text=True, env=env or os.environ.copy(),
-                          check=check, timeout=TIMEOUT)
+from helpers import JGM_EXE, TIMEOUT, jgm  # noqa: E402,F401
 
 
 def test_check_reports_file_line_fix_and_exit_code(repo):

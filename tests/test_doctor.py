@@ -6,6 +6,7 @@ edit or a bug would leave); everything else is real: git repos, the model, Chrom
 
 import json
 
+from helpers import seeded as seed_records
 from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.index.vectors import reset_clients
 from jupiter_git_memory.seed.seeder import Seeder
@@ -14,14 +15,11 @@ from reliability_helpers import assert_consistent, jgm, jgm_json, problems_by_ch
 
 
 def seeded(repo, n=4):
-    for i in range(n):
-        repo.record(f"dec-{i}", title=f"Decision {i} on caching", body=f"We cache layer {i} results for ten minutes.")
-    repo.record("fact-1", kind="fact", status="verified", title="CI runs on Python 3.12",
-                body="The CI matrix includes Python 3.12.")
-    repo.commit()
-    s = Seeder(repo.path)
-    assert not s.seed().errors
-    return s
+    records = {f"dec-{i}": {"title": f"Decision {i} on caching", "body": f"We cache layer {i} results for ten minutes."}
+               for i in range(n)}
+    records["fact-1"] = {"kind": "fact", "status": "verified", "title": "CI runs on Python 3.12",
+                         "body": "The CI matrix includes Python 3.12."}
+    return seed_records(repo, records)
 
 
 def tamper(s: Seeder, fn):

@@ -18,12 +18,7 @@ from hooks_helpers import snapshot
 
 from jupiter_git_memory.index.workspace import find_workspace
 
-TIMEOUT = 300
-
-
-def jgm(*args, cwd=None, env=None):
-    return subprocess.run([JGM, *args], cwd=cwd, capture_output=True, text=True, env=env or dict(os.environ),
-                          timeout=TIMEOUT)
+from helpers import TIMEOUT, jgm  # noqa: E402,F401
 
 
 @pytest.fixture

@@ -32,13 +32,7 @@ def cli(*args: str, cwd: Path):
     return CliRunner().invoke(app, [*args, "--repo", str(cwd)])
 
 
-def seeded(repo, n: int = 3) -> Seeder:
-    for i in range(n):
-        repo.record(f"dec-{i}", title=f"Decision number {i}", body=f"Body of decision {i} about caching layer {i}.")
-    repo.commit()
-    s = Seeder(repo.path)
-    s.seed()
-    return s
+from helpers import seeded  # noqa: E402
 
 
 def corrupt(path: Path, how: str) -> None:

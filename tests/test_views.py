@@ -63,14 +63,19 @@ def test_removing_a_worktree_loses_nothing_another_uses(repo, tmp_path):
     assert d.ok and d.counts["vectors"] == 1, [p.render() for p in d.problems]
 
 
-def test_at_before_a_supersede_returns_the_old_decision_in_force(repo):
+def superseded_after_tag(repo, tag: str) -> None:
+    """dec-old committed and tagged `tag`, then superseded by dec-new in the next commit; seeded."""
     repo.record("dec-old", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
     repo.commit()
-    repo.git("tag", "v1.4")
+    repo.git("tag", tag)
     repo.record("dec-new", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
                 supersedes="dec-old")
     repo.commit("supersede")
     Seeder(repo.path).seed()
+
+
+def test_at_before_a_supersede_returns_the_old_decision_in_force(repo):
+    superseded_after_tag(repo, "v1.4")
     assert ids(repo.path)[0] == "dec-new" and "dec-old" not in ids(repo.path)
     r = Recaller(repo.path)
     try:
@@ -152,15 +157,9 @@ def test_a_store_made_before_views_migrates_without_reembedding(tmp_path, jgm_ho
 def test_cli_recall_at_a_tag_and_its_receipt_replays_on_that_commit(repo):
     import json
 
-    from reliability_helpers import jgm
+    from helpers import jgm
 
-    repo.record("dec-old", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
-    repo.commit()
-    repo.git("tag", "v1")
-    repo.record("dec-new", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
-                supersedes="dec-old")
-    repo.commit()
-    Seeder(repo.path).seed()
+    superseded_after_tag(repo, "v1")
     p = jgm("recall", DB, "--at", "v1", "--json", cwd=repo.path)
     got = json.loads(p.stdout)
     assert [(r["id"], r["status"]) for r in got["results"]] == [("dec-old", "accepted")], p.stderr

@@ -1,0 +1,47 @@
+"""Test helpers shared by every test module: the real `jgm` as a subprocess (always with a timeout) and
+a store seeded in process. Per-file copies of these drifted (timeouts, env, JSON errors); use these."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from jupiter_git_memory.seed.seeder import Seeder
+
+JGM_EXE = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
+TIMEOUT = 300  # generous on two shared cores; a hang fails the test instead of holding CI
+
+
+def jgm(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None,
+        check: bool = False, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+    """`jgm ARGS` in a fresh process (the store is the test's JGM_HOME unless `env` says otherwise)."""
+    return subprocess.run([JGM_EXE, *args], cwd=cwd, capture_output=True, text=True, input=input,
+                          env=env or dict(os.environ), check=check, timeout=timeout)
+
+
+def jgm_json(*args: str, cwd: Path | None = None, env: dict | None = None) -> tuple[int, dict]:
+    """(exit code, parsed stdout) of `jgm ARGS --json`; a non-JSON answer fails with both streams shown."""
+    p = jgm(*args, "--json", cwd=cwd, env=env)
+    try:
+        return p.returncode, json.loads(p.stdout)
+    except json.JSONDecodeError:
+        raise AssertionError(f"jgm {' '.join(args)} printed no JSON (rc {p.returncode}): {p.stdout!r}\n{p.stderr}") from None
+
+
+def seeded(repo, records: dict[str, dict] | int = 3) -> Seeder:
+    """Commit `records` (id -> record_text keywords; a number n: dec-0 … dec-(n-1) about a caching layer)
+    into `repo` and seed them in process; returns the Seeder (its model stays loaded)."""
+    if isinstance(records, int):
+        records = {f"dec-{i}": {"title": f"Decision number {i}", "body": f"Body of decision {i} about caching layer {i}."}
+                   for i in range(records)}
+    for rid, kw in records.items():
+        repo.record(rid, **kw)
+    repo.commit()
+    s = Seeder(repo.path)
+    report = s.seed()
+    assert not report.errors, report.errors
+    return s
