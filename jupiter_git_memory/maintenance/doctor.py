@@ -18,6 +18,7 @@ from ..config import Settings, load_settings
 from ..embedding.specs import identity_hash
 from ..index.catalog import CatalogChanges
 from ..index.handle import collection_name, location_for
+from ..index.migrations import CatalogNeedsMigration, CatalogTooNew
 from ..index.plan import chunk_meta
 from ..index.recovery import CatalogCorrupt, ChromaUnavailable, open_catalog
 from ..index.vectors import leased_client, reset_clients
@@ -134,21 +135,28 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, r
     with workspace_lock(wsdir, exclusive=False):
         reset_clients(location_for(wsdir, settings.chroma_url))  # see what other processes wrote
         never = not (wsdir / "catalog.sqlite").exists()
-        try:
-            cat, _ = open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.root))
+        zero = dict.fromkeys(("records", "chunks", "vectors", "files"), 0)
+        records, chunks, stored, unused, ident = {}, {}, set(), [], None  # never seeded: nothing to open
+        try:  # a reader: opening creates, migrates and writes nothing
+            cat = None if never else open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.root))[0]
         except CatalogCorrupt as e:
             return Diagnosis(ws.id, [Problem("catalog-corrupt", f"the catalog is corrupt ({str(e).split('(', 1)[-1].split(')')[0]})",
                                              "run `jgm doctor --repair` (or `jgm seed`): it moves the file aside and "
                                              "rebuilds the catalog from the record files, reusing the vectors",
-                                             path=str(e.path))], dict.fromkeys(("records", "chunks", "vectors", "files"), 0))
-        try:
-            records = cat.records()
-            chunks = cat.chunks()
-            stored = cat.stored_chunk_ids()
-            unused = cat.unreferenced_chunks()
-            ident = cat.get_meta("identity")
-        finally:
-            cat.close()
+                                             path=str(e.path))], zero)
+        except (CatalogNeedsMigration, CatalogTooNew) as e:
+            fix = "run `jgm seed` (or `jgm doctor --repair`)" if isinstance(e, CatalogNeedsMigration) else \
+                "upgrade jupiter-git-memory, or use another store (`--home DIR`)"
+            return Diagnosis(ws.id, [Problem(e.code.split("/")[-1], e.message, fix, path=e.details.get("path"))], zero)
+        if cat is not None:
+            try:
+                records = cat.records()
+                chunks = cat.chunks()
+                stored = cat.stored_chunk_ids()
+                unused = cat.unreferenced_chunks()
+                ident = cat.get_meta("identity")
+            finally:
+                cat.close()
         try:
             col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection_name(ws.id))
         except ChromaUnavailable as e:
