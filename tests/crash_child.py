@@ -63,11 +63,11 @@ def install() -> None:
                 event("catalog-in-transaction")
             return 0
 
-        self.db.set_progress_handler(in_transaction, 2000)
+        self._db.set_progress_handler(in_transaction, 2000)  # fault injection reaches into the connection
         try:
             gen = apply(self, changes)
         finally:
-            self.db.set_progress_handler(None, 0)
+            self._db.set_progress_handler(None, 0)
         event("catalog-commit")
         return gen
 
