@@ -72,7 +72,7 @@ def build(workdir: Path, n: int) -> tuple[Path, Path]:
     if not (repo / ".git").is_dir():
         generate(repo, n)
     home.mkdir(parents=True, exist_ok=True)
-    seeder = Seeder(repo, root=home)
+    seeder = Seeder(repo, store_root=home)
     seeder.embedder = TopicPassages(seeder.embedder)
     t = time.perf_counter()
     report = seeder.seed()

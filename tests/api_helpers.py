@@ -55,7 +55,7 @@ def make_beta(path: Path) -> Repo:
 def seed_in_process(path: Path, home: Path) -> dict:
     from jupiter_git_memory.seed.seeder import Seeder
 
-    report = Seeder(path, root=home).seed()
+    report = Seeder(path, store_root=home).seed()
     assert not report.errors, report.errors
     return report.to_json()
 

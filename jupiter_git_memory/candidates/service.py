@@ -39,12 +39,12 @@ SERVER_LOCK_TIMEOUT = 120.0  # servers answer "index busy" (LockTimeout) rather 
 class CandidateService:
     """One workspace's candidates. Pass a Seeder to share its loaded model (API/MCP servers)."""
 
-    def __init__(self, repo: Path | str | None = None, seeder=None, root: Path | None = None,
+    def __init__(self, repo: Path | str | None = None, seeder=None, store_root: Path | None = None,
                  lock_timeout: float | None = None):
         if seeder is None:
             from ..seed.seeder import Seeder
 
-            seeder = Seeder(repo, root=root)
+            seeder = Seeder(repo, store_root=store_root)
         self.seeder = seeder
         self.workspace = seeder.workspace
         self.lock_timeout = lock_timeout

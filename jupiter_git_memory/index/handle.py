@@ -48,7 +48,8 @@ def location_for(wsdir: Path, chroma_url: str | None) -> str:
 
 
 def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
-               root: Path | None = None, view: str | None = None, recover: bool = False, write: bool = False) -> Index:
+               store_root: Path | None = None, view: str | None = None, recover: bool = False,
+               write: bool = False) -> Index:
     """Open under the workspace lock; `Index.close()` gives everything back. Chroma is reopened if another
     process wrote since this process last saw the index (the old client stops once its last reader closes).
     Opening writes nothing to the catalog; a writer (`write`, holding the exclusive lock) creates or migrates
@@ -57,7 +58,7 @@ def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, reb
     identity raises IdentityMismatch (unless rebuilding). The catalog reads through `view` (default: the view
     of the worktree `ws.root`). A corrupt catalog raises CatalogCorrupt, or with `recover` (writers) is moved
     aside and rebuilt by the caller's seed."""
-    wsdir = workspace_dir(ws.id, root)
+    wsdir = workspace_dir(ws.id, store_root)
     catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.root), write=write)
     loc = location_for(wsdir, chroma_url)
     name = collection_name(ws.id)

@@ -125,13 +125,13 @@ def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordR
     return problems, len(files)
 
 
-def diagnose(repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None,
+def diagnose(repo: Path | str | None = None, settings: Settings | None = None, store_root: Path | None = None,
              workspace: Workspace | None = None) -> Diagnosis:
     """Read catalog, Chroma and files under the shared lock and list every disagreement, for the view of
     the worktree `repo` (what recall there answers from) plus the store-wide vector/chunk invariants."""
     ws = workspace or find_workspace(repo)
     settings = settings or load_settings(ws.root)
-    wsdir = workspace_dir(ws.id, root)
+    wsdir = workspace_dir(ws.id, store_root)
     with workspace_lock(wsdir, exclusive=False):
         reset_clients(location_for(wsdir, settings.chroma_url))  # see what other processes wrote
         never = not (wsdir / "catalog.sqlite").exists()
@@ -207,12 +207,12 @@ def _meta_disagrees(meta: dict, record_id: str) -> bool:
     return meta.get("record_id") != record_id
 
 
-def repair(repo: Path | str | None = None, root: Path | None = None, lock_timeout: float | None = None) -> dict:
+def repair(repo: Path | str | None = None, store_root: Path | None = None, lock_timeout: float | None = None) -> dict:
     """Seed (rebuilding when the identities disagree), then fix what a seed does not look at.
     Returns what was done; call `diagnose` afterwards for the verdict."""
 
-    before = diagnose(repo, root=root)
-    seeder = Seeder(repo, root=root, calibrate=after_seed)
+    before = diagnose(repo, store_root=store_root)
+    seeder = Seeder(repo, store_root=store_root, calibrate=after_seed)
     report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout)
     done = {"seed": report.to_json()["counts"], "rebuilt": before.identity_mismatch,
             "catalog_moved_aside": report.recovered_from, "deleted_orphan_vectors": 0,

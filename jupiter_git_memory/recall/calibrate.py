@@ -81,7 +81,7 @@ def calibrate(recaller: Recaller, path: Path, save: bool = True, source: str = "
                "corpus": {"records": len(index.catalog.records()), **corpus_sketch(chunk_ids),
                           "commit": index.catalog.get_meta("last_seeded_commit") or None}}
     if save:
-        save_floor(recaller.workspace.id, recaller.identity, floor, details, recaller.root)
+        save_floor(recaller.workspace.id, recaller.identity, floor, details, recaller.store_root)
     details["corpus"] = {k: v for k, v in details["corpus"].items() if k != "sketch"}
     return {"floor": floor, "saved": save, "workspace": recaller.workspace.id, **details,
             "probes": [{"probe": p, "max_cos": round(c, 4), "record": r} for p, c, r in rows]}
@@ -93,7 +93,7 @@ def auto_calibrate(recaller: Recaller) -> dict:
     index = recaller.index()
     chunk_ids = index.catalog.chunk_ids()
     n_records = sum(1 for r in index.catalog.records().values() if r.effective in DEFAULT_STATUSES)
-    entry = get_floor(recaller.workspace.id, recaller.identity, recaller.root)
+    entry = get_floor(recaller.workspace.id, recaller.identity, recaller.store_root)
     if entry and entry.get("source") not in (None, "auto"):
         return {"action": "kept", "reason": f"floor set by `jgm calibrate` ({entry.get('probes_file')})"}
     if n_records < MIN_RECORDS:
@@ -113,7 +113,8 @@ def after_seed(seeder) -> dict | None:
     back and says so."""
     if not seeder.settings.auto_calibrate or seeder.settings.floor is not None:
         return None
-    recaller = Recaller(seeder.workspace.root, settings=seeder.settings, workspace=seeder.workspace, root=seeder.root)
+    recaller = Recaller(seeder.workspace.root, settings=seeder.settings, workspace=seeder.workspace,
+                        store_root=seeder.store_root)
     try:
         return auto_calibrate(recaller)
     except Exception as e:  # noqa: BLE001 - reported in the seed report, recall still works

@@ -82,17 +82,17 @@ class Recaller:
     a view whose git state moved since it was built is refreshed before it answers (views.fingerprint)."""
 
     def __init__(self, repo: Path | str | None = None, settings: Settings | None = None,
-                 workspace: Workspace | None = None, root: Path | None = None):
+                 workspace: Workspace | None = None, store_root: Path | None = None):
         self.workspace = workspace or find_workspace(repo)
         self.settings = settings or load_settings(self.workspace.root)
-        self.root = root
+        self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.root
         try:
             self.embedder = load_embedder(self.settings.model)
         except Exception as e:
             raise RecallError(f"model unavailable: {e}") from e
         self.identity = vector_identity(self.embedder.spec)
         self.weights = merge_weights(self.settings.weights)
-        self.wsdir = workspace_dir(self.workspace.id, root)
+        self.wsdir = workspace_dir(self.workspace.id, store_root)
         self._index: Index | None = None
         self._generation = -1
         self._floor_warned = False
@@ -102,7 +102,7 @@ class Recaller:
     def index(self) -> Index:
         if self._index is None:
             try:
-                self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, root=self.root)  # reads only
+                self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, store_root=self.store_root)  # reads only
             except CatalogCorrupt as e:
                 raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
@@ -117,7 +117,7 @@ class Recaller:
         from .calibrate import after_seed
 
         if self._seeder is None:
-            self._seeder = Seeder(self.workspace.root, self.settings, self.root, embedder=self.embedder,
+            self._seeder = Seeder(self.workspace.root, self.settings, self.store_root, embedder=self.embedder,
                                   calibrate=after_seed)
         return self._seeder
 
@@ -157,7 +157,7 @@ class Recaller:
             self._index = None
 
     def floor_info(self) -> FloorInfo:
-        return floor_for(self.workspace.id, self.identity, self.embedder.spec, self.settings.floor, self.root)
+        return floor_for(self.workspace.id, self.identity, self.embedder.spec, self.settings.floor, self.store_root)
 
     def floor(self) -> tuple[float, str, list[str]]:
         info = self.floor_info()
@@ -186,7 +186,7 @@ class Recaller:
         from ..base.home import seed_command
         from ..base.store import store_root
 
-        store = self.root or store_root()
+        store = self.store_root or store_root()
         where = f"workspace {self.workspace.id} ({self.workspace.root})"
         if not (self.wsdir / "catalog.sqlite").exists():  # do not create a catalog just to find it empty
             raise NotSeeded(f"{where} has never been seeded in store {store}: run "
@@ -310,6 +310,6 @@ class Recaller:
         warnings = self._floor_warnings(floor_source, floor_warnings) + stale
         if not index.catalog.get_meta("last_seed_at"):  # candidates only: answers, but says so
             warnings.append(f"workspace {self.workspace.id} has never been seeded in store "
-                            f"{self.root or self.wsdir.parent.parent}: run `jgm seed`")
+                            f"{self.store_root or self.wsdir.parent.parent}: run `jgm seed`")
         why = None if results else no_answer_reason(hits, floor, mode, self.settings.corroborate_margin)
         return RecallResult(results, receipt, floor, floor_source, warnings, why, info.provenance)

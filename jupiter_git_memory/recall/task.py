@@ -10,7 +10,7 @@ from typing import Callable
 
 from ..base.errors import JgmError
 from ..index.catalog import Catalog
-from ..base.store import store_root
+from ..base.store import store_root as default_store
 from ..index.workspace import Workspace
 from .receipts import make_receipt, store_receipt
 from .service import EVIDENCE_NOTE, NotSeeded, RecallError, Recaller
@@ -51,10 +51,10 @@ def merged_recall(recaller: Recaller, queries: list[str], k: int, kinds=None, st
     return ranked, warnings, state
 
 
-def global_workspaces(exclude: str, root: Path | None = None) -> list[Workspace]:
+def global_workspaces(exclude: str, store_root: Path | None = None) -> list[Workspace]:
     """Workspaces in the store whose settings mark them global."""
     out = []
-    base = (root or store_root()) / "workspaces"
+    base = (store_root or default_store()) / "workspaces"
     for d in sorted(base.glob("*/catalog.sqlite")) if base.is_dir() else []:
         try:
             cat = Catalog(d)
@@ -72,7 +72,7 @@ def global_workspaces(exclude: str, root: Path | None = None) -> list[Workspace]
 
 
 def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: int = 5, include_global: bool = False,
-                global_k: int = 3, root: Path | None = None, store: bool = True, no_workspace: str = "",
+                global_k: int = 3, store_root: Path | None = None, store: bool = True, no_workspace: str = "",
                 may_read: Callable[[str], bool] | None = None) -> dict:
     """`recaller` None means there is no workspace (`no_workspace` says why and what to do). `may_read` (a
     token's grants, on the API and MCP over HTTP) limits the global workspaces searched: a workspace marked
@@ -81,7 +81,7 @@ def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: in
         raise ValueError("--goal is empty: say what the task is")
     if recaller is None:
         return empty_answer("no-workspace", no_workspace or "not inside a git repository: cd into one or pass "
-                            f"--repo PATH (store: {root or store_root()})")
+                            f"--repo PATH (store: {store_root or default_store()})")
     queries = task_queries(goal, errors, files)
     try:
         results, warnings, state = merged_recall(recaller, queries, k)
@@ -91,11 +91,11 @@ def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: in
         return empty_answer("retrieval-failed", str(e))
     global_results: list[dict] = []
     if include_global:
-        for ws in global_workspaces(recaller.workspace.id, root or recaller.root):
+        for ws in global_workspaces(recaller.workspace.id, store_root or recaller.store_root):
             if may_read is not None and not may_read(ws.id):
                 continue
             try:
-                other = Recaller(workspace=ws, root=root or recaller.root)
+                other = Recaller(workspace=ws, store_root=store_root or recaller.store_root)
                 got, w, _ = merged_recall(other, queries, global_k)
                 global_results += [dict(r, workspace=ws.id) for r in got]
                 other.close()

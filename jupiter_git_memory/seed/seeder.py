@@ -94,7 +94,7 @@ def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str,
 class Seeder:
     """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
 
-    def __init__(self, repo: Path | str | None = None, settings: Settings | None = None, root: Path | None = None,
+    def __init__(self, repo: Path | str | None = None, settings: Settings | None = None, store_root: Path | None = None,
                  embedder=None, calibrate: Callable[[Seeder], dict | None] | None = None):
         self.workspace: Workspace = find_workspace(repo)
         # the post-seed floor calibration is recall's (it runs probe queries), so it is handed in by the
@@ -103,15 +103,15 @@ class Seeder:
         self.settings = settings or load_settings(self.workspace.root)
         self.embedder = embedder or load_embedder(self.settings.model)
         self.identity = vector_identity(self.embedder.spec)
-        self.root = root
-        self.wsdir = workspace_dir(self.workspace.id, root)
+        self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.root
+        self.wsdir = workspace_dir(self.workspace.id, store_root)
 
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
 
     def open(self, rebuild: bool = False, view: str | None = None, recover: bool = False, write: bool = True) -> Index:
         """The index; `write` (the default: call it under the exclusive lock) may create or migrate it."""
-        return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, root=self.root,
+        return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, store_root=self.store_root,
                           view=view, recover=recover, write=write)
 
     def seed(self, rev: str | None = None, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,

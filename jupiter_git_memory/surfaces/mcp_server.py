@@ -97,7 +97,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
 
         try:
             with handle.reading() as recaller:
-                res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, root=handle.root,
+                res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, store_root=handle.store_root,
                                   global_k=global_k, may_read=_grants(tokens, ctx))
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None

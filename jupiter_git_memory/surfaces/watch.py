@@ -235,7 +235,7 @@ class Watcher:
         if new == self.settings:
             return
         if new.model != self.settings.model:  # another model: a seeder with its embedder
-            self.seeder = Seeder(self.top, settings=new, root=self.seeder.root, calibrate=after_seed)
+            self.seeder = Seeder(self.top, settings=new, store_root=self.seeder.store_root, calibrate=after_seed)
         else:
             self.seeder.settings = new
         self.settings = new

@@ -31,17 +31,17 @@ from ..recall.service import Recaller
 class WorkspaceHandle:
     """Lazily built Recaller/Seeder for one workspace, safe to share between request threads."""
 
-    def __init__(self, workspace: Workspace, root: Path | None = None):
+    def __init__(self, workspace: Workspace, store_root: Path | None = None):
         self.workspace = workspace
-        self.root = root  # the store root (None: $JGM_HOME)
+        self.store_root = store_root  # the store (None: $JGM_HOME); the repo is self.workspace.root
         self._lock = threading.RLock()
         self._recaller: Recaller | None = None
         self._seeder = None
         self._stamp: tuple = ()
 
     @classmethod
-    def for_repo(cls, repo: Path | str | None, root: Path | None = None) -> "WorkspaceHandle":
-        return cls(find_workspace(repo), root)
+    def for_repo(cls, repo: Path | str | None, store_root: Path | None = None) -> "WorkspaceHandle":
+        return cls(find_workspace(repo), store_root)
 
     @property
     def id(self) -> str:
@@ -59,7 +59,7 @@ class WorkspaceHandle:
         try:
             new = load_settings(self.workspace.root)
         except Exception as e:  # ConfigError or a validator's error: reads go on with the last good settings
-            log(f"serve {self.workspace.root}: config not applied ({e}); answering with the last good one", self.root)
+            log(f"serve {self.workspace.root}: config not applied ({e}); answering with the last good one", self.store_root)
             return
         if new == r.settings:
             return
@@ -75,7 +75,7 @@ class WorkspaceHandle:
         with self._lock:
             self._follow_config()
             if self._recaller is None:
-                self._recaller = Recaller(workspace=self.workspace, root=self.root)
+                self._recaller = Recaller(workspace=self.workspace, store_root=self.store_root)
             return self._recaller
 
     def seeder(self):
@@ -89,7 +89,7 @@ class WorkspaceHandle:
             if self._seeder is not None:
                 self._seeder.settings = settings
             else:
-                self._seeder = Seeder(self.workspace.root, settings=settings, root=self.root, calibrate=after_seed)
+                self._seeder = Seeder(self.workspace.root, settings=settings, store_root=self.store_root, calibrate=after_seed)
                 if self._seeder.workspace.id != self.workspace.id:  # the repo's remote changed under us
                     raise RuntimeError(f"{self.workspace.root} is now workspace {self._seeder.workspace.id}, "
                                        f"not {self.workspace.id}; restart the server")

@@ -38,7 +38,7 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
     with scope.reading() as recaller:
         try:
             res = run(recaller, body.goal, body.errors, body.files, k=body.k, include_global=body.include_global,
-                      global_k=body.global_k, root=scope.root, may_read=token.may_read)
+                      global_k=body.global_k, store_root=scope.store_root, may_read=token.may_read)
         except ValueError as e:
             raise as_error(e) from None
     if res["status"] == "not-seeded":
