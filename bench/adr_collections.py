@@ -61,7 +61,7 @@ def run_collection(name: str, spec: dict, checkout: Path, work: Path, k: int = 3
     superseded = []
     rows = rc.index().catalog.records()
     for rid, row in sorted(rows.items()):
-        if row.effective != "superseded":
+        if row.effective_status != "superseded":
             continue
         default = [r["id"] for r in rc.recall(row.title, k=5).results]
         asked = [r["id"] for r in rc.recall(row.title, k=3, statuses=["superseded"]).results]
@@ -76,7 +76,7 @@ def run_collection(name: str, spec: dict, checkout: Path, work: Path, k: int = 3
         "adr_files": found, "indexed": indexed, "indexed_share": round(indexed / found, 3) if found else None,
         "errors": [f"{e['path']}: {e['message']}" for e in rep["errors"]],
         "warnings": len(rep["warnings"]),
-        "statuses": _count(row.effective for row in rows.values()),
+        "statuses": _count(row.effective_status for row in rows.values()),
         "superseded": superseded,
         f"recall@{k}": round(len(hits) / len(ranks), 3), "mrr": round(sum(1 / r["rank"] for r in hits) / len(ranks), 3),
         "misses": [r for r in ranks if not r["rank"] or r["rank"] > 1],

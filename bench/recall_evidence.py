@@ -66,7 +66,7 @@ def main() -> None:
             per.setdefault(o, []).append(c)
         tcos = dict(zip(rids, (titles @ qv).tolist()))
         terms = fts_terms(it["query"])
-        lex = {rid: s for rid, _, _, _, s in cat.lexical(fts_match(terms), list({r.effective for r in records.values()}),
+        lex = {rid: s for rid, _, _, _, s in cat.lexical(fts_match(terms), list({r.effective_status for r in records.values()}),
                                                          None, 10_000)} if terms else {}
         for t in terms:
             if t not in df_cache:
@@ -77,7 +77,7 @@ def main() -> None:
             recs[rid] = {"cos": round(cs[0], 5), "cos2": round(sum(cs[:2]) / min(2, len(cs)), 5),
                          "title": round(tcos.get(rid, 0.0), 5), "bm25": round(lex.get(rid, 0.0), 4),
                          "terms": [t for t in terms if rid in df_cache[t]],
-                         "kind": records[rid].kind, "status": records[rid].effective}
+                         "kind": records[rid].kind, "status": records[rid].effective_status}
         out.append({**it, "bg_mean": float(cos.mean()), "bg_std": float(cos.std()),
                     "df": {t: len(df_cache[t]) for t in terms}, "records": recs})
     Path(a.out).write_text(json.dumps({"repo": a.repo, "n_records": n_records, "n_chunks": len(ids),

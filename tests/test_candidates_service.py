@@ -26,7 +26,7 @@ def test_created_candidate_keeps_its_kind_but_is_never_in_default_recall(seeded)
     assert (a.decision, a.reason_code, a.written, a.indexed) == ("created", "new", True, True)
     assert a.id.startswith("cand-") and len(a.id) == len("cand-") + 12
     row = candidate_rows(seeded)[a.id]
-    assert (row.kind, row.status, row.effective, row.origin, row.path) == ("decision", "candidate", "candidate",
+    assert (row.kind, row.declared_status, row.effective_status, row.origin, row.path) == ("decision", "candidate", "candidate",
                                                                           "candidate", None)
     assert row.data["provenance"] == {"agent": "agent-1", "session": "s1", "work_item": "WI-7"}
     q = "How fast must the jgm command line start?"

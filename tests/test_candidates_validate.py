@@ -187,13 +187,13 @@ def test_mark_promotions_follows_committed_files_both_ways():
     file_row = _row("fact-x", metadata={"candidate": "cand-abc123abc123"})
     desired = mark_promotions({cand.id: cand, file_row.id: file_row})
     p = desired[cand.id]
-    assert p.data["state"] == "promoted" and p.data["promoted_to"] == "fact-x" and p.effective == "superseded"
+    assert p.data["state"] == "promoted" and p.data["promoted_to"] == "fact-x" and p.effective_status == "superseded"
     # an uncommitted (dirty) file does not promote
     dirty = RecordRow(**{**file_row.__dict__, "dirty": True})
     assert mark_promotions({cand.id: cand, dirty.id: dirty})[cand.id].data["state"] == "open"
     # the file gone again: back to the state before promotion
     back = mark_promotions({cand.id: p})[cand.id]
-    assert back.data["state"] == "open" and back.effective == "candidate" and "promoted_to" not in back.data
+    assert back.data["state"] == "open" and back.effective_status == "candidate" and "promoted_to" not in back.data
 
 
 # --- rules the mutation bench showed no test stated (issue 17) ---

@@ -93,7 +93,7 @@ def reseed_and_check(seeder: Seeder, expected: set[str], statuses: dict[str, str
     assert rep.errors == []
     snap = assert_consistent(seeder.workspace.root, expected)
     for rid, st in (statuses or {}).items():
-        assert snap["records"][rid].effective == st  # the status lives in the view; vectors carry the record id
+        assert snap["records"][rid].effective_status == st  # the status lives in the view; vectors carry the record id
 
 
 def test_kill_9_during_cold_seed_at_every_event(make_repo):

@@ -76,7 +76,7 @@ def test_supersede_changes_the_view_not_the_vector(repo):
     assert r.added == ["NEW"] and r.updated == ["OLD"] and r.embedded_chunks == 1
     idx = s.open()
     try:
-        assert idx.catalog.record("OLD").effective == "superseded"
+        assert idx.catalog.record("OLD").effective_status == "superseded"
         metas = idx.vectors.col.get(where={"record_id": "OLD"}, include=["metadatas"])["metadatas"]
         assert metas and all("status" not in m for m in metas)  # status is per view: in the catalog only
     finally:

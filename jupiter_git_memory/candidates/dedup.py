@@ -37,7 +37,7 @@ class Match:
 
     def summary(self) -> dict[str, Any]:
         r = self.row
-        return {"id": r.id, "kind": r.kind, "status": r.effective, "title": r.title, "origin": r.origin,
+        return {"id": r.id, "kind": r.kind, "status": r.effective_status, "title": r.title, "origin": r.origin,
                 "path": r.path, "cos": round(self.cos, 4), "state": r.data.get("state") if r.origin == "candidate" else None}
 
 
@@ -103,12 +103,12 @@ def classify(matches: list[Match], text: str) -> DedupOutcome:
     for m in matches:
         r = m.row
         differs = disagreement(text, row_text(r))
-        label = f"{r.effective} {r.kind} {r.id} ({r.title!r}, cos {m.cos:.2f})"
+        label = f"{r.effective_status} {r.kind} {r.id} ({r.title!r}, cos {m.cos:.2f})"
         if m.cos < DUPLICATE_COS or differs:
             why = f" but {differs}: check whether it corrects or contradicts it" if differs else ""
             warnings.append(f"similar to {label}{why}")
             continue
-        if r.effective in IN_FORCE:
+        if r.effective_status in IN_FORCE:
             in_force = in_force or m
         elif r.origin == "candidate" and r.data.get("state") in (OPEN, PROPOSED):
             mergeable = mergeable or m
@@ -119,7 +119,7 @@ def classify(matches: list[Match], text: str) -> DedupOutcome:
     if in_force:
         r = in_force.row
         return DedupOutcome("skipped", "duplicate-of-record",
-                            f"{r.effective} {r.kind} {r.id} already says this (cos {in_force.cos:.2f}); nothing was stored",
+                            f"{r.effective_status} {r.kind} {r.id} already says this (cos {in_force.cos:.2f}); nothing was stored",
                             in_force, warnings)
     if mergeable:
         r = mergeable.row

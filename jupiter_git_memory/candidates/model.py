@@ -124,16 +124,16 @@ def new_row(cid: str, inp: CandidateInput, run: dict | None, warnings: list[str]
 def with_data(row: RecordRow, **changes: Any) -> RecordRow:
     """A copy of `row` with data keys changed; `state` also moves the effective status."""
     data = dict(row.data, **changes, updated_at=time.time())
-    effective = EFFECTIVE_BY_STATE.get(data.get("state", OPEN), row.effective)
+    effective = EFFECTIVE_BY_STATE.get(data.get("state", OPEN), row.effective_status)
     title = data.get("title", row.title)
-    return RecordRow(row.id, row.path, row.kind, row.status, effective, title,
+    return RecordRow(row.id, row.path, row.kind, row.declared_status, effective, title,
                      content_hash(title, data.get("body", "")), row.commit_sha, row.dirty, row.origin, data, row.error)
 
 
 def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
     """A candidate as shown to reviewers and agents."""
     d = row.data
-    out = {"id": row.id, "kind": row.kind, "status": row.status, "effective": row.effective, "state": d.get("state"),
+    out = {"id": row.id, "kind": row.kind, "status": row.declared_status, "effective": row.effective_status, "state": d.get("state"),
            "title": row.title, "body": d.get("body", ""), "tags": d.get("tags", []), "source": d.get("source"),
            "provenance": d.get("provenance", {}), "evidence": d.get("evidence", []), "reason": d.get("reason"),
            "proposal": d.get("proposal"), "promoted_to": d.get("promoted_to"), "warnings": d.get("warnings", []),

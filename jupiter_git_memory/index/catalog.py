@@ -149,12 +149,12 @@ class Catalog(CatalogReads):
             # a file version's bytes fix its parse; a candidate's state and evidence change under one hash
             cur.executemany(f"INSERT OR {verb} INTO contents(id, content_hash, kind, status, title, data) "
                             "VALUES(?,?,?,?,?,?)",
-                            [(r.id, r.content_hash, r.kind, r.status, r.title, json.dumps(r.data, sort_keys=True))
+                            [(r.id, r.content_hash, r.kind, r.declared_status, r.title, json.dumps(r.data, sort_keys=True))
                              for r in rows])
         cur.executemany(
             "INSERT OR REPLACE INTO view_records(view, id, content_hash, effective, path, commit_sha, dirty, origin, "
             "error, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
-            [(self.view if r.origin == "file" else SHARED_VIEW, r.id, r.content_hash, r.effective, r.path,
+            [(self.view if r.origin == "file" else SHARED_VIEW, r.id, r.content_hash, r.effective_status, r.path,
               r.commit_sha, int(r.dirty), r.origin, r.error, now) for r in ch.upsert_records])
         if ch.view:
             v = dict(ch.view, name=self.view, built_at=now, used_at=now)

@@ -34,8 +34,8 @@ def chunk_meta(row: RecordRow, ordinal: int = 0) -> dict:
 
 
 def _row_changed(a: RecordRow, b: RecordRow) -> bool:
-    return (a.content_hash, a.effective, a.path, a.commit_sha, a.dirty, a.status, a.error, a.data) != \
-           (b.content_hash, b.effective, b.path, b.commit_sha, b.dirty, b.status, b.error, b.data)
+    return (a.content_hash, a.effective_status, a.path, a.commit_sha, a.dirty, a.declared_status, a.error, a.data) != \
+           (b.content_hash, b.effective_status, b.path, b.commit_sha, b.dirty, b.declared_status, b.error, b.data)
 
 
 def chunk_rows(row: RecordRow, chunks: list[Chunk]) -> list[ChunkRow]:

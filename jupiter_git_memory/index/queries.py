@@ -35,8 +35,8 @@ def record_row(row: sqlite3.Row) -> RecordRow:
     data = json.loads(row["data"])
     if row["origin"] == "file":  # contents are shared by every path holding the same bytes: the view's wins
         data["path"] = row["path"]
-    return RecordRow(id=row["id"], path=row["path"], kind=row["kind"], status=row["status"],
-                     effective=row["effective"], title=row["title"], content_hash=row["content_hash"],
+    return RecordRow(id=row["id"], path=row["path"], kind=row["kind"], declared_status=row["status"],
+                     effective_status=row["effective"], title=row["title"], content_hash=row["content_hash"],
                      commit_sha=row["commit_sha"], dirty=bool(row["dirty"]), origin=row["origin"], data=data,
                      error=row["error"])
 

@@ -35,7 +35,7 @@ def claims(desired: dict[str, RecordRow]) -> dict[str, RecordRow]:
 def _promoted(row: RecordRow, by: RecordRow) -> RecordRow:
     data = dict(row.data, state=PROMOTED, promoted_to=by.id, promoted_path=by.path, promoted_commit=by.commit_sha,
                 state_before_promotion=row.data.get("state_before_promotion") or row.data.get("state") or OPEN)
-    return RecordRow(row.id, row.path, row.kind, row.status, EFFECTIVE_BY_STATE[PROMOTED], row.title, row.content_hash,
+    return RecordRow(row.id, row.path, row.kind, row.declared_status, EFFECTIVE_BY_STATE[PROMOTED], row.title, row.content_hash,
                      row.commit_sha, row.dirty, row.origin, data, row.error)
 
 
@@ -45,7 +45,7 @@ def _unpromoted(row: RecordRow) -> RecordRow:
     for k in ("promoted_to", "promoted_path", "promoted_commit"):
         data.pop(k, None)
     data["state"] = state
-    return RecordRow(row.id, row.path, row.kind, row.status, EFFECTIVE_BY_STATE.get(state, "candidate"), row.title,
+    return RecordRow(row.id, row.path, row.kind, row.declared_status, EFFECTIVE_BY_STATE.get(state, "candidate"), row.title,
                      row.content_hash, row.commit_sha, row.dirty, row.origin, data, row.error)
 
 

@@ -112,8 +112,8 @@ def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordR
             problems.append(Problem("record-stale", f"the catalog holds another version of {rid!r} "
                                     f"(catalog {row.path} {row.content_hash[:12]}, file {rec.content_hash[:12]})",
                                     REPAIR, [rid], rec.path))
-        elif row.effective != resolution.effective[rid]:
-            problems.append(Problem("status-stale", f"{rid!r} is indexed as {row.effective!r} but resolves to "
+        elif row.effective_status != resolution.effective[rid]:
+            problems.append(Problem("status-stale", f"{rid!r} is indexed as {row.effective_status!r} but resolves to "
                                     f"{resolution.effective[rid]!r}", REPAIR, [rid], rec.path))
     for rid, row in sorted(records.items()):
         if row.origin != "file" or rid in resolution.records:

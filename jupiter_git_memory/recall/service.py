@@ -296,7 +296,7 @@ class Recaller:
                     continue
                 body = chunks[h.chunk_id].body if h.chunk_id in chunks else ""
                 results.append({
-                    "id": row.id, "kind": row.kind, "status": row.effective, "title": row.title,
+                    "id": row.id, "kind": row.kind, "status": row.effective_status, "title": row.title,
                     "score": round(h.score, 4), "source": row.data.get("source"), "path": row.path,
                     "commit": row.commit_sha, "dirty": row.dirty, "origin": row.origin,
                     "snippet": body[:SNIPPET_CHARS] + ("…" if len(body) > SNIPPET_CHARS else ""),

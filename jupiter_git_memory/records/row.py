@@ -14,8 +14,8 @@ class RecordRow:
     id: str
     path: str | None
     kind: str
-    status: str
-    effective: str
+    declared_status: str  # what the file (or the candidate) says
+    effective_status: str  # what lifecycle made of it: what recall filters and shows as `status`
     title: str
     content_hash: str
     commit_sha: str | None
@@ -26,7 +26,7 @@ class RecordRow:
 
     def public(self) -> dict[str, Any]:
         d = dict(self.data)
-        d.update(id=self.id, path=self.path, kind=self.kind, status=self.effective, declared_status=self.status,
+        d.update(id=self.id, path=self.path, kind=self.kind, status=self.effective_status, declared_status=self.declared_status,
                  title=self.title, commit=self.commit_sha, dirty=self.dirty, origin=self.origin)
         if self.error:
             d["stale_error"] = self.error

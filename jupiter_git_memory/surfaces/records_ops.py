@@ -114,7 +114,7 @@ def _linked(cat: Catalog, field: str, rid: str) -> dict[str, RecordRow]:
 def _edge(row: RecordRow | None, rid: str, retires: bool, declared_on: str) -> dict[str, Any]:
     if row is None:
         return {"id": rid, "missing": True, "retires": False, "declared_on": declared_on}
-    return {"id": rid, "title": row.title, "kind": row.kind, "status": row.effective, "declared_status": row.status,
+    return {"id": rid, "title": row.title, "kind": row.kind, "status": row.effective_status, "declared_status": row.declared_status,
             "path": row.path, "retires": retires, "declared_on": declared_on, "missing": False}
 
 
@@ -158,17 +158,17 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
     found = cat.records_by_ids(declared)
     for oid in declared:
         olds[oid] = (found.get(oid), rid)
-    in_force = retires(row.status)
+    in_force = retires(row.declared_status)
     supersedes = [_edge(o, oid, in_force and o is not None, side) for oid, (o, side) in sorted(olds.items())]
     sups = _superseders(cat, row)
-    superseded_by = [_edge(s, sid, s is not None and retires(s.status), side) for sid, (s, side) in sorted(sups.items())]
+    superseded_by = [_edge(s, sid, s is not None and retires(s.declared_status), side) for sid, (s, side) in sorted(sups.items())]
     # follow in-force superseders to the records nothing retires: what to read instead
     current: list[str] = []
     frontier, seen = [row], {row.id}
     for _ in range(max_depth):
         nxt = []
         for r in frontier:
-            retiring = [s for s, _ in _superseders(cat, r).values() if s is not None and retires(s.status)]
+            retiring = [s for s, _ in _superseders(cat, r).values() if s is not None and retires(s.declared_status)]
             if not retiring:
                 if r.id not in current:
                     current.append(r.id)
@@ -180,7 +180,7 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
             break
         frontier = nxt
     amends, amended_by = _amend_edges(cat, row)
-    return {"id": rid, "title": row.title, "kind": row.kind, "status": row.effective, "declared_status": row.status,
+    return {"id": rid, "title": row.title, "kind": row.kind, "status": row.effective_status, "declared_status": row.declared_status,
             "supersedes": supersedes, "superseded_by": superseded_by, "amends": amends, "amended_by": amended_by,
             "current": sorted(current),
             "note": "`retires` is true when the superseding record is in force (accepted/verified); "
