@@ -90,3 +90,14 @@ def test_an_older_schema_is_migrated_by_a_writer_only(tmp_path, jgm_home):
     with pytest.raises(CatalogNeedsMigration) as e:
         Catalog(path)
     assert str(path) in e.value.message and "jgm seed" in e.value.message
+
+
+def test_a_reader_of_an_unwritten_catalog_creates_nothing(tmp_path):
+    path = tmp_path / "catalog.sqlite"
+    cat = Catalog(path)
+    assert cat.is_empty() and cat.get_meta("last_seed_at") is None
+    cat.close()
+    assert not path.exists()  # the old open created (and migrated) the file
+    path.touch()  # what a bare sqlite3.connect leaves behind: still nothing to migrate for a reader
+    Catalog(path).close()
+    assert path.stat().st_size == 0

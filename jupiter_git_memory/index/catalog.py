@@ -52,11 +52,17 @@ class Catalog(CatalogReads):
 
     def __init__(self, path: Path, view: str | None = None, write: bool = False):
         self.path = path
-        self._db = sqlite3.connect(str(path), timeout=60, isolation_level=None, check_same_thread=False)
+        # a reader of a catalog nobody has written yet reads an empty one in memory: connecting would create
+        # the file (a write), and an empty answer is what it holds anyway
+        blank = not write and (not path.exists() or path.stat().st_size == 0)
+        where = ":memory:" if blank else str(path)
+        self._db = sqlite3.connect(where, timeout=60, isolation_level=None, check_same_thread=False)
         try:
             self._db.row_factory = sqlite3.Row
             if write:
                 self._db.execute("PRAGMA journal_mode=WAL")  # persistent: set once, by a writer
+                migrate(self._db, path)
+            elif blank:
                 migrate(self._db, path)
             else:
                 check_version(self._db, path)  # never migrates: a reader holds only the shared lock
