@@ -17,7 +17,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import commit, cut, init_repo, write_record  # noqa: E402
+from common import cut, run, write_corpus  # noqa: E402
 
 STATUS = {"implemented": "accepted", "implementable": "accepted", "provisional": "proposed",
           "rejected": "rejected", "withdrawn": "rejected", "deferred": "deprecated", "replaced": "superseded",
@@ -61,19 +61,16 @@ def main(checkout: str, out_repo: str) -> None:
             if nums:
                 linked.update([n, *nums])
     chosen = sorted(n for n, (d, _, _) in keps.items() if d.parent.name in SIGS or n in linked)
-    out = init_repo(Path(out_repo))
+    records = []
     for n in chosen:
         folder, data, status = keps[n]
         meta = {"id": f"kep-{n}", "kind": "adr", "status": status, "title": f"KEP-{n}: {data.get('title', '')}",
                 "supersedes": [f"kep-{x}" for x in kep_numbers(data.get("replaces")) if x in keps],
                 "superseded_by": [f"kep-{x}" for x in kep_numbers(data.get("superseded-by")) if x in keps],
                 "tags": [folder.parent.name], "source": f"keps/{folder.parent.name}/{folder.name}"}
-        write_record(out, f"knowledge/{folder.parent.name}/kep-{n}.md", meta, cut(body_of(folder / "README.md")))
-    commit(out, f"KEPs corpus: {len(chosen)} records")
-    print(f"{len(chosen)} records in {out}")
+        records.append((f"knowledge/{folder.parent.name}/kep-{n}.md", meta, cut(body_of(folder / "README.md"))))
+    write_corpus(out_repo, records, "KEPs")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        raise SystemExit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    run(main, __doc__)

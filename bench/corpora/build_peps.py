@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import commit, cut, init_repo, rst_to_markdown, write_record  # noqa: E402
+from common import cut, rst_to_markdown, run, write_corpus  # noqa: E402
 
 STATUS = {"accepted": "accepted", "final": "accepted", "active": "accepted", "draft": "proposed",
           "provisional": "proposed", "rejected": "rejected", "withdrawn": "deprecated", "deferred": "deprecated",
@@ -54,7 +54,7 @@ def main(checkout: str, out_repo: str) -> None:
             if nums:
                 linked.update([n, *nums])
     chosen = sorted(n for n in peps if n in RANGE or n in linked)
-    out = init_repo(Path(out_repo))
+    records = []
     for n in chosen:
         fields, body = peps[n]
         sup = [pep_id(int(x)) for x in re.findall(r"\d+", fields.get("superseded-by", "")) if int(x) in peps]
@@ -63,12 +63,9 @@ def main(checkout: str, out_repo: str) -> None:
                 "title": f"PEP {n}: {fields.get('title', '')}", "superseded_by": sup, "supersedes": rep,
                 "tags": [fields.get("type", "").lower()] if fields.get("type") else [],
                 "source": f"https://peps.python.org/pep-{n:04d}/"}
-        write_record(out, f"knowledge/peps/{pep_id(n)}.md", meta, cut(rst_to_markdown(body)))
-    commit(out, f"PEPs corpus: {len(chosen)} records")
-    print(f"{len(chosen)} records in {out}")
+        records.append((f"knowledge/peps/{pep_id(n)}.md", meta, cut(rst_to_markdown(body))))
+    write_corpus(out_repo, records, "PEPs")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        raise SystemExit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    run(main, __doc__)

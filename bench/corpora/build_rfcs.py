@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import commit, cut, init_repo, write_record  # noqa: E402
+from common import cut, run, write_corpus  # noqa: E402
 
 RANGE = range(2000, 3000)
 
@@ -37,7 +37,7 @@ def main(checkout: str, out_repo: str) -> None:
         m = re.match(r"(\d+)-(.*)\.md$", f.name)
         if m and int(m.group(1)) in RANGE:
             files[int(m.group(1))] = (f, m.group(2))
-    out = init_repo(Path(out_repo))
+    records = []
     for n, (f, slug) in sorted(files.items()):
         feature, head, body = split(f.read_text("utf-8", errors="replace"))
         title = slug.replace("-", " ").replace("_", " ")
@@ -45,12 +45,9 @@ def main(checkout: str, out_repo: str) -> None:
         meta = {"id": f"rfc-{n}", "kind": "decision", "status": "accepted", "title": f"RFC {n}: {title}",
                 "superseded_by": sup, "tags": [feature] if feature and feature.lower() not in ("n/a", "none") else [],
                 "source": f"https://rust-lang.github.io/rfcs/{f.stem}.html"}
-        write_record(out, f"knowledge/rfcs/rfc-{n}.md", meta, cut(body))
-    commit(out, f"Rust RFCs corpus: {len(files)} records")
-    print(f"{len(files)} records in {out}")
+        records.append((f"knowledge/rfcs/rfc-{n}.md", meta, cut(body)))
+    write_corpus(out_repo, records, "Rust RFCs")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        raise SystemExit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    run(main, __doc__)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -49,6 +50,7 @@ def cut(body: str, limit: int = MAX_BODY) -> str:
 
 
 def write_record(root: Path, rel: str, meta: dict, body: str) -> None:
+    """One record file: YAML frontmatter (empty fields dropped) and the body."""
     p = root / rel
     p.parent.mkdir(parents=True, exist_ok=True)
     front = yaml.safe_dump({k: v for k, v in meta.items() if v not in (None, [], "")}, sort_keys=False,
@@ -71,3 +73,19 @@ def commit(out: Path, message: str) -> None:
            "PATH": "/usr/bin:/bin:/usr/local/bin"}
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", message]):
         subprocess.run(cmd, cwd=out, check=True, env=env, timeout=120)
+
+
+def write_corpus(out_repo: str, records: list[tuple[str, dict, str]], name: str) -> None:
+    """Write (path, frontmatter, body) records into a new git repo at `out_repo` and commit them."""
+    out = init_repo(Path(out_repo))
+    for rel, meta, body in records:
+        write_record(out, rel, meta, body)
+    commit(out, f"{name} corpus: {len(records)} records")
+    print(f"{len(records)} records in {out}")
+
+
+def run(main, doc: str) -> None:
+    """The builders' command line: CHECKOUT OUT_REPO."""
+    if len(sys.argv) != 3:
+        raise SystemExit(doc)
+    main(sys.argv[1], sys.argv[2])
