@@ -4,7 +4,8 @@
 
 Per question (and per calibration probe): for every record its best chunk cosine, the mean of its two
 best chunk cosines, its title cosine, its bm25, the query terms it contains with their document
-frequency, plus the query's background (mean, std of the cosine over all chunks). Seed REPO first.
+frequency, plus the query's background (mean, std of the cosine over all chunks) and the workspace's floor
+with its provenance. Seed REPO first; bench/recall_grid.py replays the contract's ranking over these dumps.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def main() -> None:
     items += [dict(id=f"probe-{i}", query=p, expect=[], forbid=[], status=None, split="probe", kind="probe")
               for i, p in enumerate(probes)]
     df_cache: dict[str, set[str]] = {}
+    allowed = rc.view_map(index)
+    statuses = sorted({r.effective_status for r in records.values()})
     out = []
     for it in items:
         qv = rc.embedder.embed_query(it["query"])
@@ -66,8 +69,8 @@ def main() -> None:
             per.setdefault(o, []).append(c)
         tcos = dict(zip(rids, (titles @ qv).tolist()))
         terms = fts_terms(it["query"])
-        lex = {rid: s for rid, _, _, _, s in cat.lexical(fts_match(terms), list({r.effective_status for r in records.values()}),
-                                                         None, 10_000)} if terms else {}
+        lex = {rid: s for rid, _, _, _, s in cat.lexical(fts_match(terms), allowed, statuses, None, 10_000,
+                                                         10 * len(ids))} if terms else {}
         for t in terms:
             if t not in df_cache:
                 df_cache[t] = term_records(cat, t)
@@ -80,7 +83,9 @@ def main() -> None:
                          "kind": records[rid].kind, "status": records[rid].effective_status}
         out.append({**it, "bg_mean": float(cos.mean()), "bg_std": float(cos.std()),
                     "df": {t: len(df_cache[t]) for t in terms}, "records": recs})
+    floor = rc.floor_info()
     Path(a.out).write_text(json.dumps({"repo": a.repo, "n_records": n_records, "n_chunks": len(ids),
+                                       "floor": floor.value, "floor_provenance": floor.provenance,
                                        "items": out}), "utf-8")
     print(f"{len(out)} queries, {n_records} records, {len(ids)} chunks -> {a.out}")
 

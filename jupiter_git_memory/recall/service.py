@@ -26,6 +26,7 @@ from .receipts import make_receipt, store_receipt
 SNIPPET_CHARS = 320
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
 LEXICAL_PRUNE_FROM = 2000  # chunks; below this every query term is matched (cheap on a small index)
+DENSE_POOL = 30  # chunks asked of Chroma per recall (at least 6 per result wanted)
 REFRESH_WAIT = 30.0  # seconds a read waits for the write lock to refresh a stale view before answering anyway
 
 
@@ -278,7 +279,7 @@ class Recaller:
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             try:
                 index = self.ensure_seeded()
-                hits = self.hits(index, query, statuses, kinds, max(30, k * 6), mode != "dense")
+                hits = self.hits(index, query, statuses, kinds, max(DENSE_POOL, k * 6), mode != "dense")
                 if mode == "hybrid":
                     self.corroborate(index, query, hits, floor)
             except (ValueError, KeyError, NotSeeded):
