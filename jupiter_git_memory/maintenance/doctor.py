@@ -25,10 +25,9 @@ from ..index.vectors import leased_client, reset_clients
 from ..index.views import worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import WritePlan, apply_plan
-from ..lifecycle.resolve import resolve
 from ..recall.calibrate import after_seed
 from ..records.row import RecordRow
-from ..seed.reading import collect
+from ..seed.reading import read_knowledge
 from ..seed.seeder import Seeder
 from ..seed.sources import read_worktree
 
@@ -96,9 +95,8 @@ def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict
 def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordRow]) -> tuple[list[Problem], int]:
     """Records in the catalog against the record files of the working tree (what `jgm seed` would index)."""
     files, read_issues = read_worktree(ws.root, settings)
-    got = collect(files, records, settings.adapter_options())  # unchanged bytes reuse the catalog's parse
-    failed = got.failed
-    resolution = resolve(got.records)
+    k = read_knowledge(files, records, settings)  # unchanged bytes reuse the catalog's parse
+    failed, resolution = k.collected.failed, k.resolution
     failed_paths = set(failed) | {i.path for i in read_issues} | set(resolution.rejected_paths)
     problems: list[Problem] = []
     for rid, rec in sorted(resolution.records.items()):

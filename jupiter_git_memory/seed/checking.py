@@ -6,29 +6,25 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..config import Settings
-from ..lifecycle.resolve import resolve
 from ..records.formats import read_record
 from ..records.formats.ids import adr_id
 from ..records.formats.status import map_word, normalise
 from ..records.model import LINK_KEYS
 from . import sources
-from .reading import collect, inventory
+from .reading import read_knowledge
 
 
 def check_repo(root: Path, settings: Settings) -> dict:
     """Everything `jgm check` reports. `ok` is false on errors and on a root whose files gave no record."""
     ignored: list[dict] = []
     files, issues = sources.read_worktree(root, settings, ignored)
-    got = collect(files, {}, settings.adapter_options(), reuse=False)
-    res = resolve(got.records)
-    inv, inv_issues = inventory(settings.roots, files, got, ignored, {r.path for r in res.records.values()},
-                                res.rejected_paths)
-    issues = issues + got.issues + res.issues + inv_issues
+    k = read_knowledge(files, {}, settings, ignored, reuse=False)
+    issues = issues + k.issues
     errors = [i for i in issues if i.severity == "error"]
-    return {"ok": not errors and not inv_issues, "records": len(res.records), "files": len(files),
-            "roots": list(settings.roots), "inventory": inv, "skipped": got.skipped + ignored,
+    return {"ok": not errors and not k.empty_roots, "records": len(k.resolution.records), "files": len(files),
+            "roots": list(settings.roots), "inventory": k.inventory, "skipped": k.collected.skipped + ignored,
             "errors": [i.to_dict() for i in errors], "warnings": [i.to_dict() for i in issues if i.severity != "error"],
-            "empty_roots": [i.path for i in inv_issues], "_issues": issues}
+            "empty_roots": [i.path for i in k.empty_roots], "_issues": issues}
 
 
 def explain(root: Path, settings: Settings, path: str) -> dict:
@@ -66,7 +62,7 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
     files, _ = sources.read_worktree(root, settings)
     if rel not in {f.path for f in files}:
         files.append(sources.SourceFile(rel, full.read_bytes()))
-    res = resolve(collect(files, {}, options, reuse=False).records)
+    res = read_knowledge(files, {}, settings, reuse=False).resolution
     resolved = next((x for x in res.records.values() if x.path == rel), None)
     out["links"] = {k: [{"written": w, "id": t, "found": t in res.records}
                         for w, t in zip(getattr(r, k), getattr(resolved or r, k))] for k in LINK_KEYS if getattr(r, k)}

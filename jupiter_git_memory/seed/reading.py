@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..config import Settings
+from ..lifecycle.resolve import Resolution, resolve
 from ..records.row import RecordRow
 from ..records.formats import NATIVE, AdapterOptions, Reading, read_record
 from ..records.formats.common import missing_status_warning
@@ -133,3 +134,25 @@ def render_inventory(inv: list[dict]) -> list[str]:
         lines.append(f"{d['root']}: {d['markdown']} Markdown files, {d['indexed']} indexed"
                      + (f" [{fmts}]" if fmts else "") + (f"; skipped: {skipped}" if skipped else ""))
     return lines
+
+
+@dataclass
+class KnowledgeRead:
+    """What reading the knowledge files gives: parsed, lifecycle resolved, inventoried."""
+
+    collected: Collected
+    resolution: Resolution
+    inventory: list[dict]
+    issues: list[Issue]  # parse, lifecycle and inventory issues, in that order
+    empty_roots: list[Issue]  # roots whose Markdown files gave no record
+
+
+def read_knowledge(files, previous: dict[str, RecordRow], settings: Settings, ignored: list[dict] | None = None,
+                   reuse: bool = True) -> KnowledgeRead:
+    """collect → resolve → inventory, the one reading `jgm seed`, `jgm check` and `jgm doctor` share, so they
+    agree on what is a record, what is an error and what a record's effective status is."""
+    got = collect(files, previous, settings.adapter_options(), reuse=reuse)
+    res = resolve(got.records)
+    inv, inv_issues = inventory(settings.roots, files, got, ignored or [], {r.path for r in res.records.values()},
+                                res.rejected_paths)
+    return KnowledgeRead(got, res, inv, got.issues + res.issues + inv_issues, inv_issues)

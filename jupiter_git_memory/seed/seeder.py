@@ -25,10 +25,9 @@ from ..base.store import workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
-from ..lifecycle.resolve import resolve
 from ..records.model import Issue, Record
 from . import sources
-from .reading import collect, inventory, options_key
+from .reading import options_key, read_knowledge
 from ..index.plan import SeedCounts, plan_changes
 
 
@@ -159,23 +158,20 @@ class Seeder:
             dirty_set = sources.dirty_paths(root, settings) if commit else {f.path for f in files}
         previous = cat.records()
         parse_key = options_key(settings)
-        got = collect(files, _with_stored_parses(cat, files, previous), settings.adapter_options(),
-                      reuse=cat.get_meta("parse_options") == parse_key)
+        k = read_knowledge(files, _with_stored_parses(cat, files, previous), settings, ignored,
+                           reuse=cat.get_meta("parse_options") == parse_key)
+        got, resolution = k.collected, k.resolution
         if index.recovered_from:
             read_issues.append(Issue(str(index.recovered_from), f"the catalog {cat.path} was corrupt: it was moved aside "
                                      "to this file and rebuilt from the record files (vectors reused)",
                                      "nothing to do; candidates and receipts that lived only in it stay in the "
                                      "moved file", severity="warning"))
-        issues, skipped, failed = read_issues + got.issues, got.skipped, got.failed
+        issues, skipped, failed = read_issues + k.issues, got.skipped, got.failed
         for i in read_issues:
             failed.setdefault(i.path, i.render())
-        resolution = resolve(got.records)
-        inv, inv_issues = inventory(settings.roots, files, got, ignored,
-                                    {r.path for r in resolution.records.values()}, resolution.rejected_paths)
         view_row = cat.get_view() or {}
         commits = self._commits(view_row.get("commits_at") or "", root, commit, previous,
                                 {r.path for r in resolution.records.values()} - dirty_set)
-        issues += resolution.issues + inv_issues
         for i in resolution.issues:
             if i.severity == "error":
                 failed.setdefault(i.path, i.render())
@@ -215,7 +211,7 @@ class Seeder:
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
         return SeedReport(**asdict(counts), workspace=self.workspace.id, commit=commit, dirty=bool(dirty_set), rev=rev,
-                          errors=errors, warnings=warnings, skipped=skipped + ignored, inventory=inv, records=len(desired),
+                          errors=errors, warnings=warnings, skipped=skipped + ignored, inventory=k.inventory, records=len(desired),
                           chunks=len(cat.chunk_ids()), generation=gen, view=cat.view,
                           recovered_from=str(index.recovered_from) if index.recovered_from else None)
 
