@@ -92,7 +92,7 @@ def serve(repo: Path, home: Path):
 
     from jupiter_git_memory.surfaces.api.app import create_app
 
-    app = create_app([repo], root=home)
+    app = create_app([repo], store_root=home)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     th = threading.Thread(target=server.run, daemon=True)
     th.start()

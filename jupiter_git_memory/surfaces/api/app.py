@@ -26,18 +26,18 @@ from .tokens import DEFAULT, TokenStore
 WS_PREFIX = "/v1/workspaces/{workspace}"
 
 
-def build_state(repos: Iterable[Path | str] = (), root: Path | None = None, grant_default: bool = True,
+def build_state(repos: Iterable[Path | str] = (), store_root: Path | None = None, grant_default: bool = True,
                 seed_lock_timeout: float = 120.0) -> ApiState:
     """Handles for each repo's workspace; the default token exists and is granted them (if asked)."""
     handles: dict[str, WorkspaceHandle] = {}
     for repo in repos:
-        h = WorkspaceHandle.for_repo(repo, root)
+        h = WorkspaceHandle.for_repo(repo, store_root)
         handles.setdefault(h.id, h)
-    tokens = TokenStore(root)
+    tokens = TokenStore(store_root)
     tokens.ensure_default()
     if grant_default and handles:
         tokens.grant(DEFAULT, sorted(handles))
-    return ApiState(handles=handles, tokens=tokens, root=root, seed_lock_timeout=seed_lock_timeout)
+    return ApiState(handles=handles, tokens=tokens, store_root=store_root, seed_lock_timeout=seed_lock_timeout)
 
 
 def _warm(state: ApiState) -> None:
@@ -49,9 +49,9 @@ def _warm(state: ApiState) -> None:
             log(f"api: warm-up of workspace {h.id} failed: {e}")
 
 
-def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = None, root: Path | None = None,
+def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = None, store_root: Path | None = None,
                max_body: int = DEFAULT_MAX_BODY, warm: bool = True) -> FastAPI:
-    state = state or build_state(repos, root)
+    state = state or build_state(repos, store_root)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -30,7 +30,7 @@ WS_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 class ApiState:
     handles: dict[str, WorkspaceHandle]
     tokens: TokenStore
-    root: FsPath | None = None
+    store_root: FsPath | None = None  # the store (None: $JGM_HOME)
     seed_lock_timeout: float = 120.0
     extra: dict = field(default_factory=dict)  # room for other routers' per-process state
 

@@ -35,7 +35,7 @@ def health() -> Health:
 
 def _info(state: ApiState, wsid: str) -> dict[str, Any]:
     h = state.handles[wsid]
-    path = workspace_dir(wsid, state.root) / "catalog.sqlite"
+    path = workspace_dir(wsid, state.store_root) / "catalog.sqlite"
     info = describe(path, h.workspace.root) if path.is_file() else {"id": wsid, "records": 0, "candidates": 0, "last_seeded_commit": None}
     info.update(id=wsid, name=h.workspace.name, root=str(h.workspace.root))
     return info

@@ -52,7 +52,7 @@ def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -
             entry = {"generation": generation, "status": "running", "started": time.time(), "result": None,
                      "previous": (entry or {}).get("result")}
             cache[handle.id] = entry
-            home = str(state.root) if state.root else None
+            home = str(state.store_root) if state.store_root else None
             threading.Thread(target=_run_doctor, args=(entry, str(handle.workspace.root), home), daemon=True,
                              name=f"jgm-ui-doctor-{handle.id}").start()
         return dict(entry)
