@@ -101,3 +101,15 @@ def test_a_reader_of_an_unwritten_catalog_creates_nothing(tmp_path):
     path.touch()  # what a bare sqlite3.connect leaves behind: still nothing to migrate for a reader
     Catalog(path).close()
     assert path.stat().st_size == 0
+
+
+def test_a_reader_opened_before_the_first_seed_sees_it(repo):
+    repo.record("dec-a", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
+    repo.commit()
+    r = Recaller(repo.path)
+    try:
+        assert r.index().catalog.is_empty()  # nothing written yet: an empty catalog, nothing created
+        Seeder(repo.path).seed()
+        assert r.index().catalog.record("dec-a") is not None  # a long-lived reader (a server) reopens
+    finally:
+        r.close()

@@ -55,6 +55,7 @@ class Catalog(CatalogReads):
         # a reader of a catalog nobody has written yet reads an empty one in memory: connecting would create
         # the file (a write), and an empty answer is what it holds anyway
         blank = not write and (not path.exists() or path.stat().st_size == 0)
+        self.blank = blank  # long-lived readers reopen once a writer has made the file (Recaller.index)
         where = ":memory:" if blank else str(path)
         self._db = sqlite3.connect(where, timeout=60, isolation_level=None, check_same_thread=False)
         try:

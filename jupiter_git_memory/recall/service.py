@@ -107,11 +107,18 @@ class Recaller:
             except CatalogCorrupt as e:
                 raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
-        elif self._index.catalog.generation() != self._generation:  # someone wrote: reopen (see open_index)
+        elif self._index.catalog.generation() != self._generation or self._written_since(self._index):  # reopen
             self._index.close()
             self._index = None
             return self.index()
         return self._index
+
+    @staticmethod
+    def _written_since(index: Index) -> bool:
+        """An index opened before anything was written reads an empty catalog in memory: a writer has made
+        the file since."""
+        path = index.catalog.path
+        return index.catalog.blank and path.exists() and path.stat().st_size > 0
 
     def seeder(self):
         from ..seed.seeder import Seeder
