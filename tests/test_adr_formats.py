@@ -157,3 +157,14 @@ def test_forced_format_and_plain_notes_are_skipped():
     assert read_record("docs/adr/notes.md", note).outcome.skipped
     forced = read_record("docs/adr/notes.md", note, AdapterOptions(formats={"docs/adr": "nygard"}))
     assert forced.format == "nygard" and forced.outcome.record.id == "notes"
+
+
+@pytest.mark.parametrize("name,dated", [
+    ("20201016-x.md", True), ("2020-10-16-x.md", True), ("2020-02-29_x.md", True), ("2021-02-29-x.md", False),
+    ("20201345-x.md", False), ("00000101-x.md", False),
+])
+def test_only_real_calendar_dates_make_a_date_named_file(name, dated):
+    from jupiter_git_memory.records.formats.ids import date_named
+
+    assert date_named(f"docs/adr/{name}") is dated
+    assert adr_id(f"docs/adr/{name}")[1].startswith("date-named") is dated

@@ -3,7 +3,8 @@
 import json
 
 from jupiter_git_memory.embedding.specs import ModelSpec, identity_hash
-from jupiter_git_memory.recall.floors import floor_for, floors_path, get_floor, list_floors, round_up, save_floor
+from jupiter_git_memory.recall.floors import (SKETCH_SIZE, corpus_change, corpus_sketch, floor_for, floors_path, get_floor,
+                                              list_floors, round_up, save_floor)
 
 SPEC = ModelSpec("toy-model", "org/toy", "r1", 8, "mean", True, 64, default_floor=0.42)
 IDENT = SPEC.identity()
@@ -65,3 +66,54 @@ def test_floors_live_in_the_store_by_default(jgm_home):
 
 def test_round_up_is_robust_to_float_noise():
     assert round_up(0.1 + 0.2) == 0.3 and round_up(0.301) == 0.31 and round_up(0.0) == 0.0
+
+
+def test_a_corpus_sketch_keeps_the_lowest_ids_and_the_count():
+    ids = {f"c{i:04d}" for i in range(SKETCH_SIZE + 44)}
+    assert corpus_sketch(ids) == {"chunks": SKETCH_SIZE + 44, "sketch": sorted(ids)[:SKETCH_SIZE]}
+
+
+def test_corpus_change_is_the_share_of_chunks_that_differ():
+    old = corpus_sketch({"a", "b", "c", "d"})
+    assert corpus_change(old, {"a", "b", "c", "d"}) == 0.0
+    assert corpus_change(old, {"a", "b", "c", "e"}) == 0.4  # 3 of the 5 ids seen on either side are shared
+    assert corpus_change(old, {"a", "b", "c"}) == 0.25
+    assert corpus_change(corpus_sketch(set()), set()) == 0.0  # nothing before, nothing now
+
+
+def test_a_corpus_that_shrank_behind_the_sketch_still_counts_as_changed():
+    ids = {f"c{i:04d}" for i in range(300)}
+    kept = set(sorted(ids)[:SKETCH_SIZE])  # the sketch's ids all survive; 44 others are gone
+    assert corpus_change(corpus_sketch(ids), kept) == 44 / 300
+
+
+def test_without_a_stored_sketch_the_corpus_counts_as_all_new():
+    for old in (None, {}, {"chunks": 3}):
+        assert corpus_change(old, {"a", "b", "c"}) == 1.0
+    assert corpus_change({"sketch": ["a", "b", "c"]}, {"a", "b", "c"}) == 1.0  # no count stored: size unknown
+
+
+def test_a_calibrated_floor_reports_its_provenance_without_the_sketch(tmp_path):
+    corpus = {"records": 9, **corpus_sketch({"a", "b"})}
+    save_floor(WS, IDENT, 0.37, {"source": "auto", "probe_count": 12, "median_cos": 0.2, "corpus": corpus}, tmp_path)
+    info = floor_for(WS, IDENT, SPEC, root=tmp_path)
+    assert (info.value, info.source, info.warnings) == (0.37, "calibrated", [])
+    prov = info.provenance
+    assert prov["source"] == "auto" and prov["probe_count"] == 12 and prov["median_cos"] == 0.2
+    assert prov["corpus"] == {"records": 9, "chunks": 2} and prov["measured_at"] > 0
+    config = floor_for(WS, IDENT, SPEC, override=0.5, root=tmp_path)
+    assert config.provenance["source"] == "config" and config.warnings == []
+    default = floor_for("ws-9", IDENT, SPEC, root=tmp_path)
+    assert default.provenance == {"source": "shipped-default", "model": "toy-model"}
+    assert "ws-9" in default.warnings[0] and "jgm seed" in default.warnings[0]
+
+
+def test_floors_are_listed_by_workspace_then_time_of_measurement(tmp_path):
+    save_floor("beta", IDENT, 0.3, {}, tmp_path)
+    save_floor("Alpha", IDENT, 0.4, {}, tmp_path)
+    save_floor("Alpha", dict(IDENT, revision="r2"), 0.5, {}, tmp_path)
+    data = json.loads(floors_path(tmp_path).read_text("utf-8"))
+    data["floors"]["legacy"] = {"floor": 0.6}  # hand-edited: no workspace, no time
+    data["floors"]["undated"] = {"floor": 0.7, "workspace": "Alpha"}
+    floors_path(tmp_path).write_text(json.dumps(data), "utf-8")
+    assert [e["floor"] for e in list_floors(tmp_path)] == [0.6, 0.7, 0.4, 0.5, 0.3]

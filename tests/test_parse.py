@@ -243,3 +243,78 @@ def test_no_tags_is_an_empty_tuple_and_ids_ending_in_x_survive_madr_links():
     assert parse(HEAD + "---\n").record.tags == ()
     r = parse('---\nid: A\nkind: adr\nstatus: superseded by ADR-X\ntitle: T\n---\n').record
     assert r.superseded_by == ("ADR-X",)
+
+
+# --- bounded frontmatter (records/safe_yaml.py): every refusal names the file and its line ---
+
+def _refusal(extra: str):
+    (issue,) = parse(HEAD + extra + "---\nbody\n").issues
+    assert issue.path == "knowledge/x.md" and issue.fix
+    return issue
+
+
+def test_anchors_and_aliases_are_refused_on_their_line():
+    alias = _refusal("a: &x [1]\nb: *x\n")
+    assert alias.line == 6 and "alias" in alias.message and "in full" in alias.fix
+    assert _refusal("b: *x\n").line == 6  # an alias alone (undefined) is refused the same way
+    assert _refusal("a: &x 1\n").line == 6  # and so is an anchor nobody uses
+
+
+def test_nesting_is_allowed_up_to_the_limit_and_refused_past_it():
+    from jupiter_git_memory.records.safe_yaml import MAX_DEPTH
+
+    def nested(depth: int) -> str:  # the top-level mapping is the first level
+        return "x: " + "[" * (depth - 1) + "]" * (depth - 1) + "\n"
+
+    assert parse(HEAD + nested(MAX_DEPTH) + "---\n").record is not None
+    deep = _refusal(nested(MAX_DEPTH + 1))
+    assert deep.line == 6 and str(MAX_DEPTH) in deep.message and "flatten" in deep.fix
+    assert parse(HEAD + "a: [[1]]\nb: [[2]]\n" + nested(MAX_DEPTH) + "---\n").record is not None  # depth unwinds
+
+
+def test_values_are_counted_up_to_the_limit():
+    from jupiter_git_memory.records.safe_yaml import MAX_NODES
+
+    # the top-level mapping, 4 keys with values, `x` and its list: 11 values before the items
+    def many(items: int) -> str:
+        return "x: [" + ", ".join(["1"] * items) + "]\n"
+
+    assert parse(HEAD + many(MAX_NODES - 11) + "---\n").record is not None
+    over = _refusal(many(MAX_NODES - 10))
+    assert over.line == 6 and str(MAX_NODES) in over.message and "body" in over.fix
+
+
+def test_unreadable_values_and_lone_surrogates_are_refused_on_their_line():
+    date = _refusal("date: 2024-13-45\n")
+    assert date.line == 6 and "ValueError" in date.message and "quote" in date.fix
+    assert parse(HEAD + "date: '2024-13-45'\n---\n").record.date == "2024-13-45"
+    (sur,) = parse('---\nid: A\nkind: fact\nstatus: verified\ntitle: "a \\ud800"\n---\n').issues
+    assert sur.line == 5 and "surrogate" in sur.message and "escape" in sur.fix
+
+
+def test_a_non_scalar_key_is_an_error_not_a_crash():
+    (issue,) = parse(HEAD + "? [a, b]\n: 1\n---\n").issues
+    assert issue.line == 6 and issue.path == "knowledge/x.md"
+
+
+def test_frontmatter_is_allowed_up_to_its_byte_limit():
+    from jupiter_git_memory.records.safe_yaml import MAX_BYTES
+
+    def sized(n: int) -> str:  # frontmatter text (from the fence's newline) of n UTF-8 bytes; `é` is two bytes
+        pad = n - len(("\n" + HEAD[4:] + "p: \n").encode())
+        return HEAD + "p: " + "é" * (pad // 2) + "x" * (pad % 2) + "\n"
+
+    assert parse(sized(MAX_BYTES) + "---\n").record is not None
+    (over,) = parse(sized(MAX_BYTES + 1) + "---\n").issues
+    assert over.line == 1 and str(MAX_BYTES + 1) in over.message and "body" in over.fix
+
+
+def test_ids_links_and_titles_are_read_as_written():
+    r = parse("---\nid: 0012\nkind: fact\nstatus: verified\ntitle: yes\nsupersedes: [1.50, 007]\n"
+              "superseded_by: 0x1F\ntags: [on, 1e3]\nsource: 2024-01-01\nscope: 1_000\npriority: 1.50\n---\n").record
+    assert (r.id, r.title, r.supersedes, r.superseded_by) == ("0012", "yes", ("1.50", "007"), ("0x1F",))
+    assert (r.tags, r.source, r.scope) == (("on", "1e3"), "2024-01-01", "1_000")
+    assert r.metadata == {"priority": 1.5}  # other keys keep YAML's types
+    kind = parse("---\nid: A\nkind: null\nstatus: verified\ntitle: T\n---\n").issues[0]
+    assert "`kind`" in kind.message  # null stays null: missing, not the text "null"
+    assert parse(HEAD + "supersedes: ~\n---\n").record.supersedes == ()

@@ -274,3 +274,54 @@ def test_an_unknown_mode_is_refused_not_ranked_as_dense():
     with pytest.raises(ValueError) as e:
         rank([hit("A", "fact", "verified", 0.9)], 0.3, W, 5, "semantic")
     assert str(e.value) == "unknown recall mode 'semantic'; use one of hybrid, dense, lexical"
+
+
+def test_idf_mass_is_the_informativeness_of_the_shared_words_in_units_of_ln_n_plus_1():
+    import math
+
+    from jupiter_git_memory.recall.ranking import idf_mass
+
+    n = 3
+    terms = {"rare": {"r1"}, "common": {"r1", "r2", "r3"}}
+    mass = idf_mass(["rare", "common", "absent"], terms, n)
+    rare, common = math.log(4 / 1.5) / math.log(4), math.log(4 / 3.5) / math.log(4)
+    assert mass == {"r1": rare + common, "r2": common, "r3": common}
+    assert idf_mass(["rare"], {"rare": {"r1", "r2", "r3", "r4", "r5"}}, n) == {f"r{i}": 0.0 for i in range(1, 6)}
+    assert idf_mass(["rare"], terms, 0) == {}  # an empty index corroborates nothing (and never divides by 0)
+
+
+def test_corroboration_exactly_at_the_minimum_admits():
+    from jupiter_git_memory.recall.ranking import CORROBORATION_MIN, corroborated
+
+    h = hit("A", "fact", "verified", 0.32)
+    h.corroboration = CORROBORATION_MIN
+    assert corroborated(h, 0.3, 0.1)
+    h.corroboration = CORROBORATION_MIN - 0.01
+    assert not corroborated(h, 0.3, 0.1)
+
+
+def test_an_empty_answer_names_the_closest_record_and_why():
+    from jupiter_git_memory.recall.ranking import no_answer_reason
+
+    far, near = hit("FAR", "fact", "verified", 0.12345), hit("NEAR", "fact", "verified", 0.28765)
+    why = no_answer_reason([far, near, hit("MID", "fact", "verified", 0.2)], 0.3, "hybrid", 0.1)
+    assert why == {"decision": "no-answer", "best_record": "NEAR", "best_cos": 0.2877, "floor": 0.3,
+                   "reason": why["reason"]}
+    assert "0.288" in why["reason"] and "0.30" in why["reason"] and "at or below the floor" in why["reason"]
+    at = no_answer_reason([hit("AT", "fact", "verified", 0.3)], 0.3, "dense", 0.0)
+    assert at["best_record"] == "AT" and "at or below the floor" in at["reason"]
+    band = hit("BAND", "fact", "verified", 0.35)
+    why = no_answer_reason([band], 0.3, "hybrid", 0.1)
+    assert why["best_record"] == "BAND" and why["corroboration"] is None and "within 0.10" in why["reason"]
+    band.corroboration = 0.12345
+    assert no_answer_reason([band], 0.3, "hybrid", 0.1)["corroboration"] == 0.123
+
+
+def test_an_empty_answer_without_a_floor_decision_says_which_rule_left_it_empty():
+    from jupiter_git_memory.recall.ranking import no_answer_reason
+
+    assert set(no_answer_reason([], 0.3, "hybrid", 0.1)) == {"decision", "reason"}
+    assert "filters" in no_answer_reason([], 0.3, "hybrid", 0.1)["reason"]
+    lexical = no_answer_reason([hit("A", "fact", "verified", 0.9)], 0.3, "lexical", 0.0)
+    assert set(lexical) == {"decision", "reason"} and "content words" in lexical["reason"]
+    assert lexical["decision"] == "no-answer"

@@ -55,10 +55,6 @@ def clean_title(text: str) -> str:
     return t or text.strip()
 
 
-def strip_comments(text: str) -> str:
-    return re.sub(r"<!--.*?-->", "", text, flags=re.DOTALL)
-
-
 def missing_status_warning(path: str, status: str, line: int | None) -> Issue:
     return Issue(path, f"ADR has no status; read as {status}", "add a status, or set adr_missing_status "
                  "(accepted | proposed | error) in jgm.toml", severity="warning", line=line)

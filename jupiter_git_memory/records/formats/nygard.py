@@ -37,10 +37,6 @@ def status_line(lines: list[str]) -> list[tuple[int, str]] | None:
     return None
 
 
-def looks_like(lines: list[str]) -> bool:
-    return status_section(lines) is not None or status_line(lines) is not None
-
-
 def read(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutcome:
     lines = text.splitlines()
     h, heading = first_heading(lines)
