@@ -168,3 +168,126 @@ def test_only_real_calendar_dates_make_a_date_named_file(name, dated):
 
     assert date_named(f"docs/adr/{name}") is dated
     assert adr_id(f"docs/adr/{name}")[1].startswith("date-named") is dated
+
+
+# --- each adapter, field by field: what an agent later cites (id, title, status, links, lines) ---
+MADR3 = ("\ufeff---\nstatus: accepted\ndate: 2024-05-01\ndecision-makers: [alice, bob]\ntags: [db, storage]\n"
+         "consulted: carol\n---\n# 7. Use PostgreSQL\n\n## Context\nWe need a database.\n")
+HUGO_MADR2 = ("---\ntitle: Hugo page\nweight: 3\ntags: ops, queue\n---\n# Use Kafka\n\n"
+              "* Status: superseded by [ADR-0009](0009-x.md)\n* Deciders: alice, bob\n* Date: 2023-01-02\n\n## Context\ntext\n")
+MADR2 = ("Intro line\n# 10. Use X\n\n* Status: accepted <!-- optional -->\n* Deciders: alice\n* Date: 2020-01-01\n"
+         "* Tags: a, b\n* Technical Story: #12\n\n## Context\nbody\n")
+NYGARD = "# 11. Record decisions\n\nDate: 2019-02-03\n\nStatus: Accepted\n\n## Context\nWe record.\n"
+
+
+def fields(path: str, text: str, options: AdapterOptions | None = None):
+    import hashlib
+
+    reading = read_record(path, text.encode(), options)
+    r = reading.outcome.record
+    assert reading.outcome.issues == [] and r.kind == "adr" and r.source == path == r.path
+    assert r.content_hash == hashlib.sha256(text.encode()).hexdigest()
+    return reading.format, r
+
+
+def test_madr3_front_matter_fields_and_lines():
+    fmt, r = fields("docs/decisions/0007-use-postgres.md", MADR3)
+    assert (fmt, r.format, r.id, r.status, r.title, r.date) == ("madr3", "madr3", "ADR-0007", "accepted", "Use PostgreSQL", "2024-05-01")
+    assert r.body == "## Context\nWe need a database." and r.tags == ("db", "storage")
+    assert r.metadata == {"consulted": "carol", "decision-makers": ["alice", "bob"], "status_as_written": "accepted"}
+    assert r.lines == {"title": 8, "status": 2}  # file lines: the BOM and the front matter count
+
+
+def test_madr2_bullets_below_a_site_generators_front_matter():
+    fmt, r = fields("docs/decisions/0008-use-kafka.md", HUGO_MADR2)
+    assert (fmt, r.format, r.id, r.status, r.superseded_by) == ("madr3", "madr2", "ADR-0008", "superseded", ("ADR-0009",))
+    assert (r.title, r.date, r.tags) == ("Hugo page", "2023-01-02", ("ops", "queue"))
+    assert r.body.startswith("* Status:") and r.body.endswith("## Context\ntext")
+    assert r.metadata == {"weight": 3, "decision-makers": ["alice", "bob"],
+                          "status_as_written": "superseded by [ADR-0009](0009-x.md)"}
+    assert r.lines == {"title": 6, "status": 8}
+
+
+def test_madr2_bullets_fields_and_lines():
+    fmt, r = fields("docs/decisions/0010-use-x.md", MADR2)
+    assert (fmt, r.format, r.id, r.status, r.title, r.date, r.tags) == (
+        "madr2", "madr2", "ADR-0010", "accepted", "Use X", "2020-01-01", ("a", "b"))
+    assert r.metadata == {"technical-story": "#12", "decision-makers": "alice", "status_as_written": "accepted"}
+    assert r.lines == {"title": 2, "status": 4} and r.body.endswith("## Context\nbody") and "Intro" not in r.body
+
+
+def test_nygard_status_and_date_lines():
+    fmt, r = fields("doc/adr/0011-record.md", NYGARD)
+    assert (fmt, r.id, r.status, r.title, r.date) == ("nygard", "ADR-0011", "accepted", "Record decisions", "2019-02-03")
+    assert r.lines == {"title": 1, "status": 5} and r.metadata == {"status_as_written": "Accepted"}
+    assert r.body == "Date: 2019-02-03\n\nStatus: Accepted\n\n## Context\nWe record."
+
+
+def test_unreadable_madr_front_matter_names_the_file_and_the_fix():
+    opts = AdapterOptions(formats={"docs": "madr3"})
+    (issue,) = read_record("docs/x/0001-a.md", b"---\nstatus: [accepted\n---\n# T\n", opts).outcome.issues
+    assert (issue.path, issue.line, issue.severity) == ("docs/x/0001-a.md", 1, "error")
+    assert "flow sequence" in issue.message and "`---`" in issue.fix
+
+
+def _status(*lines):
+    from jupiter_git_memory.records.formats.status import read_status
+
+    r = read_status(list(enumerate(lines, start=10)), "docs/adr/0001-a.md", {})
+    return r.status, r.written, r.line, r.unknown, r.links, r.other_links
+
+
+def test_partly_superseded_stays_in_force_and_links_its_amendments():
+    amended = ("accepted", "Partly superseded by [ADR-3](0003-x.md)", 10, None, {"amended_by": ["ADR-0003"]}, [])
+    assert _status("Partly superseded by [ADR-3](0003-x.md)") == amended
+    assert _status("Accepted", "", "Partly superseded by [ADR-3](0003-x.md)")[:3] == ("accepted", "Accepted", 10)
+    assert _status("Accepted", "Amended by [ADR-4](0004-x.md)", "Amended by ADR-4, ADR-6")[4] == {
+        "amended_by": ["ADR-0004", "ADR-0006"]}  # each target once, in order
+    assert _status("Accepted, supersedes ADR-2")[:5] == ("accepted", "Accepted", 10, None, {"supersedes": ["ADR-0002"]})
+
+
+def test_links_with_unknown_verbs_are_kept_beside_the_status():
+    assert _status("Accepted", "See also [ADR-5](0005-y.md)")[::5] == ("accepted", ["See also [ADR-5](0005-y.md)"])
+    assert _status("Related: [ADR-5](0005-y.md)", "Accepted") == (
+        "accepted", "Accepted", 11, None, {}, ["Related: [ADR-5](0005-y.md)"])
+
+
+def test_the_first_status_word_counts_and_an_unknown_one_is_an_error_on_its_line():
+    assert _status("Accepted <!-- was: draft -->", "Rejected")[:3] == ("accepted", "Accepted", 10)
+    assert _status("Proposed. We could not agree - maybe later")[0] == "proposed"  # commentary after the word
+    assert _status("Wibble", "Accepted")[:4] == (None, "Wibble", None, ("wibble", 10))
+    assert _status("Draftish", "Superseded by ADR-7") == (  # a superseding link settles it
+        "superseded", "Superseded by ADR-7", 11, None, {"superseded_by": ["ADR-0007"]}, [])
+
+
+@pytest.mark.parametrize("front,fmt", [
+    ("id: A\nstatus: accepted\n", "jgm"), ("kind: fact\n", "jgm"), ("status: [unclosed\n", "jgm"), ("- a\n", "jgm"),
+    ("id: A\ntitle: Docusaurus page\n", "madr3"), ("status: accepted\n", "madr3"), ("", "madr3"),
+])
+def test_our_front_matter_is_kind_or_id_with_status_and_anything_unreadable(front, fmt):
+    from jupiter_git_memory.records.formats import detect
+
+    assert detect("docs/adr/0001-a.md", f"---\n{front}---\n# T\n")[0] == fmt
+    assert detect("docs/adr/0001-a.md", f"\ufeff---\n{front}---\n# T\n")[0] == fmt
+    assert detect("docs/adr/0001-a.md", f"---\n{front}# T\n")[0] == "jgm"  # unclosed: our parser says why
+
+
+def test_binary_oversized_and_non_utf8_files_are_reported_by_our_parser():
+    from jupiter_git_memory.records.model import MAX_RECORD_BYTES
+
+    text = NYGARD.encode()
+    for raw, what in ((text + b"\x00", "binary"), (text + b"x" * MAX_RECORD_BYTES, "record limit"), (text + b"\xff", "UTF-8")):
+        reading = read_record("doc/adr/0011-record.md", raw)
+        (issue,) = reading.outcome.issues
+        assert reading.format == "jgm" and what in issue.message and issue.path == "doc/adr/0011-record.md"
+    at_limit = text + b"x" * (MAX_RECORD_BYTES - len(text))
+    assert read_record("doc/adr/0011-record.md", at_limit).format == "nygard"
+
+
+def test_a_forced_format_names_its_root_and_reads_madr3_without_front_matter():
+    reading = read_record("docs/decisions/0010-use-x.md", MADR2.encode(), AdapterOptions(formats={"docs": "madr3"}))
+    assert reading.format == "madr3" and "'docs'" in reading.why
+    r = reading.outcome.record
+    assert (r.format, r.id, r.status, r.title, r.date) == ("madr3", "ADR-0010", "accepted", "Use X", "2020-01-01")
+    whole = read_record("x/0010-use-x.md", MADR2.encode(), AdapterOptions(formats={"": "madr2"}))
+    assert whole.format == "madr2" and "the repository" in whole.why

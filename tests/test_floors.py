@@ -102,7 +102,7 @@ def test_a_calibrated_floor_reports_its_provenance_without_the_sketch(tmp_path):
     assert prov["source"] == "auto" and prov["probe_count"] == 12 and prov["median_cos"] == 0.2
     assert prov["corpus"] == {"records": 9, "chunks": 2} and prov["measured_at"] > 0
     config = floor_for(WS, IDENT, SPEC, override=0.5, root=tmp_path)
-    assert config.provenance["source"] == "config" and config.warnings == []
+    assert config.provenance["source"] == "config" and "`floor`" in config.provenance["note"] and config.warnings == []
     default = floor_for("ws-9", IDENT, SPEC, root=tmp_path)
     assert default.provenance == {"source": "shipped-default", "model": "toy-model"}
     assert "ws-9" in default.warnings[0] and "jgm seed" in default.warnings[0]
@@ -117,3 +117,9 @@ def test_floors_are_listed_by_workspace_then_time_of_measurement(tmp_path):
     data["floors"]["undated"] = {"floor": 0.7, "workspace": "Alpha"}
     floors_path(tmp_path).write_text(json.dumps(data), "utf-8")
     assert [e["floor"] for e in list_floors(tmp_path)] == [0.6, 0.7, 0.4, 0.5, 0.3]
+
+
+def test_the_first_save_creates_the_store_directory(tmp_path):
+    root = tmp_path / "not" / "yet"
+    save_floor(WS, IDENT, 0.3, {}, root)
+    assert get_floor(WS, IDENT, root)["floor"] == 0.3

@@ -325,3 +325,17 @@ def test_an_empty_answer_without_a_floor_decision_says_which_rule_left_it_empty(
     lexical = no_answer_reason([hit("A", "fact", "verified", 0.9)], 0.3, "lexical", 0.0)
     assert set(lexical) == {"decision", "reason"} and "content words" in lexical["reason"]
     assert lexical["decision"] == "no-answer"
+
+
+def test_order_blends_the_best_chunk_with_the_second_at_seven_to_three():
+    two = hit("A", "fact", "verified", 0.6)
+    two.cos2 = 0.4
+    (out,) = rank([two], 0.3, W, 1, "dense")
+    assert abs(out.relevance - relevance(0.7 * 0.6 + 0.3 * 0.4, 0.3)) < 1e-9
+
+
+def test_a_cosine_exactly_at_the_top_of_the_band_is_admitted_by_corroboration_not_dense():
+    edge = hit("EDGE", "fact", "verified", 0.5, lexical=1.0)
+    edge.corroboration = 1.23456
+    (out,) = rank([edge], 0.25, W, 1, "hybrid", corroborate_margin=0.25)
+    assert out.why["admitted"] == "corroborated" and out.why["corroboration"] == 1.235
