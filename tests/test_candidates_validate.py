@@ -302,3 +302,19 @@ def test_a_missing_title_or_body_is_empty_not_text():
     assert check(inp(title=None)).code == "missing-title"
     v = check(inp(body=None))
     assert v.code == "too-short" and v.fields == ["body"]
+
+
+@pytest.mark.parametrize("text,secret", [
+    ("password=letmein", True), ("Password: letmein", True), ("db_password: letmein", True),  # env / config-style
+    ("password: letmein", False),  # a plain word after a plain name needs a digit or symbol
+    ("DB_PASSWORD=abababab", False), ("DB_PASSWORD=abcabcab", True),  # two distinct characters are filler
+    ('DB_PASSWORD="***redacted***"', False), ('password = "xxchangemexx"', False),  # masked placeholders
+    ("token: https://vault.internal/tokens/Zx81Kq02Lm93Nb74", False),  # a URL points at a secret, is not one
+    ("session_token: 8271-5530-9146-2278", True),  # digits and symbols are two classes
+    ("api_key = a1b2c3d4a1b2c3d4", True),  # exactly 3 bits of entropy per character
+    ("api_key = aaaaaaaaaaaaaaaaaaaa1B", False),  # long but low entropy
+    ("api_keys = Zx81Kq02Lm93Nb74Vc65", True), ("access_level: Zx81Kq02Lm93Nb74Vc65", False),
+    ("primary_key: Zx81Kq02Lm93Nb74Vc65", False),  # `key` needs a qualifier word (api, access, secret, ...)
+])
+def test_assignment_rules_at_their_edges(text, secret):
+    assert bool(scan_text(f"config: {text}")) is secret, text
