@@ -318,3 +318,16 @@ def test_a_missing_title_or_body_is_empty_not_text():
 ])
 def test_assignment_rules_at_their_edges(text, secret):
     assert bool(scan_text(f"config: {text}")) is secret, text
+
+
+def test_limits_are_inclusive():
+    from jupiter_git_memory.candidates.validate import MAX_BODY_BYTES, MAX_TAGS, MAX_TITLE_CHARS
+
+    title = "S3 uploads use exponential backoff retries "
+    assert check(inp(title=(title * 10)[:MAX_TITLE_CHARS])).code is None
+    assert check(inp(title=(title * 10)[:MAX_TITLE_CHARS] + "x")).code == "bad-title"
+    body = (GOOD_BODY + " ") * (MAX_BODY_BYTES // len(GOOD_BODY))
+    assert check(inp(body=body[:MAX_BODY_BYTES])).code is None
+    assert check(inp(body=body[:MAX_BODY_BYTES] + "x")).code == "too-long"
+    assert check(inp(tags=[f"t{i}" for i in range(MAX_TAGS)])).code is None
+    assert check(inp(tags=[f"t{i}" for i in range(MAX_TAGS + 1)])).code == "bad-tags"
