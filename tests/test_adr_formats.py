@@ -291,3 +291,15 @@ def test_a_forced_format_names_its_root_and_reads_madr3_without_front_matter():
     assert (r.format, r.id, r.status, r.title, r.date) == ("madr3", "ADR-0010", "accepted", "Use X", "2020-01-01")
     whole = read_record("x/0010-use-x.md", MADR2.encode(), AdapterOptions(formats={"": "madr2"}))
     assert whole.format == "madr2" and "the repository" in whole.why
+
+
+@pytest.mark.parametrize("written,targets", [
+    ("[the new decision](0002-x.md#context)", ["ADR-0002"]),  # an anchor does not hide the file
+    ("[old](https://e.com/0001-a.md), [ADR-3](0003-y.md)", ["ADR-0003"]),  # an external link is skipped, not the end
+    ("[new](0002-x.markdown)", ["ADR-0002"]), ("[ADR-7](../issues/7)", ["ADR-0007"]),  # not a file: the label
+    ("[**ADR-2**](../decisions/2)", ["ADR-0002"]), ("[Xenon](../decisions/xenon)", ["Xenon"]),
+    ("Superseded by 0002-use-x.md", ["ADR-0002"]), ("Superseded by 0002-use-x.markdown", ["ADR-0002"]),
+    ("ADR-2 and ADR-0002", ["ADR-0002"]),  # each target once
+])
+def test_link_targets_read_files_labels_and_bare_references(written, targets):
+    assert link_targets(written, "docs/adr/0001-a.md") == targets
