@@ -303,3 +303,23 @@ def test_a_forced_format_names_its_root_and_reads_madr3_without_front_matter():
 ])
 def test_link_targets_read_files_labels_and_bare_references(written, targets):
     assert link_targets(written, "docs/adr/0001-a.md") == targets
+
+
+def test_header_lines_right_under_the_title_are_read_and_lines_above_it_are_not():
+    _, r = fields("docs/decisions/0010-use-x.md", "* Status: rejected\n# 10. Use X\n* Status: accepted\n* Decision-Makers: a, b\n")
+    assert (r.status, r.lines, r.metadata["decision-makers"]) == ("accepted", {"title": 2, "status": 3}, ["a", "b"])
+    _, r = fields("docs/decisions/0010-use-x.md", "# Use X\n* Status: accepted\n* Decision makers: carol\n")
+    assert (r.date, r.metadata["decision-makers"]) == (None, "carol")
+    _, r = fields("doc/adr/0012-use-x.md", "# 12. Use X\n## Status\nAccepted\n## Context\nWe use X.\n")
+    assert (r.status, r.lines, r.date, r.body) == ("accepted", {"title": 1, "status": 3}, None,
+                                                   "## Status\nAccepted\n## Context\nWe use X.")
+
+
+def test_a_date_line_deep_in_the_body_is_not_the_adr_date():
+    def text(filler: int) -> str:  # the Date line is line 4 + filler
+        return "# 13. X\n\nStatus: Accepted\n" + "".join(f"line {i}\n" for i in range(filler)) + "Date: 2020-01-01\n"
+
+    _, r = fields("doc/adr/0013-x.md", text(37))
+    assert r.date is None and r.status == "accepted"
+    _, r = fields("doc/adr/0013-x.md", text(36))
+    assert r.date == "2020-01-01"  # line 40: still the header
