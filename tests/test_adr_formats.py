@@ -323,3 +323,19 @@ def test_a_date_line_deep_in_the_body_is_not_the_adr_date():
     assert r.date is None and r.status == "accepted"
     _, r = fields("doc/adr/0013-x.md", text(36))
     assert r.date == "2020-01-01"  # line 40: still the header
+
+
+def test_adr_problems_name_the_file_the_line_and_the_setting_that_fixes_them():
+    path = "doc/adr/0014-x.md"
+    no_status = "Intro\n# 14. Use X\n\n## Context\nWe use X.\n"
+    out = read_record(path, no_status.encode()).outcome
+    (warn,) = out.issues
+    assert out.record.status == "accepted" and (warn.path, warn.line, warn.severity) == (path, 2, "warning")
+    assert "accepted" in warn.message and "adr_missing_status" in warn.fix
+    (err,) = read_record(path, no_status.encode(), AdapterOptions(missing_status="error")).outcome.issues
+    assert (err.path, err.line, err.severity) == (path, 2, "error") and "adr_missing_status" in err.fix
+    (unknown,) = read_record(path, b"# 14. Use X\n\nStatus: Wibble\n").outcome.issues
+    assert (unknown.path, unknown.line) == (path, 3) and "'Wibble'" in unknown.message
+    assert '[status_map] "wibble"' in unknown.fix and "superseded" in unknown.fix
+    (untitled,) = read_record(path, b"Status: Accepted\n\nNo heading here.\n").outcome.issues
+    assert untitled.path == path and "nygard" in untitled.message and "`# Title`" in untitled.fix
