@@ -339,3 +339,9 @@ def test_adr_problems_name_the_file_the_line_and_the_setting_that_fixes_them():
     assert '[status_map] "wibble"' in unknown.fix and "superseded" in unknown.fix
     (untitled,) = read_record(path, b"Status: Accepted\n\nNo heading here.\n").outcome.issues
     assert untitled.path == path and "nygard" in untitled.message and "`# Title`" in untitled.fix
+
+
+def test_a_forced_madr_front_matter_that_is_not_a_mapping_is_ignored():
+    opts = AdapterOptions(formats={"docs": "madr3"})
+    r = read_record("docs/x/0001-a.md", b"---\n- a\n---\n# Use T\n\n* Status: proposed\n", opts).outcome.record
+    assert (r.format, r.status, r.title, r.metadata) == ("madr2", "proposed", "Use T", {"status_as_written": "proposed"})
