@@ -345,3 +345,20 @@ def test_a_forced_madr_front_matter_that_is_not_a_mapping_is_ignored():
     opts = AdapterOptions(formats={"docs": "madr3"})
     r = read_record("docs/x/0001-a.md", b"---\n- a\n---\n# Use T\n\n* Status: proposed\n", opts).outcome.record
     assert (r.format, r.status, r.title, r.metadata) == ("madr2", "proposed", "Use T", {"status_as_written": "proposed"})
+
+
+def test_links_reach_the_id_a_record_really_has_and_ambiguous_ones_stay_as_written():
+    from jupiter_git_memory.records.links import resolve_links
+    from jupiter_git_memory.records.model import Record
+
+    def rec(rid, path, **links):
+        return Record(id=rid, kind="adr", status="accepted", title=rid, body="", path=path, content_hash=rid, **links)
+
+    ours = rec("use-postgres", "docs/adr/0002-use-postgres.md")  # our format: its own id, a numbered file name
+    twins = [rec("a", "x/0005-a.md"), rec("b", "y/0005-b.md")]  # two files numbered 5
+    linker = rec("ADR-0009", "docs/adr/0009-x.md", supersedes=("ADR-2", "0002-use-postgres.md", "USE-POSTGRES"),
+                 amends=("ADR-5", "nowhere"), superseded_by=("ADR-0009",), amended_by=())
+    out = {r.id: r for r in resolve_links([ours, *twins, linker])}
+    assert out["ADR-0009"].supersedes == ("use-postgres",)  # every spelling, once
+    assert out["ADR-0009"].amends == ("ADR-5", "nowhere")  # ambiguous and unknown: left for the lifecycle to report
+    assert out["ADR-0009"].superseded_by == ("ADR-0009",) and out["use-postgres"] == ours
