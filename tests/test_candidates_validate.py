@@ -315,6 +315,8 @@ def test_a_missing_title_or_body_is_empty_not_text():
     ("api_key = aaaaaaaaaaaaaaaaaaaa1B", False),  # long but low entropy
     ("api_keys = Zx81Kq02Lm93Nb74Vc65", True), ("access_level: Zx81Kq02Lm93Nb74Vc65", False),
     ("primary_key: Zx81Kq02Lm93Nb74Vc65", False),  # `key` needs a qualifier word (api, access, secret, ...)
+    ("api_key = rotate-every-week-please", False),  # no digit and no capital: words, not a token
+    ("api_key = Kq-vbnmzxlwprtyhsd", True),  # a capital before small letters is enough without digits
 ])
 def test_assignment_rules_at_their_edges(text, secret):
     assert bool(scan_text(f"config: {text}")) is secret, text

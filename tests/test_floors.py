@@ -95,11 +95,13 @@ def test_without_a_stored_sketch_the_corpus_counts_as_all_new():
 
 def test_a_calibrated_floor_reports_its_provenance_without_the_sketch(tmp_path):
     corpus = {"records": 9, **corpus_sketch({"a", "b"})}
-    save_floor(WS, IDENT, 0.37, {"source": "auto", "probe_count": 12, "median_cos": 0.2, "corpus": corpus}, tmp_path)
+    measured = {"source": "auto", "statistic": "median+2mad", "probes_file": "p.txt", "probes_sha256": "abc",
+                "probe_count": 12, "median_cos": 0.2, "mad_cos": 0.01, "max_cos": 0.3}
+    save_floor(WS, IDENT, 0.37, {**measured, "corpus": corpus}, tmp_path)
     info = floor_for(WS, IDENT, SPEC, root=tmp_path)
     assert (info.value, info.source, info.warnings) == (0.37, "calibrated", [])
     prov = info.provenance
-    assert prov["source"] == "auto" and prov["probe_count"] == 12 and prov["median_cos"] == 0.2
+    assert {k: prov[k] for k in measured} == measured
     assert prov["corpus"] == {"records": 9, "chunks": 2} and prov["measured_at"] > 0
     config = floor_for(WS, IDENT, SPEC, override=0.5, root=tmp_path)
     assert config.provenance["source"] == "config" and "`floor`" in config.provenance["note"] and config.warnings == []

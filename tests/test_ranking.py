@@ -287,6 +287,7 @@ def test_idf_mass_is_the_informativeness_of_the_shared_words_in_units_of_ln_n_pl
     rare, common = math.log(4 / 1.5) / math.log(4), math.log(4 / 3.5) / math.log(4)
     assert mass == {"r1": rare + common, "r2": common, "r3": common}
     assert idf_mass(["rare"], {"rare": {"r1", "r2", "r3", "r4", "r5"}}, n) == {f"r{i}": 0.0 for i in range(1, 6)}
+    assert idf_mass(["rare"], {"rare": {"r1"}}, 1) == {"r1": math.log(2 / 1.5) / math.log(2)}  # one record counts
     assert idf_mass(["rare"], terms, 0) == {}  # an empty index corroborates nothing (and never divides by 0)
 
 
@@ -321,6 +322,7 @@ def test_an_empty_answer_without_a_floor_decision_says_which_rule_left_it_empty(
     from jupiter_git_memory.recall.ranking import no_answer_reason
 
     assert set(no_answer_reason([], 0.3, "hybrid", 0.1)) == {"decision", "reason"}
+    assert no_answer_reason([], 0.3, "hybrid", 0.1)["decision"] == "no-answer"
     assert "filters" in no_answer_reason([], 0.3, "hybrid", 0.1)["reason"]
     lexical = no_answer_reason([hit("A", "fact", "verified", 0.9)], 0.3, "lexical", 0.0)
     assert set(lexical) == {"decision", "reason"} and "content words" in lexical["reason"]
