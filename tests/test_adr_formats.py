@@ -362,3 +362,23 @@ def test_links_reach_the_id_a_record_really_has_and_ambiguous_ones_stay_as_writt
     assert out["ADR-0009"].supersedes == ("use-postgres",)  # every spelling, once
     assert out["ADR-0009"].amends == ("ADR-5", "nowhere")  # ambiguous and unknown: left for the lifecycle to report
     assert out["ADR-0009"].superseded_by == ("ADR-0009",) and out["use-postgres"] == ours
+
+
+def test_a_heading_inside_a_code_fence_is_not_the_title():
+    for fence in ("```", "~~~", "  ```"):
+        text = f"{fence}\n# not the title\n{fence}\n# 15. Real title\n\n## Status\n\nAccepted\n"
+        _, r = fields("doc/adr/0015-x.md", text)
+        assert (r.title, r.lines["title"]) == ("Real title", 4), fence
+
+
+def test_status_links_with_unknown_verbs_are_kept_in_metadata():
+    text = "# 16. X\n\n## Status\n\nAccepted\n\nSee also [ADR-5](0005-y.md)\n\n## Context\nc\n"
+    _, r = fields("doc/adr/0016-x.md", text)
+    assert r.metadata["other_links"] == ["See also [ADR-5](0005-y.md)"] and r.status == "accepted"
+
+
+def test_the_longest_formats_root_wins_and_slashes_do_not_matter():
+    opts = AdapterOptions(formats={"docs": "madr2", "/docs/adr/": "nygard"})
+    assert opts.forced("docs/adr/0001-a.md") == ("nygard", "docs/adr")
+    assert opts.forced("docs/x.md") == ("madr2", "docs")
+    assert opts.forced("docsx/a.md") is None and opts.forced("other/docs/a.md") is None
