@@ -15,6 +15,7 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 from ..embedding.specs import ModelSpec, identity_hash
@@ -31,7 +32,7 @@ class FloorInfo:
 
     value: float
     source: str
-    provenance: dict = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -39,11 +40,11 @@ def floors_path(root: Path | None = None) -> Path:
     return (root or store_root()) / "floors.json"
 
 
-def _key(workspace: str, identity: dict) -> str:
+def _key(workspace: str, identity: dict[str, Any]) -> str:
     return f"{workspace}/{identity_hash(identity)}"
 
 
-def _load(root: Path | None) -> dict:
+def _load(root: Path | None) -> dict[str, Any]:
     p = floors_path(root)
     try:
         data = json.loads(p.read_text("utf-8")) if p.is_file() else {}
@@ -54,16 +55,16 @@ def _load(root: Path | None) -> dict:
     return data
 
 
-def get_floor(workspace: str, identity: dict, root: Path | None = None) -> dict | None:
+def get_floor(workspace: str, identity: dict[str, Any], root: Path | None = None) -> dict[str, Any] | None:
     entry = _load(root)["floors"].get(_key(workspace, identity))
     return entry if entry and entry.get("identity") == identity else None
 
 
-def list_floors(root: Path | None = None) -> list[dict]:
+def list_floors(root: Path | None = None) -> list[dict[str, Any]]:
     return sorted(_load(root)["floors"].values(), key=lambda e: (e.get("workspace", ""), e.get("measured_at", 0)))
 
 
-def save_floor(workspace: str, identity: dict, floor: float, details: dict, root: Path | None = None) -> dict:
+def save_floor(workspace: str, identity: dict[str, Any], floor: float, details: dict[str, Any], root: Path | None = None) -> dict[str, Any]:
     data = _load(root)
     entry = {"floor": floor, "workspace": workspace, "identity": identity, "identity_hash": identity_hash(identity),
              "measured_at": time.time(), **details}
@@ -81,13 +82,13 @@ def round_up(x: float) -> float:
     return math.ceil(round(x * 100, 6)) / 100
 
 
-def corpus_sketch(chunk_ids: set[str]) -> dict:
+def corpus_sketch(chunk_ids: set[str]) -> dict[str, Any]:
     """A bottom-k sketch of the chunk ids (content hashes): small, yet enough to estimate how much of a
     corpus changed since a floor was measured on it."""
     return {"chunks": len(chunk_ids), "sketch": sorted(chunk_ids)[:SKETCH_SIZE]}
 
 
-def corpus_change(old: dict | None, chunk_ids: set[str]) -> float:
+def corpus_change(old: dict[str, Any] | None, chunk_ids: set[str]) -> float:
     """Estimated share of chunks that differ between a stored sketch and the current chunk ids (0..1)."""
     if not old or "sketch" not in old:
         return 1.0
@@ -98,10 +99,10 @@ def corpus_change(old: dict | None, chunk_ids: set[str]) -> float:
     both = sum(1 for c in union if c in set(old["sketch"]) and c in chunk_ids)
     similarity = both / len(union)
     size = abs(old.get("chunks", 0) - len(chunk_ids)) / max(old.get("chunks", 0), len(chunk_ids), 1)
-    return max(1.0 - similarity, size)
+    return max(1.0 - similarity, size)  # type: ignore[no-any-return]  # floats read from floors.json
 
 
-def floor_for(workspace: str, identity: dict, spec: ModelSpec, override: float | None = None,
+def floor_for(workspace: str, identity: dict[str, Any], spec: ModelSpec, override: float | None = None,
               root: Path | None = None) -> FloorInfo:
     if override is not None:
         return FloorInfo(override, "config", {"source": "config", "note": "`floor` set in the project settings"})

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
     "decision": {"accepted": 2.0, "proposed": 1.0, "deprecated": 0.6, "rejected": 0.5, "superseded": 0.5},
@@ -70,7 +71,7 @@ class Hit:
     relevance: float = 0.0
     weight: float = 1.0
     score: float = 0.0
-    why: dict = field(default_factory=dict)
+    why: dict[str, Any] = field(default_factory=dict)
 
 
 def corroborated(h: Hit, floor: float, margin: float) -> bool:
@@ -128,7 +129,7 @@ def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k:
     return scored[:k]
 
 
-def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict:
+def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict[str, Any]:
     """Why a recall came back empty, for the `why` of an empty answer."""
     best = max(hits, key=lambda h: h.cos, default=None)
     if mode == "lexical":
