@@ -195,4 +195,4 @@ def http_app(server: MCPServer, handle: WorkspaceHandle, tokens, host: str = "12
     from .api.errors import CrashGuard
     from .api.limits import BodySizeLimit
 
-    return CrashGuard(BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.id)), "mcp")
+    return CrashGuard(BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.workspace.id)), "mcp")

@@ -31,9 +31,10 @@ from ..recall.service import Recaller
 class WorkspaceHandle:
     """Lazily built Recaller/Seeder for one workspace, safe to share between request threads."""
 
-    def __init__(self, workspace: Workspace, store_root: Path | None = None):
+    def __init__(self, workspace: Workspace, store_root: Path | None = None, key: str | None = None):
         self.workspace = workspace
         self.store_root = store_root  # the store (None: $JGM_HOME); the repo is self.workspace.root
+        self.key = key or workspace.id  # what URLs call it: the workspace id, or `<id>.<folder>` (served_keys)
         self._lock = threading.RLock()
         self._recaller: Recaller | None = None
         self._seeder = None
@@ -45,7 +46,9 @@ class WorkspaceHandle:
 
     @property
     def id(self) -> str:
-        return self.workspace.id
+        """The id this handle is served under (the workspace id unless several of its worktrees are served).
+        Grants and the store are the workspace's: `workspace.id`."""
+        return self.key
 
     def _follow_config(self) -> None:
         """Give the Recaller the repo's current settings when a config file changed since the last look."""

@@ -9,6 +9,7 @@ startup so the first request does not pay the model load.
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 from typing import Iterable
 
@@ -17,6 +18,7 @@ from fastapi import FastAPI
 
 from ... import __version__
 from ...base.store import log
+from ...index.workspace import find_workspace
 from ..workspace_handle import WorkspaceHandle
 from . import errors, routes_admin, routes_candidates, routes_recall, routes_records
 from .deps import ApiState
@@ -29,15 +31,32 @@ WS_PREFIX = "/v1/workspaces/{workspace}"
 def build_state(repos: Iterable[Path | str] = (), store_root: Path | None = None, grant_default: bool = True,
                 seed_lock_timeout: float = 120.0) -> ApiState:
     """Handles for each repo's workspace; the default token exists and is granted them (if asked)."""
-    handles: dict[str, WorkspaceHandle] = {}
-    for repo in repos:
-        h = WorkspaceHandle.for_repo(repo, store_root)
-        handles.setdefault(h.id, h)
+    handles = {h.key: h for h in served_handles(repos, store_root)}
     tokens = TokenStore(store_root)
     tokens.ensure_default()
     if grant_default and handles:
-        tokens.grant(DEFAULT, sorted(handles))
+        tokens.grant(DEFAULT, sorted({h.workspace.id for h in handles.values()}))
     return ApiState(handles=handles, tokens=tokens, store_root=store_root, seed_lock_timeout=seed_lock_timeout)
+
+
+def served_handles(repos: Iterable[Path | str], store_root: Path | None = None) -> list[WorkspaceHandle]:
+    """One handle per worktree served. Worktrees of one repository share a workspace (and its store) but
+    each answers from its own view, so each is served: the first under the workspace id, the others under
+    `<workspace id>.<worktree folder>`. The same worktree named twice is served once."""
+    out: list[WorkspaceHandle] = []
+    for repo in repos:
+        ws = find_workspace(repo)
+        if any(h.workspace.root == ws.root for h in out):
+            continue
+        taken = {h.key for h in out}
+        key = ws.id
+        if key in taken:
+            folder = re.sub(r"[^A-Za-z0-9_-]+", "-", ws.root.name).strip("-")[:40] or "worktree"
+            key, n = f"{ws.id}.{folder}", 2
+            while key in taken:
+                key, n = f"{ws.id}.{folder}-{n}", n + 1
+        out.append(WorkspaceHandle(ws, store_root, key))
+    return out
 
 
 def _warm(state: ApiState) -> None:

@@ -37,6 +37,12 @@ class ApiState:
     def handle(self, wsid: str) -> WorkspaceHandle | None:
         return self.handles.get(wsid)
 
+    def grant_id(self, key: str) -> str:
+        """The workspace id a served key is granted under: every served worktree of a workspace shares its
+        store, so a grant on the workspace covers them all. An unknown key is checked as given (403 first)."""
+        h = self.handles.get(key)
+        return h.workspace.id if h is not None else key
+
     def close(self) -> None:
         for h in self.handles.values():
             h.close()
@@ -63,15 +69,17 @@ def require_token(state: Annotated[ApiState, Depends(get_state)],
 
 
 WorkspaceId = Annotated[str, Path(pattern=WS_PATTERN, max_length=128,
-                                  description="Workspace id (`jgm workspaces` lists them)")]
+                                  description="Served workspace id (`GET /v1/workspaces` lists them; a further "
+                                              "worktree of a served workspace is `<id>.<folder>`)")]
 
 
 def workspace_scope(workspace: WorkspaceId, token: Annotated[TokenInfo, Depends(require_token)],
                     state: Annotated[ApiState, Depends(get_state)]) -> WorkspaceHandle:
     """403 before 404: a token never learns whether a workspace it was not granted exists."""
-    if not token.may_read(workspace):
+    granted = state.grant_id(workspace)
+    if not token.may_read(granted):
         raise ApiError(403, "workspace/forbidden", f"token {token.name!r} is not granted workspace {workspace!r}; "
-                       f"grant it with `jgm token grant {token.name} {workspace}`")
+                       f"grant it with `jgm token grant {token.name} {granted}`")
     handle = state.handle(workspace)
     if handle is None:
         raise ApiError(404, "workspace/not-found", f"workspace {workspace!r} is not served by this server; "

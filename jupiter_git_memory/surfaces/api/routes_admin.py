@@ -35,9 +35,9 @@ def health() -> Health:
 
 def _info(state: ApiState, wsid: str) -> dict[str, Any]:
     h = state.handles[wsid]
-    path = workspace_dir(wsid, state.store_root) / "catalog.sqlite"
+    path = workspace_dir(h.workspace.id, state.store_root) / "catalog.sqlite"
     info = describe(path, h.workspace.root) if path.is_file() else {"id": wsid, "records": 0, "candidates": 0, "last_seeded_commit": None}
-    info.update(id=wsid, name=h.workspace.name, root=str(h.workspace.root))
+    info.update(id=wsid, workspace=h.workspace.id, name=h.workspace.name, root=str(h.workspace.root))
     return info
 
 
@@ -45,7 +45,7 @@ def _info(state: ApiState, wsid: str) -> dict[str, Any]:
             responses={401: COMMON_RESPONSES[401]})
 def workspaces(token: Annotated[TokenInfo, Depends(require_token)],
                state: Annotated[ApiState, Depends(get_state)]) -> dict[str, Any]:
-    ids = sorted(w for w in state.handles if token.may_read(w))
+    ids = sorted(w for w in state.handles if token.may_read(state.grant_id(w)))
     return {"workspaces": [_info(state, w) for w in ids], "token": token.name}
 
 

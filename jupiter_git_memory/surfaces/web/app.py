@@ -86,7 +86,7 @@ def require_session(request: Request) -> Session:
 
 def require_workspace(ws: str, request: Request, session: Annotated[Session, Depends(require_session)]):
     """The workspace's handle, if this session's token is granted it; 403 first, so ids never leak."""
-    if not re.match(WS_PATTERN, ws) or not session.may_read(ws):
+    if not re.match(WS_PATTERN, ws) or not session.may_read(state_of(request).grant_id(ws)):
         raise Refused(403, "workspace/forbidden", f"this session's token ({session.token_name}) is not granted "
                       f"workspace {ws!r}; `jgm token grant {session.token_name} WS` grants it")
     handle = state_of(request).handle(ws)
@@ -202,7 +202,7 @@ def create_web_app(state: ApiState) -> FastAPI:
 
     @web.get("/", response_class=HTMLResponse)
     def home(request: Request, session: Annotated[Session, Depends(require_session)]):
-        served = [w for w in sorted(state.handles) if session.may_read(w)]
+        served = [w for w in sorted(state.handles) if session.may_read(state.grant_id(w))]
         if len(served) == 1:
             return RedirectResponse(f"{base(request)}/w/{served[0]}/", status_code=303)
         return page(request, "home.html", workspaces=served)
