@@ -77,7 +77,7 @@ def test_install_chains_existing_hooks_and_uninstall_restores_them(repo, tmp_pat
                  "post-rewrite": logging_hook(hooks / "post-rewrite", calls, read_stdin=True)}
     actions = {a["hook"]: a["action"] for a in githooks.install(repo.path)}
     assert actions == {"post-merge": "installed", "post-checkout": "installed, chaining post-checkout.jgm-chained",
-                       "post-rewrite": "installed, chaining post-rewrite.jgm-chained"}
+                       "post-rewrite": "installed, chaining post-rewrite.jgm-chained", "reference-transaction": "installed"}
     listing = {p.name: (p.read_bytes(), p.stat().st_mode) for p in hooks.iterdir()}
     again = {a["hook"]: a["action"] for a in githooks.install(repo.path)}
     assert again["post-merge"] == "unchanged" and again["post-checkout"].startswith("unchanged, chaining")
@@ -312,7 +312,7 @@ def test_status_reports_hooks_and_last_run(repo, sync_hooks):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr
     st = json.loads(proc.stdout)
-    assert [h["state"] for h in st["hooks"]] == ["installed"] * 3
+    assert [h["state"] for h in st["hooks"]] == ["installed"] * len(githooks.HOOKS)
     assert all(h["python"] for h in st["hooks"])
     assert st["last_run"]["ok"] and st["last_run"]["counts"]["added"] == 2 and st["running"] == []
 

@@ -96,13 +96,40 @@ def test_at_before_a_supersede_returns_the_old_decision_in_force(repo):
         r.close()
 
 
-def test_reset_hard_then_recall_answers_from_the_new_head(repo):
+def test_at_views_beyond_the_bound_are_evicted_least_recently_used_first(repo):
+    repo.write("jgm.toml", "at_views = 2\n")
+    shas = []
+    for i in range(3):
+        repo.record(f"dec-{i}", title=f"Orders are stored in database number {i}", body=f"Orders store, version {i}.")
+        shas.append(repo.commit())
+    Seeder(repo.path).seed()
+    r = Recaller(repo.path)
+    try:
+        for sha in (shas[0], shas[1], shas[0], shas[2]):  # using shas[0] again makes shas[1] the least recent
+            assert r.recall(DB, at=sha).receipt["index"]["at"] == sha
+        views = r.index().catalog.views()
+        assert sorted(v["name"] for v in views if v["kind"] == "at") == sorted(f"at:{s}" for s in (shas[0], shas[2]))
+        assert [v["root"] for v in views if v["kind"] == "worktree"] == [str(repo.path)]
+        assert {x["id"] for x in r.recall(DB, at=shas[1]).results} <= {"dec-0", "dec-1"}  # rebuilt on demand
+    finally:
+        r.close()
+    d = diagnose(repo.path)
+    assert d.ok, [p.render() for p in d.problems]
+
+
+def seeded_supersede(repo) -> str:
+    """dec-pg committed, then superseded by dec-mongo in a second commit, seeded; returns the first commit."""
     repo.record("dec-pg", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
     first = repo.commit()
     repo.record("dec-mongo", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
                 supersedes="dec-pg")
     repo.commit()
     Seeder(repo.path).seed()
+    return first
+
+
+def test_reset_hard_then_recall_answers_from_the_new_head(repo):
+    first = seeded_supersede(repo)
     assert ids(repo.path)[0] == "dec-mongo"
     repo.git("reset", "-q", "--hard", "HEAD~1")  # no hook fires for a reset
     r = Recaller(repo.path)
@@ -165,3 +192,36 @@ def test_cli_recall_at_a_tag_and_its_receipt_replays_on_that_commit(repo):
     assert [(r["id"], r["status"]) for r in got["results"]] == [("dec-old", "accepted")], p.stderr
     v = jgm("receipt", "verify", got["receipt"]["id"], "--json", cwd=repo.path)
     assert v.returncode == 0 and json.loads(v.stdout)["new_ids"] == ["dec-old"]
+
+
+def test_a_candidate_promoted_on_a_branch_stays_in_review_in_other_worktrees(repo, tmp_path):
+    """Promotion is per view: the proposal branch checked out in a review worktree promotes the candidate
+    there, not in main (where the file is not merged yet), and main's seeds do not take it back there."""
+    from candidates_helpers import recall_ids, seed_repo
+    from jupiter_git_memory.candidates.model import CandidateInput
+    from jupiter_git_memory.candidates.propose import propose
+    from jupiter_git_memory.candidates.service import CandidateService
+
+    seed_repo(repo)
+    svc = CandidateService(repo.path)
+    q = "Which Python version does CI use?"
+    a = svc.record(CandidateInput("decision", "Pin the Python version in CI to 3.12",
+                                  "CI runs on Python 3.12 only, because the ONNX wheels are built for it.", agent="a"))
+    res = propose(svc, a.id, status="accepted")
+    wt = tmp_path / "review"
+    repo.git("worktree", "add", "-q", str(wt), res["branch"])
+    Seeder(wt).seed()
+    in_wt = CandidateService(wt)
+    assert (in_wt.show(a.id)["state"], in_wt.show(a.id)["promoted_to"]) == ("promoted", res["record_id"])
+    assert svc.show(a.id)["state"] == "proposed"  # main has not merged it
+    assert a.id in recall_ids(repo, q, statuses=["candidate"]) and [c["id"] for c in svc.list()] == [a.id]
+    Seeder(repo.path).seed()
+    assert in_wt.show(a.id)["state"] == "promoted" and in_wt.list() == []
+    repo.git("merge", "-q", "--no-ff", res["branch"], "-m", "Merge candidate PR")
+    Seeder(repo.path).seed()
+    assert svc.show(a.id)["state"] == "promoted" and recall_ids(repo, q)[0] == res["record_id"]
+    svc.forget(a.id)  # forgetting the candidate forgets it in every view
+    assert not CandidateService(wt).exists(a.id)
+    for path in (repo.path, wt):
+        d = diagnose(path)
+        assert d.ok, [p.render() for p in d.problems]

@@ -45,3 +45,31 @@ def test_serve_two_worktrees_of_one_repo_serves_each_its_own_view(repo, tmp_path
         assert http.get(f"/v1/workspaces/{wsid}.nope").status_code == 403  # an unknown key is never granted
     finally:
         server.stop()
+
+
+def test_reference_transaction_hook_reseeds_after_reset_and_commit(repo, monkeypatch):
+    """No other hook fires for these; the view follows without a read having to notice it is stale."""
+    from hooks_helpers import last_hook_run, snapshot, wait_for
+    from jupiter_git_memory.surfaces import githooks
+    from test_views import seeded_supersede
+
+    first = seeded_supersede(repo)
+    githooks.install(repo.path)
+    reset = repo.git("reset", "-q", "--hard", "HEAD~1")  # background: git returns before the reseed
+    assert reset.stderr == ""
+    wait_for(lambda: set(snapshot(repo.path).records) == {"dec-pg"}, what="the reference-transaction reseed")
+    assert wait_for(lambda: (last_hook_run(repo.path) or {}).get("finished") and last_hook_run(repo.path))["hook"] \
+        == "reference-transaction"
+    assert snapshot(repo.path).records["dec-pg"].commit_sha == first
+
+    monkeypatch.setenv("JGM_HOOK_SYNC", "1")  # foreground from here: what git returns with is decided
+    before = last_hook_run(repo.path)["generation"]
+    repo.write("src/app.py", "print('orders')\n")
+    repo.commit("code only")  # a commit that moves no record: no reseed
+    repo.git("tag", "v1")  # not HEAD or a branch: the shim does not even start Python
+    assert last_hook_run(repo.path)["generation"] == before
+    repo.record("dec-pg", title="Orders are stored in PostgreSQL 16", body="The application's orders live in PostgreSQL 16.")
+    second = repo.commit("edit the decision")  # the hook reseeds before git returns (JGM_HOOK_SYNC)
+    row = snapshot(repo.path).records["dec-pg"]
+    assert (row.title, row.commit_sha, row.dirty) == ("Orders are stored in PostgreSQL 16", second, False)
+    assert last_hook_run(repo.path)["generation"] > before

@@ -22,7 +22,8 @@ from ..config import load_settings
 from ..index.workspace import find_workspace, git
 from ..seed.sources import is_record_path
 
-HOOKS = ("post-merge", "post-checkout", "post-rewrite")
+HOOKS = ("post-merge", "post-checkout", "post-rewrite", "reference-transaction")  # the last: git >= 2.28
+STDIN_HOOKS = ("post-rewrite", "reference-transaction")  # git feeds these "old new [ref]" lines
 
 
 # -- what a hook run decides ------------------------------------------------------------------------
@@ -72,6 +73,10 @@ def changed_paths(top: Path, hook: str, args: list[str], stdin: str, roots: tupl
             if len(pair) >= 2 and (paths := _diff(top, roots, pair[0], pair[1])):
                 return paths
         return []
+    if hook == "reference-transaction":  # dec-reference-transaction-freshness
+        from .ref_hook import ref_moves
+
+        return ref_moves(top, args, stdin, roots)
     raise ValueError(f"unknown hook {hook!r}; jgm handles {', '.join(HOOKS)}")
 
 
@@ -236,7 +241,7 @@ def running_jobs(wsdir: Path) -> list[int]:
 def main(argv: list[str]) -> int:
     """`python -m jupiter_git_memory hooks run|_reseed ...` without loading the full CLI."""
     if len(argv) >= 2 and argv[0] == "run":
-        stdin = sys.stdin.read() if argv[1] == "post-rewrite" and not sys.stdin.isatty() else ""
+        stdin = sys.stdin.read() if argv[1] in STDIN_HOOKS and not sys.stdin.isatty() else ""
         return run_hook(argv[1], argv[2:], stdin)
     if len(argv) == 3 and argv[0] == "_reseed":
         try:
