@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records.row import RecordRow
-from .migrations import SHARED_VIEW, VIEW_SQL, check_version, migrate
+from .migrations import PROMOTION, SHARED_VIEW, VIEW_SQL, check_version, migrate
 from .queries import CatalogReads, ChunkRow
 
 
@@ -109,11 +109,12 @@ class Catalog(CatalogReads):
     def apply(self, ch: CatalogChanges) -> int:
         """Apply `ch` atomically; returns the generation, bumped when what is indexed changed.
 
-        File records go to the current view, candidates to the shared one. Record versions and chunks that
-        no view holds any more are deleted in the same transaction and listed in `ch.dead_chunks`. Receipts
+        File records and promotions go to the current view, candidates to the shared one (a candidate written
+        there drops this view's promotion of it; a deleted one is gone from every view). Record versions and
+        chunks that no view holds any more are deleted in the same transaction and listed in `ch.dead_chunks`. Receipts
         and view use times are bookkeeping: they change no answer, so they bump nothing (a recall that
         stores its receipt does not make every reader reopen the index)."""
-        if self.view is None and (ch.view or any(r.origin == "file" for r in ch.upsert_records)):
+        if self.view is None and (ch.view or any(r.origin in ("file", PROMOTION) for r in ch.upsert_records)):
             raise RuntimeError("catalog has no view to write file records to")
         now = time.time()
         cur = self._db.cursor()
@@ -147,10 +148,13 @@ class Catalog(CatalogReads):
         views = (self.view, SHARED_VIEW)
         ids = list(ch.delete_records) + [r.id for r in ch.upsert_records]
         touched = {(r[0], r[1]) for r in self._where_in(
-            f"SELECT id, content_hash FROM view_records WHERE view IN ('{SHARED_VIEW}', ?) AND id IN ({{}})", ids,
-            prefix=[self.view or SHARED_VIEW])} if ids else set()
+            f"SELECT id, content_hash FROM view_records WHERE (view IN ('{SHARED_VIEW}', ?) OR origin = '{PROMOTION}') "
+            "AND id IN ({})", ids, prefix=[self.view or SHARED_VIEW])} if ids else set()
         for rid in ch.delete_records:
-            cur.execute("DELETE FROM view_records WHERE view IN (?, ?) AND id=?", (*views, rid))
+            cur.execute("DELETE FROM view_records WHERE (view IN (?, ?) OR origin = ?) AND id=?", (*views, PROMOTION, rid))
+        for r in ch.upsert_records:
+            if r.origin == "candidate":
+                cur.execute("DELETE FROM view_records WHERE view=? AND id=? AND origin=?", (self.view, r.id, PROMOTION))
         for verb, rows in (("IGNORE", [r for r in ch.upsert_records if r.origin == "file"]),
                            ("REPLACE", [r for r in ch.upsert_records if r.origin != "file"])):
             # a file version's bytes fix its parse; a candidate's state and evidence change under one hash
@@ -161,7 +165,7 @@ class Catalog(CatalogReads):
         cur.executemany(
             "INSERT OR REPLACE INTO view_records(view, id, content_hash, effective, path, commit_sha, dirty, origin, "
             "error, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
-            [(self.view if r.origin == "file" else SHARED_VIEW, r.id, r.content_hash, r.effective_status, r.path,
+            [(SHARED_VIEW if r.origin == "candidate" else self.view, r.id, r.content_hash, r.effective_status, r.path,
               r.commit_sha, int(r.dirty), r.origin, r.error, now) for r in ch.upsert_records])
         if ch.view:
             v = dict(ch.view, name=self.view, built_at=now, used_at=now)

@@ -9,7 +9,8 @@ content and per-checkout views (dec-views-over-shared-vectors):
 - `version_chunks` which chunks make up one (record id, content hash);
 - `views` one per worktree (`wt:<root>`) and per `--at` commit (`at:<sha>`), and `view_records`
   (view, record id, content hash, effective status, path, commit, dirty, error): the view itself.
-  Candidates live in the shared view `*`, seen from every view.
+  Candidates live in the shared view `*`, seen from every view; a view whose files claim a candidate holds
+  its own row for it (origin `promotion`), which shadows the shared one in that view only.
 
 A migration never re-embeds: chunk ids and vectors are kept as they are. Only a writer (holding the
 exclusive lock) migrates; a reader that finds an older schema says so (CatalogNeedsMigration), and one
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..base.errors import JgmError
+from ..lifecycle.promote import PROMOTION  # a view's own row for a shared candidate, read back as `candidate`
 
 SCHEMA_VERSION = 2
 SHARED_VIEW = "*"
@@ -62,15 +64,19 @@ CREATE TABLE IF NOT EXISTS receipts (id TEXT PRIMARY KEY, created_at REAL NOT NU
 """
 
 # Per connection: `records` and `chunks` read as before, but only what the connection's current view holds
-# (plus the shared candidates), so code written against one index keeps working against a view.
-VIEW_SQL = """
+# (plus the shared candidates, unless the view has its own row for one), so code written against one index
+# keeps working against a view.
+VIEW_SQL = f"""
 CREATE TEMP TABLE IF NOT EXISTS current_view (name TEXT);
 CREATE TEMP VIEW IF NOT EXISTS records AS
   SELECT v.id AS id, v.path AS path, c.kind AS kind, c.status AS status, v.effective AS effective,
          c.title AS title, v.content_hash AS content_hash, v.commit_sha AS commit_sha, v.dirty AS dirty,
-         v.origin AS origin, c.data AS data, v.error AS error, v.updated_at AS updated_at
+         CASE v.origin WHEN '{PROMOTION}' THEN 'candidate' ELSE v.origin END AS origin, c.data AS data,
+         v.error AS error, v.updated_at AS updated_at
   FROM view_records v JOIN contents c ON c.id = v.id AND c.content_hash = v.content_hash
-  WHERE v.view IN ('*', (SELECT name FROM current_view));
+  WHERE v.view = (SELECT name FROM current_view)
+     OR (v.view = '{SHARED_VIEW}' AND NOT EXISTS (SELECT 1 FROM view_records o
+                                        WHERE o.view = (SELECT name FROM current_view) AND o.id = v.id));
 CREATE TEMP VIEW IF NOT EXISTS chunks AS
   SELECT s.id AS id, s.record_id AS record_id, vc.ordinal AS ordinal, s.text_hash AS text_hash,
          s.text AS text, s.body AS body, vc.content_hash AS content_hash

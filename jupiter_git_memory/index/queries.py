@@ -49,6 +49,11 @@ class CatalogReads:
     _record = staticmethod(record_row)
 
     # -- records and chunks -------------------------------------------------------------------
+    def shared_records(self) -> dict[str, RecordRow]:
+        """The candidates as stored for every view, without this view's own rows for them (promotions)."""
+        with self.viewing(None):  # type: ignore[attr-defined]  # Catalog's
+            return self.records()
+
     def records(self, origin: str | None = None) -> dict[str, RecordRow]:
         q, args = "SELECT * FROM records", ()
         if origin:

@@ -185,11 +185,9 @@ class Seeder:
                 continue
             if prev.path in failed and prev.path not in desired_paths:
                 desired[prev.id] = RecordRow(**{**prev.__dict__, "error": failed[prev.path]})
-        for prev in previous.values():  # candidates live in the store; seeding keeps them
-            if prev.origin != "file":
-                desired.setdefault(prev.id, prev)
-        if not rev:
-            mark_promotions(desired)  # a merged record file that claims a candidate promotes it
+        for cand in cat.shared_records().values():  # candidates live in the store; seeding keeps them
+            desired.setdefault(cand.id, cand)
+        mark_promotions(desired)  # a committed record file claiming a candidate promotes it, in this view
         # a rebuild plans against no stored chunks (its write clears them first) and re-chunks everything
         known = {} if rebuild else cat.version_chunks({(rid, r.content_hash) for rid, r in desired.items()})
         plan, counts = plan_changes(desired, previous, known, index.vectors.ids(), self.chunker,

@@ -24,7 +24,8 @@ def _counts(db: sqlite3.Connection, view: str) -> tuple[dict[int, int], int]:
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name='view_records'").fetchone():
         return dict(db.execute("SELECT origin = 'file', COUNT(*) FROM records GROUP BY origin = 'file'").fetchall()), 1
     counts = db.execute("SELECT origin = 'file', COUNT(*) FROM view_records WHERE view IN ('*', ?) "
-                        "GROUP BY origin = 'file'", (view,)).fetchall()
+                        "AND origin != 'promotion' GROUP BY origin = 'file'", (view,)).fetchall()  # a view's own row
+    # for a shared candidate (a promotion) is not one more candidate
     return dict(counts), db.execute("SELECT COUNT(*) FROM views").fetchone()[0]
 
 
