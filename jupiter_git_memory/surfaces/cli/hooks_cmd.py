@@ -29,13 +29,14 @@ def _print_actions(actions: list[dict], as_json: bool) -> None:
         emit_json({"hooks": actions})
         return
     for a in actions:
-        out.print(f"{a['hook']:<14} {a['action']}  [dim]{a['path']}[/]", markup=True)
+        out.print(f"{a['hook']:<21} {a['action']}  [dim]{a['path']}[/]", markup=True)
 
 
 @app.command()
 def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
             force: bool = typer.Option(False, "--force", help="Install even where that modifies tracked hook files.")):
-    """Install post-merge, post-checkout and post-rewrite hooks (existing hooks are chained, not replaced)."""
+    """Install post-merge, post-checkout, post-rewrite and reference-transaction hooks (existing hooks are chained,
+    not replaced)."""
     from ...base.home import record_home
     from ...base.store import store_root
     from ...index.workspace import find_workspace
@@ -78,7 +79,7 @@ def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
     out.print(f"hooks in {st['hooks_dir']}", markup=False)
     for h in st["hooks"]:
         extra = f" (chains {h['hook']}.jgm-chained)" if h["chained"] else ""
-        out.print(f"  {h['hook']:<14} {h['state']}{extra}", markup=False)
+        out.print(f"  {h['hook']:<21} {h['state']}{extra}", markup=False)
     last = st["last_run"]
     if last:
         out.print(f"last run: {last['hook']} {'ok' if last.get('ok') else 'FAILED'}: {last.get('summary', '')}",
@@ -89,15 +90,16 @@ def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, hidden=True)
-def run(hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite"),
+def run(hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite | reference-transaction"),
         args: Optional[list[str]] = typer.Argument(None, help="The arguments git passed to the hook.")):
-    """What the hook shims call (git's arguments follow; post-rewrite reads stdin). Always exits 0."""
+    """What the hook shims call (git's arguments follow; post-rewrite and reference-transaction read stdin).
+    Always exits 0."""
     from .. import hook_run
 
     if hook not in hook_run.HOOKS:
         err.print(f"jgm: unknown hook {hook!r}; expected one of {', '.join(hook_run.HOOKS)}")
         raise typer.Exit(0)
-    stdin = sys.stdin.read() if hook == "post-rewrite" and not sys.stdin.isatty() else ""
+    stdin = sys.stdin.read() if hook in hook_run.STDIN_HOOKS and not sys.stdin.isatty() else ""
     raise typer.Exit(hook_run.run_hook(hook, list(args or []), stdin))
 
 
