@@ -188,12 +188,18 @@ def test_mark_promotions_follows_committed_files_both_ways():
     desired = mark_promotions({cand.id: cand, file_row.id: file_row})
     p = desired[cand.id]
     assert p.data["state"] == "promoted" and p.data["promoted_to"] == "fact-x" and p.effective_status == "superseded"
+    # the view's own row (dec-candidate-promotion-per-view): the shared row stays as it was
+    assert p.origin == "promotion" and p.content_hash != cand.content_hash and cand.data["state"] == "open"
     # an uncommitted (dirty) file does not promote
     dirty = RecordRow(**{**file_row.__dict__, "dirty": True})
     assert mark_promotions({cand.id: cand, dirty.id: dirty})[cand.id].data["state"] == "open"
-    # the file gone again: back to the state before promotion
-    back = mark_promotions({cand.id: p})[cand.id]
+    # a shared row promoted by an older store, seen where no file claims it: the state before promotion
+    legacy = RecordRow(**{**p.__dict__, "origin": "candidate", "content_hash": cand.content_hash})
+    back = mark_promotions({cand.id: legacy})[cand.id]
     assert back.data["state"] == "open" and back.effective_status == "candidate" and "promoted_to" not in back.data
+    assert back.origin == "promotion"
+    # claimed by the same file again: the shared row already says so, nothing of the view's own
+    assert mark_promotions({cand.id: legacy, file_row.id: file_row})[cand.id] is legacy
 
 
 # --- rules the mutation bench showed no test stated (issue 17) ---
