@@ -34,7 +34,7 @@ class WorkspaceHandle:
     def __init__(self, workspace: Workspace, store_root: Path | None = None, key: str | None = None):
         self.workspace = workspace
         self.store_root = store_root  # the store (None: $JGM_HOME); the repo is self.workspace.root
-        self.key = key or workspace.id  # what URLs call it: the workspace id, or `<id>.<folder>` (served_keys)
+        self.key = key or workspace.id  # the id URLs use: the workspace id or `<id>.<folder>` (api.app.served_handles)
         self._lock = threading.RLock()
         self._recaller: Recaller | None = None
         self._seeder = None
