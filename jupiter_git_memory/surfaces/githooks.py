@@ -1,4 +1,5 @@
-"""Git hooks that keep the index in step with merges, checkouts and rewrites: install, uninstall, status
+"""Git hooks that keep the index in step with merges, checkouts, rewrites and other ref updates (reset,
+cherry-pick: reference-transaction, see ref_hook.py): install, uninstall, status
 (what a hook does when it runs is hook_run.py).
 
 Why hooks at all: after `git pull` or a branch switch the files an agent recalls from have changed,
