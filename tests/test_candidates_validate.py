@@ -339,3 +339,17 @@ def test_limits_are_inclusive():
     assert check(inp(body=body[:MAX_BODY_BYTES] + "x")).code == "too-long"
     assert check(inp(tags=[f"t{i}" for i in range(MAX_TAGS)])).code is None
     assert check(inp(tags=[f"t{i}" for i in range(MAX_TAGS + 1)])).code == "bad-tags"
+
+
+def test_title_and_body_length_bounds_are_inclusive_and_both_must_hold():
+    assert check(inp(title="Idempotency")).code == "too-short"  # long enough, but one word
+    assert check(inp(title="Use gRPC")).code is None  # exactly 8 characters, two words
+    assert check(inp(body="We use a b c d e.")).code == "too-short"  # six words, under 30 characters
+    assert check(inp(body="Uploads retry because S3 throttles")).code == "too-short"  # five words, 35 characters
+    assert check(inp(body="Uploads retry, because S3 bursts hurt.")).code is None  # exactly 6 words
+    assert check(inp(body="Uploads retry when S3 is busy.")).code is None  # exactly 30 characters, 6 words
+
+
+def test_a_history_date_in_the_title_is_enough():
+    v = check(inp(kind="history", title="Uploads moved to S3 in 2023-04", body=GOOD_BODY))
+    assert v.code is None and not any("date" in w for w in v.warnings)

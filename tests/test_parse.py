@@ -270,6 +270,15 @@ def test_nesting_is_allowed_up_to_the_limit_and_refused_past_it():
     deep = _refusal(nested(MAX_DEPTH + 1))
     assert deep.line == 6 and str(MAX_DEPTH) in deep.message and "flatten" in deep.fix
     assert parse(HEAD + "a: [[1]]\nb: [[2]]\n" + nested(MAX_DEPTH) + "---\n").record is not None  # depth unwinds
+    after_sibling = "x: [[1], " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "]\n"  # 17 levels, past a nested sibling
+    assert _refusal(after_sibling).line == 6
+
+
+def test_literal_keys_stay_as_written_wherever_they_stand():
+    from jupiter_git_memory.records.safe_yaml import load_frontmatter
+
+    meta = load_frontmatter("date: 2024-01-01\nweight: 3\nid: 0012\nsupersedes: [0011, 1.50]\n")
+    assert (meta["id"], meta["supersedes"], meta["weight"]) == ("0012", ["0011", "1.50"], 3)
 
 
 def test_values_are_counted_up_to_the_limit():
