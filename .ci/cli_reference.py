@@ -49,8 +49,7 @@ def help_text(path: tuple[str, ...]) -> str:
     from typer.testing import CliRunner
 
     app, _ = _root()
-    res = CliRunner().invoke(app, [*path, "--help"], prog_name="jgm", terminal_width=WIDTH,
-                            env={"COLUMNS": str(WIDTH)})
+    res = CliRunner().invoke(app, [*path, "--help"], prog_name="jgm", terminal_width=WIDTH, env={"COLUMNS": str(WIDTH)})
     if res.exit_code != 0:
         raise SystemExit(f"`jgm {' '.join(path)} --help` failed (exit {res.exit_code}): {res.output}")
     return "\n".join(line.rstrip() for line in res.output.strip().splitlines())
@@ -60,8 +59,16 @@ def render() -> str:
     parts = [START, ""]
     for path in commands():
         title = " ".join(("jgm", *path))
-        parts += [f"<details><summary><code>{title}</code></summary>", "", "```text", help_text(path), "```", "",
-                  "</details>", ""]
+        parts += [
+            f"<details><summary><code>{title}</code></summary>",
+            "",
+            "```text",
+            help_text(path),
+            "```",
+            "",
+            "</details>",
+            "",
+        ]
     parts.append(END)
     return "\n".join(parts)
 
@@ -110,8 +117,10 @@ def main() -> int:
         README.write_text(new, encoding="utf-8")
         return 1 if problems else 0
     if new != text:
-        print("README.md's command reference differs from `jgm … --help`: run `python .ci/cli_reference.py --write`",
-              file=sys.stderr)
+        print(
+            "README.md's command reference differs from `jgm … --help`: run `python .ci/cli_reference.py --write`",
+            file=sys.stderr,
+        )
         return 1
     return 1 if problems else 0
 

@@ -37,8 +37,13 @@ def build(checkout: Path, folders: list[str], extra: list[str], dest: Path) -> N
                 continue
             got.check_returncode()
             tarfile.open(fileobj=io.BytesIO(got.stdout)).extractall(dest, filter="data")
-    env = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.com",
-               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.com")
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="b@example.com",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="b@example.com",
+    )
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "existing ADRs"]):
         subprocess.run(["git", "-C", str(dest), *cmd], check=True, env=env, capture_output=True)
 
@@ -71,14 +76,19 @@ def run_collection(name: str, spec: dict, checkout: Path, work: Path, k: int = 3
     indexed = sum(d["indexed"] for d in rep["inventory"])
     hits = [r for r in ranks if r["rank"]]
     return {
-        "collection": name, "repo": spec.get("repo"), "seed_seconds": seconds,
+        "collection": name,
+        "repo": spec.get("repo"),
+        "seed_seconds": seconds,
         "inventory": [d for d in rep["inventory"] if d["markdown"]],
-        "adr_files": found, "indexed": indexed, "indexed_share": round(indexed / found, 3) if found else None,
+        "adr_files": found,
+        "indexed": indexed,
+        "indexed_share": round(indexed / found, 3) if found else None,
         "errors": [f"{e['path']}: {e['message']}" for e in rep["errors"]],
         "warnings": len(rep["warnings"]),
         "statuses": _count(row.effective_status for row in rows.values()),
         "superseded": superseded,
-        f"recall@{k}": round(len(hits) / len(ranks), 3), "mrr": round(sum(1 / r["rank"] for r in hits) / len(ranks), 3),
+        f"recall@{k}": round(len(hits) / len(ranks), 3),
+        "mrr": round(sum(1 / r["rank"] for r in hits) / len(ranks), 3),
         "misses": [r for r in ranks if not r["rank"] or r["rank"] > 1],
     }
 
@@ -112,9 +122,12 @@ def main() -> int:
     if args.out:
         Path(args.out).write_text(text + "\n", "utf-8")
     for r in results:
-        print(f"{r['collection']:<28} {r['indexed']}/{r['adr_files']} indexed, {len(r['errors'])} errors, "
-              f"recall@3 {r['recall@3']}, superseded ok {sum(s['out_of_default'] and s['back_with_status'] for s in r['superseded'])}"
-              f"/{len(r['superseded'])}", file=sys.stderr)
+        print(
+            f"{r['collection']:<28} {r['indexed']}/{r['adr_files']} indexed, {len(r['errors'])} errors, "
+            f"recall@3 {r['recall@3']}, superseded ok {sum(s['out_of_default'] and s['back_with_status'] for s in r['superseded'])}"
+            f"/{len(r['superseded'])}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -51,8 +51,13 @@ def pct(values: list[float], q: float) -> float:
 
 class _Server:
     def __init__(self, repo: Path, home: Path):
-        self.proc = subprocess.Popen([JGM, "serve", "--port", "0", "--repo", str(repo)], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True, env=dict(os.environ, JGM_HOME=str(home)))
+        self.proc = subprocess.Popen(
+            [JGM, "serve", "--port", "0", "--repo", str(repo)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, JGM_HOME=str(home)),
+        )
         threading.Thread(target=self.proc.stderr.read, daemon=True).start()
         line = self.proc.stdout.readline()
         if not line:
@@ -86,8 +91,9 @@ def _query(queries: list[str], i: int) -> str:
     return queries[i % len(queries)] + ("" if i < len(queries) else f" {i}")  # no two identical requests
 
 
-def measure(repo: Path, home: Path, queries: list[str] = QUERIES, n: int = 200,
-            concurrency: int = 1) -> tuple[list[float], str]:
+def measure(
+    repo: Path, home: Path, queries: list[str] = QUERIES, n: int = 200, concurrency: int = 1
+) -> tuple[list[float], str]:
     """Latencies (ms) of `n` warm API recalls against an already seeded `repo` in store `home`."""
     server = _Server(Path(repo), Path(home))
     try:
@@ -135,8 +141,13 @@ def in_process(repo: Path, home: Path, queries: list[str], n: int) -> list[float
 
 
 def summary(lat: list[float]) -> dict:
-    return {"p50_ms": round(pct(lat, 50), 2), "p95_ms": round(pct(lat, 95), 2), "p99_ms": round(pct(lat, 99), 2),
-            "mean_ms": round(statistics.fmean(lat), 2), "max_ms": round(max(lat), 2)}
+    return {
+        "p50_ms": round(pct(lat, 50), 2),
+        "p95_ms": round(pct(lat, 95), 2),
+        "p99_ms": round(pct(lat, 99), 2),
+        "mean_ms": round(statistics.fmean(lat), 2),
+        "max_ms": round(max(lat), 2),
+    }
 
 
 def main() -> None:
@@ -145,8 +156,12 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--repo", type=Path, help="An existing repo to serve (default: generate a synthetic one).")
-    ap.add_argument("--work", type=Path, help="Keep the generated repo and store here; a re-run reuses them "
-                                              "(the seed is then a no-op) to measure again cheaply.")
+    ap.add_argument(
+        "--work",
+        type=Path,
+        help="Keep the generated repo and store here; a re-run reuses them "
+        "(the seed is then a no-op) to measure again cheaply.",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="jgm-api-bench-") as tmp:
         work = args.work or Path(tmp)
@@ -160,20 +175,36 @@ def main() -> None:
             if not (repo / ".git").is_dir():
                 generate(repo, args.records)
         t = time.perf_counter()
-        seeded = subprocess.run([JGM, "seed", "--repo", str(repo), "--json"], capture_output=True, text=True,
-                                env=dict(os.environ, JGM_HOME=str(home)))
+        seeded = subprocess.run(
+            [JGM, "seed", "--repo", str(repo), "--json"],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, JGM_HOME=str(home)),
+        )
         if seeded.returncode != 0:
             raise SystemExit(seeded.stderr)
         seed_s = time.perf_counter() - t
         report = json.loads(seeded.stdout)
         lat, label = measure(repo, home, QUERIES, args.requests, args.concurrency)
         base = in_process(repo, home, QUERIES, args.requests)
-    print(json.dumps({
-        "measured": label, "records": report["records"], "chunks": report["chunks"], "seed_s": round(seed_s, 2),
-        "requests": len(lat), "api": summary(lat), "in_process": summary(base),
-        "api_overhead_p50_ms": round(pct(lat, 50) - pct(base, 50), 2),
-        "concurrency": args.concurrency, "cpus": os.cpu_count(), "load_avg_1m": round(os.getloadavg()[0], 2),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "measured": label,
+                "records": report["records"],
+                "chunks": report["chunks"],
+                "seed_s": round(seed_s, 2),
+                "requests": len(lat),
+                "api": summary(lat),
+                "in_process": summary(base),
+                "api_overhead_p50_ms": round(pct(lat, 50) - pct(base, 50), 2),
+                "concurrency": args.concurrency,
+                "cpus": os.cpu_count(),
+                "load_avg_1m": round(os.getloadavg()[0], 2),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

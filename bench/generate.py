@@ -17,34 +17,101 @@ import subprocess
 from pathlib import Path
 
 SUBJECTS = [
-    "the connection pool", "the retry policy", "the ingest worker", "the cache layer", "the schema migration",
-    "the billing service", "the auth gateway", "the search indexer", "the event bus", "the feature flag system",
-    "the CI pipeline", "the deploy script", "the rate limiter", "the session store", "the metrics exporter",
-    "the job scheduler", "the object storage client", "the GraphQL resolver", "the websocket relay",
-    "the config loader", "the audit log", "the payment webhook", "the image resizer", "the backup job",
-    "the tokenizer", "the query planner", "the load balancer", "the DNS resolver", "the TLS terminator",
-    "the notification fan-out", "the data warehouse export", "the mobile sync endpoint", "the CSV importer",
+    "the connection pool",
+    "the retry policy",
+    "the ingest worker",
+    "the cache layer",
+    "the schema migration",
+    "the billing service",
+    "the auth gateway",
+    "the search indexer",
+    "the event bus",
+    "the feature flag system",
+    "the CI pipeline",
+    "the deploy script",
+    "the rate limiter",
+    "the session store",
+    "the metrics exporter",
+    "the job scheduler",
+    "the object storage client",
+    "the GraphQL resolver",
+    "the websocket relay",
+    "the config loader",
+    "the audit log",
+    "the payment webhook",
+    "the image resizer",
+    "the backup job",
+    "the tokenizer",
+    "the query planner",
+    "the load balancer",
+    "the DNS resolver",
+    "the TLS terminator",
+    "the notification fan-out",
+    "the data warehouse export",
+    "the mobile sync endpoint",
+    "the CSV importer",
 ]
 VERBS = [
-    "times out under", "degrades when facing", "must be configured for", "was rewritten to handle",
-    "depends on", "is the bottleneck for", "silently drops", "retries aggressively on", "serialises",
-    "holds a lock during", "leaks file descriptors on", "caches the result of", "validates", "batches",
-    "rejects", "logs every", "must never block on", "is measured against", "shards by", "throttles",
+    "times out under",
+    "degrades when facing",
+    "must be configured for",
+    "was rewritten to handle",
+    "depends on",
+    "is the bottleneck for",
+    "silently drops",
+    "retries aggressively on",
+    "serialises",
+    "holds a lock during",
+    "leaks file descriptors on",
+    "caches the result of",
+    "validates",
+    "batches",
+    "rejects",
+    "logs every",
+    "must never block on",
+    "is measured against",
+    "shards by",
+    "throttles",
 ]
 OBJECTS = [
-    "bursty traffic", "large uploads", "cold starts", "partial network failures", "clock skew",
-    "duplicate deliveries", "long-running transactions", "expired credentials", "schema drift",
-    "out-of-order events", "hot partitions", "slow consumers", "unicode file names", "leap seconds",
-    "IPv6-only hosts", "read replicas lagging", "a full disk", "memory pressure", "stale DNS entries",
-    "tenant-specific overrides", "nightly batch windows", "cross-region replication", "idempotency keys",
+    "bursty traffic",
+    "large uploads",
+    "cold starts",
+    "partial network failures",
+    "clock skew",
+    "duplicate deliveries",
+    "long-running transactions",
+    "expired credentials",
+    "schema drift",
+    "out-of-order events",
+    "hot partitions",
+    "slow consumers",
+    "unicode file names",
+    "leap seconds",
+    "IPv6-only hosts",
+    "read replicas lagging",
+    "a full disk",
+    "memory pressure",
+    "stale DNS entries",
+    "tenant-specific overrides",
+    "nightly batch windows",
+    "cross-region replication",
+    "idempotency keys",
 ]
 REASONS = [
-    "because the upstream SLA only guarantees 99.5% availability", "since p99 latency doubled after the upgrade",
-    "as the incident review in March showed", "which the load test reproduced at 4,000 requests per second",
-    "because the vendor library swallows the error", "since Postgres 15 changed the default",
-    "which cost us two days of debugging", "as measured on the staging cluster", "because the queue is at-least-once",
-    "since the kernel default is 1024", "because the mobile clients retry without backoff",
-    "as documented in the runbook", "which only shows up with more than 64 tenants",
+    "because the upstream SLA only guarantees 99.5% availability",
+    "since p99 latency doubled after the upgrade",
+    "as the incident review in March showed",
+    "which the load test reproduced at 4,000 requests per second",
+    "because the vendor library swallows the error",
+    "since Postgres 15 changed the default",
+    "which cost us two days of debugging",
+    "as measured on the staging cluster",
+    "because the queue is at-least-once",
+    "since the kernel default is 1024",
+    "because the mobile clients retry without backoff",
+    "as documented in the runbook",
+    "which only shows up with more than 64 tenants",
 ]
 ACTIONS = [
     "We set the timeout to 30 seconds and alert on the 95th percentile.",
@@ -60,12 +127,24 @@ ACTIONS = [
     "Drain the queue before deploying, otherwise in-flight jobs are retried twice.",
     "Shard keys must include the tenant id so that one tenant cannot create a hot partition.",
 ]
-HEADINGS = ["Context", "Decision", "Consequences", "Evidence", "Alternatives considered", "How to verify",
-            "Background", "Details", "Open questions", "Rollout"]
-CODE = ["```bash\nkubectl rollout restart deploy/ingest-worker\n```",
-        "```python\nclient = Pool(max_size=20, timeout=30)\n```",
-        "```sql\nALTER TABLE events ADD COLUMN tenant_id bigint;\n```",
-        "```yaml\nretries: 5\nbackoff: exponential\n```"]
+HEADINGS = [
+    "Context",
+    "Decision",
+    "Consequences",
+    "Evidence",
+    "Alternatives considered",
+    "How to verify",
+    "Background",
+    "Details",
+    "Open questions",
+    "Rollout",
+]
+CODE = [
+    "```bash\nkubectl rollout restart deploy/ingest-worker\n```",
+    "```python\nclient = Pool(max_size=20, timeout=30)\n```",
+    "```sql\nALTER TABLE events ADD COLUMN tenant_id bigint;\n```",
+    "```yaml\nretries: 5\nbackoff: exponential\n```",
+]
 TAGS = ["perf", "reliability", "security", "db", "infra", "api", "ops", "data", "frontend", "billing"]
 
 # kind -> (weight, [(status, weight)])
@@ -136,9 +215,16 @@ def make_records(n: int, seed: int) -> list[dict]:
         subject = rng.choice(SUBJECTS).removeprefix("the ")
         title = f"{subject.capitalize()} {rng.choice(VERBS)} {rng.choice(OBJECTS)}"
         words = int(min(570, max(105, rng.lognormvariate(5.6, 0.5))))  # headings and code add a few words
-        rec = {"id": rid, "kind": kind, "status": status, "title": title, "body": body(rng, words),
-               "path": f"knowledge/{kind}s/{rid}.md", "tags": rng.sample(TAGS, k=rng.randint(0, 3)),
-               "date": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"}
+        rec = {
+            "id": rid,
+            "kind": kind,
+            "status": status,
+            "title": title,
+            "body": body(rng, words),
+            "path": f"knowledge/{kind}s/{rid}.md",
+            "tags": rng.sample(TAGS, k=rng.randint(0, 3)),
+            "date": f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        }
         heads = chain_heads.get(kind)
         if heads is not None and status in ("accepted", "verified") and heads and rng.random() < 0.15:
             old = heads.pop(rng.randrange(len(heads)))
@@ -151,8 +237,14 @@ def make_records(n: int, seed: int) -> list[dict]:
 
 
 def render(rec: dict) -> str:
-    lines = ["---", f"id: {rec['id']}", f"kind: {rec['kind']}", f"status: {rec['status']}",
-             f"title: {json.dumps(rec['title'])}", f"date: {rec['date']}"]
+    lines = [
+        "---",
+        f"id: {rec['id']}",
+        f"kind: {rec['kind']}",
+        f"status: {rec['status']}",
+        f"title: {json.dumps(rec['title'])}",
+        f"date: {rec['date']}",
+    ]
     if rec.get("tags"):
         lines.append(f"tags: [{', '.join(rec['tags'])}]")
     if rec.get("supersedes"):
@@ -161,14 +253,21 @@ def render(rec: dict) -> str:
     return "\n".join(lines) + "\n" + rec["body"] + "\n"
 
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "Bench",
-           "GIT_COMMITTER_EMAIL": "bench@example.com", "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_AUTHOR_DATE": "2025-06-01T12:00:00Z", "GIT_COMMITTER_DATE": "2025-06-01T12:00:00Z"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_DATE": "2025-06-01T12:00:00Z",
+    "GIT_COMMITTER_DATE": "2025-06-01T12:00:00Z",
+}
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env=dict(os.environ, **GIT_ENV)).stdout
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=dict(os.environ, **GIT_ENV)
+    ).stdout
 
 
 def generate(out: Path, n: int, seed: int = 7, commits: int = 4) -> list[dict]:
@@ -210,10 +309,19 @@ def main() -> None:
     args = ap.parse_args()
     recs = generate(args.out, args.records, args.seed)
     words = [len(r["body"].split()) for r in recs]
-    print(json.dumps({"repo": str(args.out), "records": len(recs), "words_min": min(words), "words_max": max(words),
-                      "words_mean": round(sum(words) / len(words), 1),
-                      "with_headings": sum("\n## " in "\n" + r["body"] for r in recs),
-                      "supersedes": sum("supersedes" in r for r in recs)}))
+    print(
+        json.dumps(
+            {
+                "repo": str(args.out),
+                "records": len(recs),
+                "words_min": min(words),
+                "words_max": max(words),
+                "words_mean": round(sum(words) / len(words), 1),
+                "with_headings": sum("\n## " in "\n" + r["body"] for r in recs),
+                "supersedes": sum("supersedes" in r for r in recs),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ENV = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "Bench",
-       "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+ENV = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def git(repo: Path, *args: str) -> None:
@@ -34,8 +39,10 @@ def git(repo: Path, *args: str) -> None:
 
 
 def record(i: int, extra: str = "") -> str:
-    return (f"---\nid: rec-{i}\nkind: decision\nstatus: accepted\ntitle: Decision {i}\n---\n"
-            f"We decided {i} things about service {i % 13}.{extra}\n")
+    return (
+        f"---\nid: rec-{i}\nkind: decision\nstatus: accepted\ntitle: Decision {i}\n---\n"
+        f"We decided {i} things about service {i % 13}.{extra}\n"
+    )
 
 
 def make_repo(root: Path, records: int) -> Path:
@@ -71,8 +78,13 @@ def time_checkouts(repo: Path, branches: tuple[str, str], runs: int, after=None)
 
 def summary(ms: list[float]) -> dict:
     s = sorted(ms)
-    return {"runs": len(s), "median_ms": round(statistics.median(s), 1), "mean_ms": round(statistics.fmean(s), 1),
-            "p90_ms": round(s[int(0.9 * (len(s) - 1))], 1), "min_ms": round(s[0], 1)}
+    return {
+        "runs": len(s),
+        "median_ms": round(statistics.median(s), 1),
+        "mean_ms": round(statistics.fmean(s), 1),
+        "p90_ms": round(s[int(0.9 * (len(s) - 1))], 1),
+        "min_ms": round(s[0], 1),
+    }
 
 
 def main() -> None:
@@ -84,8 +96,8 @@ def main() -> None:
         os.environ.update(ENV, JGM_HOME=str(Path(tmp) / "home"))
         os.environ.pop("JGM_HOOK_SYNC", None)
         repo = make_repo(Path(tmp), args.records)
-        from jupiter_git_memory.index.workspace import find_workspace
         from jupiter_git_memory.base.store import workspace_dir
+        from jupiter_git_memory.index.workspace import find_workspace
         from jupiter_git_memory.seed.seeder import Seeder
         from jupiter_git_memory.surfaces import githooks, hook_run
 
@@ -105,15 +117,31 @@ def main() -> None:
         background = time_checkouts(repo, ("knowledge", "main"), max(6, args.runs // 5), after=wait_jobs)
         githooks.uninstall(repo)
     a, b, c = summary(without), summary(with_hooks), summary(background)
-    print(json.dumps({
-        "bench": "hook_overhead", "records": args.records, "python": sys.version.split()[0],
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                    "load_avg_1m_at_end": round(os.getloadavg()[0], 2)},
-        "no_knowledge_change": {"without_hooks": a, "with_hooks": b,
-                                "overhead_median_ms": round(b["median_ms"] - a["median_ms"], 1),
-                                "overhead_mean_ms": round(b["mean_ms"] - a["mean_ms"], 1)},
-        "knowledge_change_background": {"with_hooks": c, "overhead_median_ms": round(c["median_ms"] - a["median_ms"], 1)},
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "bench": "hook_overhead",
+                "records": args.records,
+                "python": sys.version.split()[0],
+                "machine": {
+                    "cpus": os.cpu_count(),
+                    "platform": platform.platform(),
+                    "load_avg_1m_at_end": round(os.getloadavg()[0], 2),
+                },
+                "no_knowledge_change": {
+                    "without_hooks": a,
+                    "with_hooks": b,
+                    "overhead_median_ms": round(b["median_ms"] - a["median_ms"], 1),
+                    "overhead_mean_ms": round(b["mean_ms"] - a["mean_ms"], 1),
+                },
+                "knowledge_change_background": {
+                    "with_hooks": c,
+                    "overhead_median_ms": round(c["median_ms"] - a["median_ms"], 1),
+                },
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

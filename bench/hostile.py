@@ -20,16 +20,19 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ENV = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "b@example.com", "GIT_COMMITTER_NAME": "Bench",
-       "GIT_COMMITTER_EMAIL": "b@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+ENV = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "b@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "b@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 FENCE = "---\nid: {id}\nkind: decision\nstatus: accepted\ntitle: {title}\n{extra}---\nBody of {id}: {body}\n"
 
 
@@ -79,17 +82,28 @@ def build(repo: Path, records: int, levels: int, outside: Path) -> tuple[set[str
 def seed(repo: Path, env: dict, *extra: str) -> dict:
     """One `jgm seed --json` child: its report, wall time and peak RSS (this child only)."""
     exe = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
-    code = ("import resource, subprocess, sys, time, json; t = time.perf_counter(); "
-            "p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
-            "print(json.dumps({'rc': p.returncode, 'out': p.stdout, 'err': p.stderr[-2000:], "
-            "'seconds': time.perf_counter() - t, "
-            "'rss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))")
-    p = subprocess.run([sys.executable, "-c", code, exe, "seed", "--json", "--repo", str(repo), *extra],
-                       capture_output=True, text=True, env=env, timeout=3600)
+    code = (
+        "import resource, subprocess, sys, time, json; t = time.perf_counter(); "
+        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+        "print(json.dumps({'rc': p.returncode, 'out': p.stdout, 'err': p.stderr[-2000:], "
+        "'seconds': time.perf_counter() - t, "
+        "'rss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, exe, "seed", "--json", "--repo", str(repo), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+    )
     res = json.loads(p.stdout)
     report = json.loads(res["out"]) if res["out"].strip().startswith("{") else {"raw": res["out"], "stderr": res["err"]}
-    return {"rc": res["rc"], "seconds": round(res["seconds"], 2), "peak_rss_mb": round(res["rss_kb"] / 1024, 1),
-            "report": report}
+    return {
+        "rc": res["rc"],
+        "seconds": round(res["seconds"], 2),
+        "peak_rss_mb": round(res["rss_kb"] / 1024, 1),
+        "report": report,
+    }
 
 
 def main() -> None:
@@ -106,8 +120,14 @@ def main() -> None:
     good, bad = build(repo, args.records, args.bomb_levels, base / "outside")
     for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "hostile"]):
         subprocess.run(["git", "-C", str(repo), *cmd], check=True, capture_output=True, env=env)
-    out = {"records": args.records, "bad_files": len(bad), "bomb_levels": args.bomb_levels,
-           "python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
+    out = {
+        "records": args.records,
+        "bad_files": len(bad),
+        "bomb_levels": args.bomb_levels,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
     for name, extra in (("worktree", ()), ("rev", ("--rev", "HEAD"))):
         run = seed(repo, env, *extra)
         rep = run.pop("report")
@@ -116,11 +136,19 @@ def main() -> None:
         if name == "rev":  # the second seed finds the records already indexed: count what the catalog holds
             indexed = good if rep.get("records") == len(good) else set()
         expected_bad = bad - {"linked-root"} if name == "rev" else bad  # a rev seed reads Git objects only
-        run.update(valid_indexed=len(indexed & good), valid_missing=sorted(good - indexed)[:10],
-                   bad_named=len(named & expected_bad), bad_not_named=sorted(expected_bad - named),
-                   unexpected_errors=sorted(named - expected_bad)[:10])
-        run["pass"] = {"all_valid_indexed": not (good - indexed), "every_bad_file_named": not (expected_bad - named),
-                       "peak_rss_under_1gb": run["peak_rss_mb"] < 1024, "exit_1_for_errors": run["rc"] == 1}
+        run.update(
+            valid_indexed=len(indexed & good),
+            valid_missing=sorted(good - indexed)[:10],
+            bad_named=len(named & expected_bad),
+            bad_not_named=sorted(expected_bad - named),
+            unexpected_errors=sorted(named - expected_bad)[:10],
+        )
+        run["pass"] = {
+            "all_valid_indexed": not (good - indexed),
+            "every_bad_file_named": not (expected_bad - named),
+            "peak_rss_under_1gb": run["peak_rss_mb"] < 1024,
+            "exit_1_for_errors": run["rc"] == 1,
+        }
         out[name] = run
     if not args.workdir:
         shutil.rmtree(base, ignore_errors=True)

@@ -45,8 +45,14 @@ def equivalents() -> dict[str, str]:
 
 def results() -> dict[str, str]:
     """mutant name -> status, from mutmut's stored results."""
-    out = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout
     return {m.group(1): m.group(2).strip() for m in map(_LINE_RE.match, out.splitlines()) if m}
 
 
@@ -70,16 +76,24 @@ def summarise(statuses: dict[str, str], equiv: dict[str, str], modules: list[str
     rows = {}
     for module, c in per.items():
         effective = c["total"] - c["equivalent"]
-        rows[module] = {**{k: c[k] for k in ("total", "killed", "timeout", "survived", "equivalent")},
-                        **{k: v for k, v in c.items() if k not in ("total", "killed", "timeout", "survived", "equivalent")},
-                        "score": round((c["killed"] + c["timeout"]) / effective, 4) if effective else None}
+        rows[module] = {
+            **{k: c[k] for k in ("total", "killed", "timeout", "survived", "equivalent")},
+            **{k: v for k, v in c.items() if k not in ("total", "killed", "timeout", "survived", "equivalent")},
+            "score": round((c["killed"] + c["timeout"]) / effective, 4) if effective else None,
+        }
     tot = sum(per.values(), Counter())
     effective = tot["total"] - tot["equivalent"]
     score = (tot["killed"] + tot["timeout"]) / effective if effective else 0.0
     stale = sorted(n for n in equiv if statuses.get(n) not in ("survived", "no tests"))
-    return {"modules": rows, "total": dict(tot), "score": round(score, 4),
-            "raw_killed_share": round((tot["killed"] + tot["timeout"]) / tot["total"], 4) if tot["total"] else 0.0,
-            "min_score": min_score, "unlisted_survivors": unlisted, "stale_equivalents": stale}
+    return {
+        "modules": rows,
+        "total": dict(tot),
+        "score": round(score, 4),
+        "raw_killed_share": round((tot["killed"] + tot["timeout"]) / tot["total"], 4) if tot["total"] else 0.0,
+        "min_score": min_score,
+        "unlisted_survivors": unlisted,
+        "stale_equivalents": stale,
+    }
 
 
 def main() -> int:
@@ -94,8 +108,13 @@ def main() -> int:
         if args.fresh:
             shutil.rmtree(ROOT / "mutants", ignore_errors=True)
         t0 = time.monotonic()
-        subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)], cwd=ROOT,
-                       check=False, timeout=6 * 3600, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.max_children)],
+            cwd=ROOT,
+            check=False,
+            timeout=6 * 3600,
+            stdout=subprocess.DEVNULL,
+        )
         seconds = round(time.monotonic() - t0, 1)
     report = summarise(results(), equivalents(), in_scope(), args.min_score)
     report["seconds"] = seconds

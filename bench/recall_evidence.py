@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from jupiter_git_memory.recall.calibrate import load_probes  # noqa: E402
-from jupiter_git_memory.recall.eval import load_questions  # noqa: E402
-from jupiter_git_memory.recall.ranking import fts_match, fts_terms  # noqa: E402
-from jupiter_git_memory.recall.service import Recaller  # noqa: E402
+from jupiter_git_memory.recall.calibrate import load_probes
+from jupiter_git_memory.recall.eval import load_questions
+from jupiter_git_memory.recall.ranking import fts_match, fts_terms
+from jupiter_git_memory.recall.service import Recaller
 
 DEFAULT_PROBES = Path(__file__).resolve().parents[1] / "jupiter_git_memory/recall/probes/default.yaml"
 
@@ -53,10 +52,14 @@ def main() -> None:
     n_records = len(rids)
     questions, _ = load_questions(Path(a.questions))
     probes, _ = load_probes(Path(a.probes))
-    items = [dict(id=q.id, query=q.query, expect=q.expect, forbid=q.forbid, status=q.status, split=q.split, kind=q.kind)
-             for q in questions]
-    items += [dict(id=f"probe-{i}", query=p, expect=[], forbid=[], status=None, split="probe", kind="probe")
-              for i, p in enumerate(probes)]
+    items = [
+        dict(id=q.id, query=q.query, expect=q.expect, forbid=q.forbid, status=q.status, split=q.split, kind=q.kind)
+        for q in questions
+    ]
+    items += [
+        dict(id=f"probe-{i}", query=p, expect=[], forbid=[], status=None, split="probe", kind="probe")
+        for i, p in enumerate(probes)
+    ]
     df_cache: dict[str, set[str]] = {}
     allowed = rc.view_map(index)
     statuses = sorted({r.effective_status for r in records.values()})
@@ -69,24 +72,52 @@ def main() -> None:
             per.setdefault(o, []).append(c)
         tcos = dict(zip(rids, (titles @ qv).tolist()))
         terms = fts_terms(it["query"])
-        lex = {rid: s for rid, _, _, _, s in cat.lexical(fts_match(terms), allowed, statuses, None, 10_000,
-                                                         10 * len(ids))} if terms else {}
+        lex = (
+            {
+                rid: s
+                for rid, _, _, _, s in cat.lexical(fts_match(terms), allowed, statuses, None, 10_000, 10 * len(ids))
+            }
+            if terms
+            else {}
+        )
         for t in terms:
             if t not in df_cache:
                 df_cache[t] = term_records(cat, t)
         recs = {}
         for rid, cs in per.items():
             cs = sorted(cs, reverse=True)
-            recs[rid] = {"cos": round(cs[0], 5), "cos2": round(sum(cs[:2]) / min(2, len(cs)), 5),
-                         "title": round(tcos.get(rid, 0.0), 5), "bm25": round(lex.get(rid, 0.0), 4),
-                         "terms": [t for t in terms if rid in df_cache[t]],
-                         "kind": records[rid].kind, "status": records[rid].effective_status}
-        out.append({**it, "bg_mean": float(cos.mean()), "bg_std": float(cos.std()),
-                    "df": {t: len(df_cache[t]) for t in terms}, "records": recs})
+            recs[rid] = {
+                "cos": round(cs[0], 5),
+                "cos2": round(sum(cs[:2]) / min(2, len(cs)), 5),
+                "title": round(tcos.get(rid, 0.0), 5),
+                "bm25": round(lex.get(rid, 0.0), 4),
+                "terms": [t for t in terms if rid in df_cache[t]],
+                "kind": records[rid].kind,
+                "status": records[rid].effective_status,
+            }
+        out.append(
+            {
+                **it,
+                "bg_mean": float(cos.mean()),
+                "bg_std": float(cos.std()),
+                "df": {t: len(df_cache[t]) for t in terms},
+                "records": recs,
+            }
+        )
     floor = rc.floor_info()
-    Path(a.out).write_text(json.dumps({"repo": a.repo, "n_records": n_records, "n_chunks": len(ids),
-                                       "floor": floor.value, "floor_provenance": floor.provenance,
-                                       "items": out}), "utf-8")
+    Path(a.out).write_text(
+        json.dumps(
+            {
+                "repo": a.repo,
+                "n_records": n_records,
+                "n_chunks": len(ids),
+                "floor": floor.value,
+                "floor_provenance": floor.provenance,
+                "items": out,
+            }
+        ),
+        "utf-8",
+    )
     print(f"{len(out)} queries, {n_records} records, {len(ids)} chunks -> {a.out}")
 
 

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from jupiter_git_memory.recall.eval import evaluate, load_questions, lint  # noqa: E402
-from jupiter_git_memory.recall.service import Recaller  # noqa: E402
+from jupiter_git_memory.recall.eval import evaluate, lint, load_questions
+from jupiter_git_memory.recall.service import Recaller
 
 
 def main() -> None:
@@ -43,11 +43,20 @@ def main() -> None:
         repo, qfile = rest.rsplit(":", 1)
         rc = Recaller(repo)
         if a.setting:
-            rc.settings = dataclasses.replace(rc.settings, **{k: float(v) for k, v in (x.split("=") for x in a.setting)})
+            rc.settings = dataclasses.replace(
+                rc.settings, **{k: float(v) for k, v in (x.split("=") for x in a.setting)}
+            )
         questions, digest = load_questions(Path(qfile))
         floor = rc.floor_info()
-        entry = {"questions_file": qfile, "sha256": digest, "floor": floor.value, "floor_source": floor.source,
-                 "floor_provenance": floor.provenance, "lint": lint(rc, questions), "modes": {}}
+        entry = {
+            "questions_file": qfile,
+            "sha256": digest,
+            "floor": floor.value,
+            "floor_source": floor.source,
+            "floor_provenance": floor.provenance,
+            "lint": lint(rc, questions),
+            "modes": {},
+        }
         splits = [a.split] if a.split else ["dev", "heldout", None]
         for mode in a.modes.split(","):
             entry["modes"][mode] = {}
@@ -61,9 +70,11 @@ def main() -> None:
                 if split is None and len(splits) > 1:
                     r.pop("per_question")  # the dev and heldout entries have them
                 entry["modes"][mode][split or "all"] = r
-                print(f"| {name} | {split or 'all'} | {mode} | {floor.value} ({floor.source}) | {r['recall_at_k']} | "
-                      f"{r['mrr']} | {r['in_domain_empty_rate']} | {r['off_topic_empty_rate']} | {r['forbidden_leaks']} |",
-                      flush=True)
+                print(
+                    f"| {name} | {split or 'all'} | {mode} | {floor.value} ({floor.source}) | {r['recall_at_k']} | "
+                    f"{r['mrr']} | {r['in_domain_empty_rate']} | {r['off_topic_empty_rate']} | {r['forbidden_leaks']} |",
+                    flush=True,
+                )
         report["corpora"][name] = entry
         rc.close()
     Path(a.out).write_text(json.dumps(report, indent=1), "utf-8")

@@ -41,13 +41,22 @@ TARGETS = {
     "seed_peak_rss_mb": ("<=", 1536.0),
 }
 QUERIES = [
-    "why does the connection pool time out under bursty traffic", "retry policy for partial network failures",
-    "how do we run schema migrations safely", "what batch size should the ingest worker use",
-    "rate limiter and hot partitions", "idempotency keys for the payment webhook", "cache invalidation on schema drift",
-    "TLS terminator and expired credentials", "session store memory pressure", "why is the deploy script slow",
-    "backup job during nightly batch windows", "search indexer with out-of-order events",
-    "how to configure the load balancer for IPv6-only hosts", "audit log in the same transaction",
-    "pin the client library because of the pagination bug", "what did the incident review in March show",
+    "why does the connection pool time out under bursty traffic",
+    "retry policy for partial network failures",
+    "how do we run schema migrations safely",
+    "what batch size should the ingest worker use",
+    "rate limiter and hot partitions",
+    "idempotency keys for the payment webhook",
+    "cache invalidation on schema drift",
+    "TLS terminator and expired credentials",
+    "session store memory pressure",
+    "why is the deploy script slow",
+    "backup job during nightly batch windows",
+    "search indexer with out-of-order events",
+    "how to configure the load balancer for IPv6-only hosts",
+    "audit log in the same transaction",
+    "pin the client library because of the pagination bug",
+    "what did the incident review in March show",
 ]
 
 
@@ -61,13 +70,18 @@ def result(name: str, value, unit: str, target_key: str | None = None, note: str
 
 
 def machine() -> dict:
+    import chromadb
     import onnxruntime
 
-    import chromadb
-
-    return {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
-            "loadavg_start": [round(x, 2) for x in os.getloadavg()], "onnxruntime": onnxruntime.__version__,
-            "chromadb": chromadb.__version__, "jgm_threads": os.environ.get("JGM_THREADS")}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "onnxruntime": onnxruntime.__version__,
+        "chromadb": chromadb.__version__,
+        "jgm_threads": os.environ.get("JGM_THREADS"),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- repos
@@ -145,12 +159,32 @@ def bench_embed(repo: Path, n_texts: int, rounds: int) -> list[dict]:
     ours, raw = len(texts) / min(ours_t), len(texts) / min(raw_t)
     common = {"texts": len(texts), "tokens": tokens, "batch_size": emb.batch_size}
     return [
-        result("embed_throughput_pipeline", round(ours, 2), "texts/s", note="OnnxEmbedder.embed_passages, best of rounds",
-               tokens_per_s=round(tokens / min(ours_t), 1), seconds=[round(x, 3) for x in ours_t], **common),
-        result("embed_throughput_raw_onnxruntime", round(raw, 2), "texts/s", note="plain loop, input order, best of rounds",
-               tokens_per_s=round(tokens / min(raw_t), 1), seconds=[round(x, 3) for x in raw_t], **common),
-        result("embed_ratio", round(ours / raw, 3), "x", "embed_ratio", note="pipeline / raw on the same texts",
-               min_cosine_agreement=round(agree, 5)),
+        result(
+            "embed_throughput_pipeline",
+            round(ours, 2),
+            "texts/s",
+            note="OnnxEmbedder.embed_passages, best of rounds",
+            tokens_per_s=round(tokens / min(ours_t), 1),
+            seconds=[round(x, 3) for x in ours_t],
+            **common,
+        ),
+        result(
+            "embed_throughput_raw_onnxruntime",
+            round(raw, 2),
+            "texts/s",
+            note="plain loop, input order, best of rounds",
+            tokens_per_s=round(tokens / min(raw_t), 1),
+            seconds=[round(x, 3) for x in raw_t],
+            **common,
+        ),
+        result(
+            "embed_ratio",
+            round(ours / raw, 3),
+            "x",
+            "embed_ratio",
+            note="pipeline / raw on the same texts",
+            min_cosine_agreement=round(agree, 5),
+        ),
     ]
 
 
@@ -178,8 +212,17 @@ def bench_seed(workdir: Path, n: int, seed: int, profile: Path | None) -> tuple[
     shutil.copytree(repo, work, symlinks=True)
     home = fresh_home(workdir, n)
     env = dict(os.environ, JGM_HOME=str(home))
-    cmd = [sys.executable, str(HERE / "seed_phases.py"), str(work), "--records", str(n), "--gen-seed", str(seed),
-           "--change", "5"]
+    cmd = [
+        sys.executable,
+        str(HERE / "seed_phases.py"),
+        str(work),
+        "--records",
+        str(n),
+        "--gen-seed",
+        str(seed),
+        "--change",
+        "5",
+    ]
     if profile:
         profile.mkdir(parents=True, exist_ok=True)
         cmd += ["--profile", str(profile / f"cold-seed-{n}.prof")]
@@ -188,20 +231,38 @@ def bench_seed(workdir: Path, n: int, seed: int, profile: Path | None) -> tuple[
     cold, noop, changed = data["cold"]["seconds"], data["noop"]["seconds"], data["changed"]["seconds"]
     ctx = {"records": n, "chunks": data["cold"]["chunks"]}
     rows = [
-        result(f"seed_cold_{n}", cold, "s", note="in-process Seeder.seed, model already loaded", **ctx,
-               embedded_chunks=data["cold"]["embedded_chunks"],
-               chunks_per_s=round(data["cold"]["embedded_chunks"] / cold, 2)),
+        result(
+            f"seed_cold_{n}",
+            cold,
+            "s",
+            note="in-process Seeder.seed, model already loaded",
+            **ctx,
+            embedded_chunks=data["cold"]["embedded_chunks"],
+            chunks_per_s=round(data["cold"]["embedded_chunks"] / cold, 2),
+        ),
         result(f"seed_noop_{n}", noop, "s", **ctx),
         result(f"noop_pct_of_cold_{n}", round(100 * noop / cold, 3), "%", "noop_pct_of_cold", **ctx),
         result(f"seed_change5_{n}", changed, "s", **ctx, embedded_chunks=data["changed"]["embedded_chunks"]),
-        result(f"change5_pct_of_cold_{n}", round(100 * changed / cold, 3), "%",
-               "change5_pct_of_cold" if n >= 1000 else None,
-               note="" if n >= 1000 else "target is defined for 5 of >= 1,000 records", **ctx),
-        result(f"seed_peak_rss_{n}", round(rss, 1), "MB", "seed_peak_rss_mb" if n >= 10000 else None,
-               note="VmHWM of the seeding process over cold + no-op + change"
-                    + ("" if n >= 10000 else "; the target is defined for 10k records"),
-               process_wall_s=round(wall, 2), wait4_maxrss_mb=round(wait4_rss, 1),
-               peak_rss_after_cold_mb=data.get("peak_rss_after_cold_mb"), **ctx),
+        result(
+            f"change5_pct_of_cold_{n}",
+            round(100 * changed / cold, 3),
+            "%",
+            "change5_pct_of_cold" if n >= 1000 else None,
+            note="" if n >= 1000 else "target is defined for 5 of >= 1,000 records",
+            **ctx,
+        ),
+        result(
+            f"seed_peak_rss_{n}",
+            round(rss, 1),
+            "MB",
+            "seed_peak_rss_mb" if n >= 10000 else None,
+            note="VmHWM of the seeding process over cold + no-op + change"
+            + ("" if n >= 10000 else "; the target is defined for 10k records"),
+            process_wall_s=round(wall, 2),
+            wait4_maxrss_mb=round(wait4_rss, 1),
+            peak_rss_after_cold_mb=data.get("peak_rss_after_cold_mb"),
+            **ctx,
+        ),
     ]
     return rows, work, home, data["cold"]["chunks"]
 
@@ -247,14 +308,22 @@ def warm_recall(repo: Path, home: Path, n_queries: int) -> tuple[list[float], st
 
 def bench_recall(repo: Path, home: Path, chunks: int, n_queries: int) -> list[dict]:
     lat, label = warm_recall(repo, home, n_queries)
-    ctx = {"chunks": chunks, "queries": len(lat), "measured": label,
-           "note_targets": "targets are defined at 10k chunks" + ("" if chunks >= 10000 else f"; this index has {chunks}")}
-    rows = [result("recall_p50_ms", round(pct(lat, 50), 2), "ms", "recall_p50_ms" if chunks >= 10000 else None, **ctx),
-            result("recall_p99_ms", round(pct(lat, 99), 2), "ms", "recall_p99_ms" if chunks >= 10000 else None, **ctx)]
+    ctx = {
+        "chunks": chunks,
+        "queries": len(lat),
+        "measured": label,
+        "note_targets": "targets are defined at 10k chunks" + ("" if chunks >= 10000 else f"; this index has {chunks}"),
+    }
+    rows = [
+        result("recall_p50_ms", round(pct(lat, 50), 2), "ms", "recall_p50_ms" if chunks >= 10000 else None, **ctx),
+        result("recall_p99_ms", round(pct(lat, 99), 2), "ms", "recall_p99_ms" if chunks >= 10000 else None, **ctx),
+    ]
     if "HTTP API was not measured" not in label:  # the same recalls without HTTP, for the API's overhead
         lat2, label2 = warm_recall_in_process(repo, home, n_queries)
-        rows += [result("recall_inprocess_p50_ms", round(pct(lat2, 50), 2), "ms", measured=label2, chunks=chunks),
-                 result("recall_inprocess_p99_ms", round(pct(lat2, 99), 2), "ms", measured=label2, chunks=chunks)]
+        rows += [
+            result("recall_inprocess_p50_ms", round(pct(lat2, 50), 2), "ms", measured=label2, chunks=chunks),
+            result("recall_inprocess_p99_ms", round(pct(lat2, 99), 2), "ms", measured=label2, chunks=chunks),
+        ]
     env = dict(os.environ, JGM_HOME=str(home))
     jgm = shutil.which("jgm", path=str(Path(sys.executable).parent)) or "jgm"
     times = []
@@ -264,9 +333,17 @@ def bench_recall(repo: Path, home: Path, chunks: int, n_queries: int) -> list[di
         times.append(time.perf_counter() - t)
         if p.returncode != 0:
             raise RuntimeError(f"jgm recall failed: {p.stderr.decode()[-1000:]}")
-    rows.append(result("cold_cli_recall_s", round(statistics.median(times), 3), "s", "cold_cli_recall_s",
-                       note="`jgm recall --json` as a new process (median of 3)", runs=[round(t, 3) for t in times],
-                       chunks=chunks))
+    rows.append(
+        result(
+            "cold_cli_recall_s",
+            round(statistics.median(times), 3),
+            "s",
+            "cold_cli_recall_s",
+            note="`jgm recall --json` as a new process (median of 3)",
+            runs=[round(t, 3) for t in times],
+            chunks=chunks,
+        )
+    )
     return rows
 
 
@@ -298,13 +375,19 @@ def main() -> None:
         tmp = tempfile.mkdtemp(prefix="jgm-bench-")
         args.workdir = Path(tmp)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    report = {"machine": machine(), "sizes": sizes, "sections": sorted(sections), "generator_seed": args.seed,
-              "results": []}
+    report = {
+        "machine": machine(),
+        "sizes": sizes,
+        "sections": sorted(sections),
+        "generator_seed": args.seed,
+        "results": [],
+    }
     t0 = time.perf_counter()
     try:
         if "embed" in sections:
-            report["results"] += bench_embed(ensure_repo(args.workdir, min(sizes), args.seed), args.embed_texts,
-                                             args.embed_rounds)
+            report["results"] += bench_embed(
+                ensure_repo(args.workdir, min(sizes), args.seed), args.embed_texts, args.embed_rounds
+            )
         seeded = None
         if "seed" in sections or "recall" in sections:
             for n in sizes:
@@ -322,8 +405,11 @@ def main() -> None:
     report["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     report["total_seconds"] = round(time.perf_counter() - t0, 1)
     judged = [r for r in report["results"] if r["pass"] is not None]
-    report["summary"] = {"judged": len(judged), "passed": sum(r["pass"] for r in judged),
-                         "failed": [r["name"] for r in judged if not r["pass"]]}
+    report["summary"] = {
+        "judged": len(judged),
+        "passed": sum(r["pass"] for r in judged),
+        "failed": [r["name"] for r in judged if not r["pass"]],
+    }
     text = json.dumps(report, indent=2)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

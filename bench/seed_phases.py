@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from generate import change_records, make_records  # noqa: E402
+from generate import change_records, make_records
 
 
 def peak_rss_mb() -> float:
@@ -55,8 +55,14 @@ def main() -> None:
         secs = time.perf_counter() - t0
         if rep.errors:
             raise SystemExit(f"{label} seed reported errors: {rep.errors[:3]}")
-        return {"seconds": round(secs, 3), "records": rep.records, "chunks": rep.chunks,
-                "embedded_chunks": rep.embedded_chunks, "added": len(rep.added), "updated": len(rep.updated)}
+        return {
+            "seconds": round(secs, 3),
+            "records": rep.records,
+            "chunks": rep.chunks,
+            "embedded_chunks": rep.embedded_chunks,
+            "added": len(rep.added),
+            "updated": len(rep.updated),
+        }
 
     if args.profile:
         import cProfile

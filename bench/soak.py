@@ -38,9 +38,38 @@ from generate import generate, git  # noqa: E402
 from soak_clients import Api, Mcp, Stream, WatchProc, proc_stats  # noqa: E402
 
 KEEP = 10  # probes alive at once
-WORDS = ["vermilion", "otter", "bassoon", "glacier", "saffron", "heron", "quartz", "lantern", "mango", "walrus",
-         "cobalt", "violin", "tundra", "falcon", "juniper", "marble", "kestrel", "lagoon", "pepper", "zephyr",
-         "ember", "tapir", "orchid", "basalt", "harpoon", "meadow", "nectar", "osprey", "pumice", "quill"]
+WORDS = [
+    "vermilion",
+    "otter",
+    "bassoon",
+    "glacier",
+    "saffron",
+    "heron",
+    "quartz",
+    "lantern",
+    "mango",
+    "walrus",
+    "cobalt",
+    "violin",
+    "tundra",
+    "falcon",
+    "juniper",
+    "marble",
+    "kestrel",
+    "lagoon",
+    "pepper",
+    "zephyr",
+    "ember",
+    "tapir",
+    "orchid",
+    "basalt",
+    "harpoon",
+    "meadow",
+    "nectar",
+    "osprey",
+    "pumice",
+    "quill",
+]
 NOTES = 5  # records under notes/, indexed only while `roots` includes it
 
 
@@ -54,8 +83,10 @@ def probe(i: int) -> tuple[str, str, str]:
 
 def probe_text(i: int) -> str:
     rid, title, _ = probe(i)
-    return (f"---\nid: {rid}\nkind: fact\nstatus: verified\ntitle: {json.dumps(title)}\n---\n"
-            f"{title}. Written by the soak benchmark at write {i}.\n")
+    return (
+        f"---\nid: {rid}\nkind: fact\nstatus: verified\ntitle: {json.dumps(title)}\n---\n"
+        f"{title}. Written by the soak benchmark at write {i}.\n"
+    )
 
 
 def catalog_state(db_path: Path, ids: list[str]) -> tuple[set[str], int]:
@@ -63,8 +94,7 @@ def catalog_state(db_path: Path, ids: list[str]) -> tuple[set[str], int]:
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=30)
     try:
         marks = ",".join("?" * len(ids))
-        found = {r[0] for r in db.execute(f"SELECT id FROM view_records WHERE error IS NULL AND id IN ({marks})",
-                                          ids)}
+        found = {r[0] for r in db.execute(f"SELECT id FROM view_records WHERE error IS NULL AND id IN ({marks})", ids)}
         gen = int((db.execute("SELECT value FROM meta WHERE key='generation'").fetchone() or ["0"])[0] or 0)
         return found, gen
     finally:
@@ -90,7 +120,8 @@ def setup(work: Path, records: int, env: dict) -> tuple[Path, float]:
             (repo / "notes").mkdir(exist_ok=True)
             (repo / f"notes/fact-note-{n}.md").write_text(
                 f"---\nid: fact-note-{n}\nkind: fact\nstatus: verified\ntitle: Note {n} on the soak\n---\n"
-                f"A note that is indexed only while notes/ is a root ({n}).\n")
+                f"A note that is indexed only while notes/ is a root ({n}).\n"
+            )
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", "soak setup")
     shutil.rmtree(repo / "knowledge/probes", ignore_errors=True)  # a reused repo starts like a new one
@@ -112,8 +143,13 @@ def write(i: int, repo: Path, kind: str, env: dict) -> None:
         subprocess.run([JGM, "seed", "--repo", str(repo)], env=env, check=True, capture_output=True, timeout=300)
     elif kind == "hook":  # post-rewrite reseeds when the amended commit changed a record file
         git(repo, "add", "-A")
-        subprocess.run(["git", "-C", str(repo), "commit", "-q", "--amend", "--no-edit"], check=True,
-                       capture_output=True, timeout=300, env=dict(env, JGM_HOOK_SYNC="1"))
+        subprocess.run(
+            ["git", "-C", str(repo), "commit", "-q", "--amend", "--no-edit"],
+            check=True,
+            capture_output=True,
+            timeout=300,
+            env=dict(env, JGM_HOOK_SYNC="1"),
+        )
 
 
 def main() -> None:
@@ -137,16 +173,23 @@ def main() -> None:
     repo, seed_s = setup(args.work, args.records, env)
     os.environ["JGM_HOME"] = str(home)
     serve = _Server(repo, home)
-    mcp_proc = subprocess.Popen([JGM, "mcp", "--http", "--port", "0", "--repo", str(repo)], stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, text=True, env=env)
+    mcp_proc = subprocess.Popen(
+        [JGM, "mcp", "--http", "--port", "0", "--repo", str(repo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
     mcp_url = json.loads(mcp_proc.stdout.readline())["url"]
     watcher = WatchProc(repo, env)
     wait_until(lambda: any(e.get("event") == "ready" for e in watcher.events), 300)
     db_path = home / "workspaces" / serve.workspace / "catalog.sqlite"
     api, mcp = Api(serve), Mcp(mcp_url, serve.token)
     api_bg, mcp_bg = Api(serve), Mcp(mcp_url, serve.token)
-    streams = {"serve": Stream("serve", api_bg.recall, args.recall_interval),
-               "mcp": Stream("mcp", mcp_bg.recall, args.recall_interval)}
+    streams = {
+        "serve": Stream("serve", api_bg.recall, args.recall_interval),
+        "mcp": Stream("mcp", mcp_bg.recall, args.recall_interval),
+    }
     for s in streams.values():
         s.start()
     pids = {"serve": serve.proc.pid, "mcp": mcp_proc.pid, "watch": watcher.proc.pid}
@@ -172,7 +215,9 @@ def main() -> None:
             except Exception as e:
                 errors.append(f"write {i} ({kind}): {type(e).__name__}: {e}"[:300])
             want = [rid] + ([gone] if gone else [])
-            seen = wait_until(lambda: (lambda f, g: g if rid in f and gone not in f else 0)(*catalog_state(db_path, want)))
+            seen = wait_until(
+                lambda: (lambda f, g: g if rid in f and gone not in f else 0)(*catalog_state(db_path, want))
+            )
             if not seen:
                 errors.append(f"write {i} ({kind}): not in the catalog after 180 s")
                 continue
@@ -188,28 +233,55 @@ def main() -> None:
             if (i + 1) % edit_every == 0 and len(pickups) + config_misses < args.config_edits:
                 notes_on = not notes_on
                 edited = time.time()
-                (repo / "jgm.toml").write_text('roots = ["knowledge", "notes"]\n' if notes_on else 'roots = ["knowledge"]\n')
+                (repo / "jgm.toml").write_text(
+                    'roots = ["knowledge", "notes"]\n' if notes_on else 'roots = ["knowledge"]\n'
+                )
                 ok = wait_until(lambda: (len(catalog_state(db_path, ["fact-note-0"])[0]) == 1) == notes_on, 120)
-                ev = wait_until(lambda: [e for e in watcher.events  # printed just after the seed commits
-                                         if e.get("config") and e.get("started", 0) >= edited], 30) or []
+                ev = (
+                    wait_until(
+                        lambda: [
+                            e
+                            for e in watcher.events  # printed just after the seed commits
+                            if e.get("config") and e.get("started", 0) >= edited
+                        ],
+                        30,
+                    )
+                    or []
+                )
                 if ok and ev:
                     pickups.append(round(ev[0]["started"] - edited, 3))
                 else:
                     config_misses += 1
-                    errors.append(f"config edit after write {i}: index followed={bool(ok)}, watcher events={ev[:2]}"[:400])
+                    errors.append(
+                        f"config edit after write {i}: index followed={bool(ok)}, watcher events={ev[:2]}"[:400]
+                    )
             if (i + 1) % args.sample_every == 0:
                 row = {"writes": i + 1, "seconds": round(time.time() - t0, 1)}
                 for name, pid in pids.items():
                     row[name] = proc_stats(pid)
                 for name, s in streams.items():
                     lat = s.take()
-                    row[name].update(recalls=len(lat), p50_ms=round(pct(lat, 50), 1) if lat else None,
-                                     p99_ms=round(pct(lat, 99), 1) if lat else None)
+                    row[name].update(
+                        recalls=len(lat),
+                        p50_ms=round(pct(lat, 50), 1) if lat else None,
+                        p99_ms=round(pct(lat, 99), 1) if lat else None,
+                    )
                 samples.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
                 if args.out:  # a partial report on disk at every sample
-                    partial = report(args, samples, stale, errors, pickups, config_misses, streams, watcher, seed_s,
-                                     api.non_json_5xx + api_bg.non_json_5xx, done)
+                    partial = report(
+                        args,
+                        samples,
+                        stale,
+                        errors,
+                        pickups,
+                        config_misses,
+                        streams,
+                        watcher,
+                        seed_s,
+                        api.non_json_5xx + api_bg.non_json_5xx,
+                        done,
+                    )
                     args.out.parent.mkdir(parents=True, exist_ok=True)
                     args.out.write_text(json.dumps(dict(partial, partial=True), indent=2) + "\n")
     finally:
@@ -223,8 +295,19 @@ def main() -> None:
         mcp_proc.terminate()
         mcp_proc.wait(timeout=60)
         serve.stop()
-    result = report(args, samples, stale, errors, pickups, config_misses, streams, watcher, seed_s,
-                    api.non_json_5xx + api_bg.non_json_5xx, done)
+    result = report(
+        args,
+        samples,
+        stale,
+        errors,
+        pickups,
+        config_misses,
+        streams,
+        watcher,
+        seed_s,
+        api.non_json_5xx + api_bg.non_json_5xx,
+        done,
+    )
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
@@ -251,28 +334,53 @@ def report(args, samples, stale, errors, pickups, config_misses, streams, watche
         p99_start, p99_end = after[0][name]["p99_ms"], after[-1][name]["p99_ms"]
         change = (p99_end - p99_start) / p99_start if p99_start and p99_end else None
         servers[name] = {
-            "rss_growth_mb": round(rss, 1), "rss_ok": rss <= 50,
-            "fds_range": [fds[0], fds[-1]], "threads_range": [threads[0], threads[-1]],
-            "fds_flat": flat["fds"], "threads_flat": flat["threads"], "chroma_pool_max": pool,
-            "p99_start_ms": p99_start, "p99_end_ms": p99_end,
+            "rss_growth_mb": round(rss, 1),
+            "rss_ok": rss <= 50,
+            "fds_range": [fds[0], fds[-1]],
+            "threads_range": [threads[0], threads[-1]],
+            "fds_flat": flat["fds"],
+            "threads_flat": flat["threads"],
+            "chroma_pool_max": pool,
+            "p99_start_ms": p99_start,
+            "p99_end_ms": p99_end,
             "p99_change": round(change, 3) if change is not None else None,
-            "p99_ok": change is not None and change <= 0.2, "recalls": streams[name].count}
+            "p99_ok": change is not None and change <= 0.2,
+            "recalls": streams[name].count,
+        }
     return {
         "measured": "bench/soak.py: jgm serve + jgm mcp --http beside outside reseeds (CLI, git hook, watcher)",
-        "setup": {"records": args.records, "writes": done, "writes_planned": args.writes, "mix": args.mix, "config_edits": args.config_edits,
-                  "sample_every": args.sample_every, "warmup_writes": args.warmup, "cold_seed_s": round(seed_s, 1),
-                  "recall_interval_s": args.recall_interval, "cpus": os.cpu_count(),
-                  "load_avg_1m": round(os.getloadavg()[0], 2)},
+        "setup": {
+            "records": args.records,
+            "writes": done,
+            "writes_planned": args.writes,
+            "mix": args.mix,
+            "config_edits": args.config_edits,
+            "sample_every": args.sample_every,
+            "warmup_writes": args.warmup,
+            "cold_seed_s": round(seed_s, 1),
+            "recall_interval_s": args.recall_interval,
+            "cpus": os.cpu_count(),
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+        },
         "servers": servers,
         "note": "fds and threads exclude Chroma's SQLite pool (chroma_pool: its connections, opened on demand, one "
-                "fd and one thread each); samples run beside live requests, so a request's lock file or socket may "
-                "show: flat = the last third of samples never above the first. Before the fix every outside write "
-                "added a whole Chroma system (~11 fds, ~5 threads).",
-        "stale_answers": len(stale), "stale": stale[:20], "errors": len(errors), "error_samples": errors[:20],
+        "fd and one thread each); samples run beside live requests, so a request's lock file or socket may "
+        "show: flat = the last third of samples never above the first. Before the fix every outside write "
+        "added a whole Chroma system (~11 fds, ~5 threads).",
+        "stale_answers": len(stale),
+        "stale": stale[:20],
+        "errors": len(errors),
+        "error_samples": errors[:20],
         "stream_errors": {n: len(s.errors) for n, s in streams.items()},
-        "stream_error_samples": {n: s.errors[:5] for n, s in streams.items()}, "non_json_5xx": non_json,
-        "config": {"edits": len(pickups) + config_misses, "followed": len(pickups), "missed": config_misses,
-                   "pickup_s_max": max(pickups) if pickups else None, "pickup_s": pickups},
+        "stream_error_samples": {n: s.errors[:5] for n, s in streams.items()},
+        "non_json_5xx": non_json,
+        "config": {
+            "edits": len(pickups) + config_misses,
+            "followed": len(pickups),
+            "missed": config_misses,
+            "pickup_s_max": max(pickups) if pickups else None,
+            "pickup_s": pickups,
+        },
         "watch_errors": [e.get("error") for e in watcher.events if e.get("error")][:10],
         "samples": samples,
     }

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import httpx
-
 from api_latency import JGM, QUERIES, _Server
+
 
 def proc_stats(pid: int) -> dict:
     """RSS, fds and threads; Chroma's SQLite pool (one fd + one thread per connection, opened on demand) apart."""
@@ -28,8 +28,12 @@ def proc_stats(pid: int) -> dict:
         except OSError:
             pass
     pool = sum(t.endswith("chroma.sqlite3") for t in targets)
-    return {"rss_mb": round(int(status["VmRSS"].split()[0]) / 1024, 1), "fds": len(targets) - pool,
-            "threads": sum(not n.startswith("sqlx-sqlite") for n in names), "chroma_pool": pool}
+    return {
+        "rss_mb": round(int(status["VmRSS"].split()[0]) / 1024, 1),
+        "fds": len(targets) - pool,
+        "threads": sum(not n.startswith("sqlx-sqlite") for n in names),
+        "chroma_pool": pool,
+    }
 
 
 class Mcp:
@@ -37,10 +41,13 @@ class Mcp:
 
     def __init__(self, url: str, token: str):
         self.url, self.n = url, 0
-        self.c = httpx.Client(timeout=120, headers={"Authorization": f"Bearer {token}",
-                                                    "Accept": "application/json, text/event-stream"})
-        r = self._post("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                      "clientInfo": {"name": "jgm-soak", "version": "1"}})
+        self.c = httpx.Client(
+            timeout=120, headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+        )
+        r = self._post(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "jgm-soak", "version": "1"}},
+        )
         self.c.headers["mcp-session-id"] = r.headers["mcp-session-id"]
         self.c.headers["mcp-protocol-version"] = self._message(r)["result"]["protocolVersion"]
         self.c.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -82,8 +89,9 @@ class Api:
     def recall(self, query: str, k: int = 5) -> tuple[list[str], int]:
         r = self.c.post(self.path, json={"query": query, "k": k})
         if r.status_code != 200:
-            if r.status_code >= 500 and not (r.headers.get("content-type", "").startswith("application/json")
-                                             and "code" in r.json().get("error", {})):
+            if r.status_code >= 500 and not (
+                r.headers.get("content-type", "").startswith("application/json") and "code" in r.json().get("error", {})
+            ):
                 self.non_json_5xx += 1
             raise RuntimeError(f"API HTTP {r.status_code}: {r.text[:300]}")
         body = r.json()
@@ -129,8 +137,13 @@ class WatchProc:
     """`jgm watch --json` with its events collected (receive time attached)."""
 
     def __init__(self, repo: Path, env: dict):
-        self.proc = subprocess.Popen([JGM, "watch", "--json", "--repo", str(repo), "--debounce", "0.3"],
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [JGM, "watch", "--json", "--repo", str(repo), "--debounce", "0.3"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
         self.events: list[dict] = []
         threading.Thread(target=self._read, daemon=True).start()
 

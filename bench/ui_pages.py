@@ -32,11 +32,16 @@ import httpx
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from generate import OBJECTS, SUBJECTS, generate  # noqa: E402
+from generate import OBJECTS, SUBJECTS, generate
 
 TARGET_MS = 100.0
-QUESTIONS = ["why does the connection pool time out under bursty traffic", "retry policy for partial network failures",
-             "session store memory pressure", "rate limiter and hot partitions", "backup job during nightly batch windows"]
+QUESTIONS = [
+    "why does the connection pool time out under bursty traffic",
+    "retry policy for partial network failures",
+    "session store memory pressure",
+    "rate limiter and hot partitions",
+    "backup job during nightly batch windows",
+]
 
 
 class TopicPassages:
@@ -80,9 +85,18 @@ def build(workdir: Path, n: int) -> tuple[Path, Path]:
     svc = CandidateService(seeder=seeder)
     for i in range(50):
         subject, obj = SUBJECTS[i % len(SUBJECTS)], OBJECTS[(i * 7) % len(OBJECTS)]
-        svc.record(CandidateInput("finding", f"Observation {i}: {subject} under {obj}",
-                                  f"Run {i} saw {subject} slow down under {obj}; see logs/run-{i}.txt for the trace.",
-                                  ["bench"], f"logs/run-{i}.txt", [], f"agent-{i % 5}", run_key=f"bench-{i}"))
+        svc.record(
+            CandidateInput(
+                "finding",
+                f"Observation {i}: {subject} under {obj}",
+                f"Run {i} saw {subject} slow down under {obj}; see logs/run-{i}.txt for the trace.",
+                ["bench"],
+                f"logs/run-{i}.txt",
+                [],
+                f"agent-{i % 5}",
+                run_key=f"bench-{i}",
+            )
+        )
     (home / "done").write_text("ok")
     return repo, home
 
@@ -112,9 +126,16 @@ def timed(client: httpx.Client, method: str, url: str, rounds: int, **kw) -> dic
         server_ms.append(float(re.search(r"app;dur=([\d.]+)", r.headers["server-timing"]).group(1)))
         cpu_ms.append(float(re.search(r"cpu;dur=([\d.]+)", r.headers["server-timing"]).group(1)))
     p50, worst = statistics.median(server_ms), max(server_ms)
-    return {"page": url, "method": method, "server_ms_p50": round(p50, 1), "server_ms_max": round(worst, 1),
-            "cpu_ms_p50": round(statistics.median(cpu_ms), 1),
-            "wall_ms_p50": round(statistics.median(wall_ms), 1), "target_ms": TARGET_MS, "pass": p50 <= TARGET_MS}
+    return {
+        "page": url,
+        "method": method,
+        "server_ms_p50": round(p50, 1),
+        "server_ms_max": round(worst, 1),
+        "cpu_ms_p50": round(statistics.median(cpu_ms), 1),
+        "wall_ms_p50": round(statistics.median(wall_ms), 1),
+        "target_ms": TARGET_MS,
+        "pass": p50 <= TARGET_MS,
+    }
 
 
 def main() -> None:
@@ -128,7 +149,7 @@ def main() -> None:
     from jupiter_git_memory.surfaces.api.tokens import TokenStore
 
     server, th, url = serve(repo, home)
-    token = (TokenStore(home).ensure_default())
+    token = TokenStore(home).ensure_default()
     with httpx.Client(base_url=url, timeout=120) as c:
         pre = re.search(r'name="pre" value="([^"]+)"', c.get("/ui/login").text).group(1)
         r = c.post("/ui/login", data={"token": token, "pre": pre}, follow_redirects=True)
@@ -156,25 +177,40 @@ def main() -> None:
             timed(c, "GET", f"{w}/records?offset={args.records - 50}", args.rounds),
             timed(c, "GET", f"{w}/records/{related}", args.rounds),
             timed(c, "GET", f"{w}/records/{top}", args.rounds),
-            timed(c, "POST", f"{w}/recall", args.rounds, data={"csrf": csrf, "q": QUESTIONS[0], "mode": "hybrid", "k": "5"}),
+            timed(
+                c,
+                "POST",
+                f"{w}/recall",
+                args.rounds,
+                data={"csrf": csrf, "q": QUESTIONS[0], "mode": "hybrid", "k": "5"},
+            ),
             timed(c, "GET", f"{w}/receipts?id={receipt['receipt']['id']}", args.rounds),
             timed(c, "GET", f"{w}/receipts?id={receipt['receipt']['id']}&verify=1", args.rounds),
             timed(c, "GET", f"{w}/health", args.rounds),
         ]
     server.should_exit = True
     th.join(timeout=30)
-    out = {"bench": "ui_pages", "records": args.records, "rounds": args.rounds, "pages": rows,
-           "load_average_1m": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
-           "all_pass": all(r["pass"] for r in rows)}
+    out = {
+        "bench": "ui_pages",
+        "records": args.records,
+        "rounds": args.rounds,
+        "pages": rows,
+        "load_average_1m": round(os.getloadavg()[0], 2),
+        "cpus": os.cpu_count(),
+        "all_pass": all(r["pass"] for r in rows),
+    }
     text = json.dumps(out, indent=2)
     print(text)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
     for r in rows:
-        print(f"{r['method']:4} {r['page'][:60]:60} p50 {r['server_ms_p50']:7.1f} ms  cpu {r['cpu_ms_p50']:6.1f}  "
-              f"max {r['server_ms_max']:7.1f} ms  "
-              f"{'✔' if r['pass'] else '✘'}", file=sys.stderr)
+        print(
+            f"{r['method']:4} {r['page'][:60]:60} p50 {r['server_ms_p50']:7.1f} ms  cpu {r['cpu_ms_p50']:6.1f}  "
+            f"max {r['server_ms_max']:7.1f} ms  "
+            f"{'✔' if r['pass'] else '✘'}",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generate import change_records, generate, git  # noqa: E402
+from generate import change_records, generate, git
 
 
 def du(path: Path) -> int:
@@ -59,8 +59,12 @@ def main() -> None:
     from jupiter_git_memory.recall.service import Recaller
     from jupiter_git_memory.seed.seeder import Seeder
 
-    out: dict = {"records": args.records, "history_commits": args.history, "worktrees": args.worktrees,
-                 "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    out: dict = {
+        "records": args.records,
+        "history_commits": args.history,
+        "worktrees": args.worktrees,
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+    }
     t = time.perf_counter()
     main_seed = Seeder(repo).seed()
     out["cold_seed_s"] = round(time.perf_counter() - t, 2)
@@ -98,10 +102,14 @@ def main() -> None:
         times.append(time.perf_counter() - t)
         embedded += rep.embedded_chunks
     after_at = disk()
-    out["at_views"] = {"count": len(commits), "build_s_mean": round(sum(times) / len(times), 3),
-                       "build_s_max": round(max(times), 3), "embedded_chunks_total": embedded,
-                       "catalog_bytes_added": after_at["catalog"] - base["catalog"],
-                       "chroma_bytes_added": after_at["chroma"] - base["chroma"]}
+    out["at_views"] = {
+        "count": len(commits),
+        "build_s_mean": round(sum(times) / len(times), 3),
+        "build_s_max": round(max(times), 3),
+        "embedded_chunks_total": embedded,
+        "catalog_bytes_added": after_at["catalog"] - base["catalog"],
+        "chroma_bytes_added": after_at["chroma"] - base["chroma"],
+    }
     t = time.perf_counter()
     r.recall(q, at=commits[len(commits) // 2])
     out["warm_at_recall_s"] = round(time.perf_counter() - t, 3)
@@ -116,10 +124,13 @@ def main() -> None:
         wt_times.append(time.perf_counter() - t)
         wt_embedded += rep.embedded_chunks
     after_wt = disk()
-    out["worktree_views"] = {"count": args.worktrees, "seed_s_mean": round(sum(wt_times) / len(wt_times), 3),
-                             "embedded_chunks_total": wt_embedded,
-                             "catalog_bytes_added": after_wt["catalog"] - after_at["catalog"],
-                             "chroma_bytes_added": after_wt["chroma"] - after_at["chroma"]}
+    out["worktree_views"] = {
+        "count": args.worktrees,
+        "seed_s_mean": round(sum(wt_times) / len(wt_times), 3),
+        "embedded_chunks_total": wt_embedded,
+        "catalog_bytes_added": after_wt["catalog"] - after_at["catalog"],
+        "chroma_bytes_added": after_wt["chroma"] - after_at["chroma"],
+    }
     out["disk_total_bytes"] = after_wt
     out["views_total"] = len(r.index().catalog.views())
     r.close()

@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 
 import httpx
-
 from conftest import Repo
 
 JGM = str(Path(sys.executable).parent / "jgm")
@@ -21,22 +20,60 @@ JGM = str(Path(sys.executable).parent / "jgm")
 def make_alpha(path: Path) -> Repo:
     """Team alpha: storage decisions with a supersede chain, facts (one false), history."""
     r = Repo(path)
-    r.record("dec-a-db", title="Use PostgreSQL as the primary database", tags="[db, storage]",
-             source="ADR meeting 2026-03-02", supersedes="[dec-a-mysql]",
-             body="All services store their primary data in PostgreSQL 16. We chose it for JSONB, "
-                  "transactional DDL and mature replication.")
-    r.record("dec-a-mysql", title="Use MySQL as the primary database", tags="[db]",
-             body="Services store their primary data in MySQL 5.7.")
-    r.record("dec-a-cache", title="Cache user sessions in Memcached", tags="[cache]",
-             body="User sessions are cached in Memcached with a 30 minute TTL.")
-    r.record("dec-a-redis", status="proposed", title="Cache user sessions in Redis instead", tags="[cache]",
-             supersedes="[dec-a-cache]", body="Proposal: move the session cache to Redis for persistence.")
-    r.record("fact-a-port", kind="fact", status="verified", title="The API gateway listens on port 8443",
-             tags="[network]", source="infra/gateway.yaml", body="The public API gateway terminates TLS on port 8443.")
-    r.record("fact-a-old-port", kind="fact", status="false", title="The API gateway listens on port 80",
-             tags="[network]", body="The gateway serves plain HTTP on port 80.")
-    r.record("hist-a-2019", kind="history", status="historical", title="Split the monolith in 2019", tags="[db]",
-             body="In 2019 the monolith was split into services, each with its own schema.")
+    r.record(
+        "dec-a-db",
+        title="Use PostgreSQL as the primary database",
+        tags="[db, storage]",
+        source="ADR meeting 2026-03-02",
+        supersedes="[dec-a-mysql]",
+        body="All services store their primary data in PostgreSQL 16. We chose it for JSONB, "
+        "transactional DDL and mature replication.",
+    )
+    r.record(
+        "dec-a-mysql",
+        title="Use MySQL as the primary database",
+        tags="[db]",
+        body="Services store their primary data in MySQL 5.7.",
+    )
+    r.record(
+        "dec-a-cache",
+        title="Cache user sessions in Memcached",
+        tags="[cache]",
+        body="User sessions are cached in Memcached with a 30 minute TTL.",
+    )
+    r.record(
+        "dec-a-redis",
+        status="proposed",
+        title="Cache user sessions in Redis instead",
+        tags="[cache]",
+        supersedes="[dec-a-cache]",
+        body="Proposal: move the session cache to Redis for persistence.",
+    )
+    r.record(
+        "fact-a-port",
+        kind="fact",
+        status="verified",
+        title="The API gateway listens on port 8443",
+        tags="[network]",
+        source="infra/gateway.yaml",
+        body="The public API gateway terminates TLS on port 8443.",
+    )
+    r.record(
+        "fact-a-old-port",
+        kind="fact",
+        status="false",
+        title="The API gateway listens on port 80",
+        tags="[network]",
+        body="The gateway serves plain HTTP on port 80.",
+    )
+    r.record(
+        "hist-a-2019",
+        kind="history",
+        status="historical",
+        title="Split the monolith in 2019",
+        tags="[db]",
+        body="In 2019 the monolith was split into services, each with its own schema.",
+    )
     r.commit("alpha knowledge")
     return r
 
@@ -44,10 +81,21 @@ def make_alpha(path: Path) -> Repo:
 def make_beta(path: Path) -> Repo:
     """Team beta: payments, nothing about databases."""
     r = Repo(path)
-    r.record("dec-b-payments", title="Stripe is the payment processor", tags="[payments]", source="contract 2025",
-             body="Card payments and refunds go through Stripe; we never store card numbers.")
-    r.record("fact-b-cents", kind="fact", status="verified", title="Money amounts are integers in cents",
-             tags="[payments]", body="Every amount is stored as an integer number of cents, never as a float.")
+    r.record(
+        "dec-b-payments",
+        title="Stripe is the payment processor",
+        tags="[payments]",
+        source="contract 2025",
+        body="Card payments and refunds go through Stripe; we never store card numbers.",
+    )
+    r.record(
+        "fact-b-cents",
+        kind="fact",
+        status="verified",
+        title="Money amounts are integers in cents",
+        tags="[payments]",
+        body="Every amount is stored as an integer number of cents, never as a float.",
+    )
     r.commit("beta knowledge")
     return r
 
@@ -97,8 +145,9 @@ class Server:
             args += ["--repo", str(r)]
         self.home = home
         self.stderr_lines: list[str] = []
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=dict(os.environ, JGM_HOME=str(home)))
+        self.proc = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, JGM_HOME=str(home))
+        )
         threading.Thread(target=self._drain, daemon=True).start()
         line = first_line(self.proc, timeout)
         if not line:
@@ -118,8 +167,9 @@ class Server:
         try:
             r = httpx.get(self.url + "/v1/health", timeout=30)
         except httpx.HTTPError as e:
-            raise RuntimeError(f"jgm serve printed its ready line but refused a request ({e}):\n"
-                               + "".join(self.stderr_lines)) from None
+            raise RuntimeError(
+                f"jgm serve printed its ready line but refused a request ({e}):\n" + "".join(self.stderr_lines)
+            ) from None
         assert r.status_code == 200, r.text
 
     def client(self, token: str | None = "default") -> httpx.Client:
@@ -164,8 +214,9 @@ def mcp_run(session_fn, home: Path, repo: Repo):
     import anyio
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=JGM, args=["mcp", "--home", str(home), "--repo", str(repo.path)],
-                                   env=client_env())
+    params = StdioServerParameters(
+        command=JGM, args=["mcp", "--home", str(home), "--repo", str(repo.path)], env=client_env()
+    )
 
     async def main():
         with anyio.fail_after(600):

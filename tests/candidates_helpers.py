@@ -10,18 +10,30 @@ from conftest import Repo
 
 JGM = str(Path(sys.executable).parent / "jgm")
 
-RETRY_RECORD = ("dec-s3-retry", "Retry uploads with exponential backoff",
-                "Uploads to S3 are retried with exponential backoff up to 5 times because the API throttles bursts.")
-TOKENS_RECORD = ("fact-token-ttl", "API tokens expire after 24 hours",
-                 "Access tokens issued by the auth service expire after 24 hours; refresh tokens last 30 days.")
+RETRY_RECORD = (
+    "dec-s3-retry",
+    "Retry uploads with exponential backoff",
+    "Uploads to S3 are retried with exponential backoff up to 5 times because the API throttles bursts.",
+)
+TOKENS_RECORD = (
+    "fact-token-ttl",
+    "API tokens expire after 24 hours",
+    "Access tokens issued by the auth service expire after 24 hours; refresh tokens last 30 days.",
+)
 # paraphrase of RETRY_RECORD measured at cos 0.957 with the shipped model
-RETRY_PARAPHRASE = ("S3 uploads use exponential backoff retries",
-                    "We retry S3 uploads up to five times with exponential backoff, since bursts get throttled by the API.")
-CACHE_FACT = ("The CI cache key includes the lockfile hash",
-              "The CI cache key is derived from the hash of poetry.lock, so dependency changes invalidate the cache.")
+RETRY_PARAPHRASE = (
+    "S3 uploads use exponential backoff retries",
+    "We retry S3 uploads up to five times with exponential backoff, since bursts get throttled by the API.",
+)
+CACHE_FACT = (
+    "The CI cache key includes the lockfile hash",
+    "The CI cache key is derived from the hash of poetry.lock, so dependency changes invalidate the cache.",
+)
 # paraphrase of CACHE_FACT measured at cos 0.886
-CACHE_PARAPHRASE = ("CI cache keyed on poetry.lock hash",
-                    "Our CI cache key is computed from poetry.lock's hash; changing dependencies busts the cache.")
+CACHE_PARAPHRASE = (
+    "CI cache keyed on poetry.lock hash",
+    "Our CI cache key is computed from poetry.lock's hash; changing dependencies busts the cache.",
+)
 
 
 def seed_repo(repo: Repo) -> str:
@@ -29,8 +41,15 @@ def seed_repo(repo: Repo) -> str:
     rid, title, body = RETRY_RECORD
     repo.record(rid, rel=f"knowledge/decisions/{rid}.md", title=title, body=body, source="src/upload.py")
     rid, title, body = TOKENS_RECORD
-    repo.record(rid, rel=f"knowledge/facts/{rid}.md", kind="fact", status="verified", title=title, body=body,
-                source="auth/config.yaml")
+    repo.record(
+        rid,
+        rel=f"knowledge/facts/{rid}.md",
+        kind="fact",
+        status="verified",
+        title=title,
+        body=body,
+        source="auth/config.yaml",
+    )
     repo.write("src/app.py", "print('hello')\n")
     sha = repo.commit("knowledge")
     from jupiter_git_memory.seed.seeder import Seeder
@@ -55,8 +74,8 @@ def fact(title: str, body: str, **kw):
 
 
 def candidate_rows(repo: Repo) -> dict:
-    from jupiter_git_memory.index.catalog import Catalog
     from jupiter_git_memory.base.store import workspace_dir
+    from jupiter_git_memory.index.catalog import Catalog
     from jupiter_git_memory.index.workspace import find_workspace
 
     cat = Catalog(workspace_dir(find_workspace(repo.path).id) / "catalog.sqlite")
@@ -67,8 +86,8 @@ def candidate_rows(repo: Repo) -> dict:
 
 
 def catalog_generation(repo: Repo) -> int:
-    from jupiter_git_memory.index.catalog import Catalog
     from jupiter_git_memory.base.store import workspace_dir
+    from jupiter_git_memory.index.catalog import Catalog
     from jupiter_git_memory.index.workspace import find_workspace
 
     cat = Catalog(workspace_dir(find_workspace(repo.path).id) / "catalog.sqlite")

@@ -9,19 +9,26 @@ from pathlib import Path
 
 import pytest
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "Test",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_NOSYSTEM": "1"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "t@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "t@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
 
 
 def run_git(repo: Path, *args: str, check: bool = True, timeout: float = 300, **kw) -> subprocess.CompletedProcess:
     """`timeout`: a git command (or a hook it runs) that hangs fails the test instead of holding CI."""
     env = dict(os.environ, **GIT_ENV)
-    return subprocess.run(["git", "-C", str(repo), *args], check=check, capture_output=True, text=True, env=env,
-                          timeout=timeout, **kw)
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], check=check, capture_output=True, text=True, env=env, timeout=timeout, **kw
+    )
 
 
-def record_text(id: str, kind: str = "decision", status: str = "accepted", title: str | None = None,
-                body: str = "", **extra) -> str:
+def record_text(
+    id: str, kind: str = "decision", status: str = "accepted", title: str | None = None, body: str = "", **extra
+) -> str:
     lines = ["---", f"id: {id}", f"kind: {kind}", f"status: {status}", f"title: {title or id}"]
     for k, v in extra.items():
         lines.append(f"{k}: {v}")

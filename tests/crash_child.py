@@ -47,6 +47,7 @@ def install() -> None:
             for i in range(0, len(ids), SLICE):
                 method(self, ids[i : i + SLICE], *[r[i : i + SLICE] for r in rest])
                 event(name)
+
         return wrapper
 
     VectorIndex.add = sliced(VectorIndex.add, "chroma-upsert", True)

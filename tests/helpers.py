@@ -16,11 +16,25 @@ JGM_EXE = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
 TIMEOUT = 300  # generous on two shared cores; a hang fails the test instead of holding CI
 
 
-def jgm(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None,
-        check: bool = False, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+def jgm(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict | None = None,
+    input: str | None = None,
+    check: bool = False,
+    timeout: float = TIMEOUT,
+) -> subprocess.CompletedProcess:
     """`jgm ARGS` in a fresh process (the store is the test's JGM_HOME unless `env` says otherwise)."""
-    return subprocess.run([JGM_EXE, *args], cwd=cwd, capture_output=True, text=True, input=input,
-                          env=env or dict(os.environ), check=check, timeout=timeout)
+    return subprocess.run(
+        [JGM_EXE, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        input=input,
+        env=env or dict(os.environ),
+        check=check,
+        timeout=timeout,
+    )
 
 
 def jgm_json(*args: str, cwd: Path | None = None, env: dict | None = None) -> tuple[int, dict]:
@@ -29,15 +43,19 @@ def jgm_json(*args: str, cwd: Path | None = None, env: dict | None = None) -> tu
     try:
         return p.returncode, json.loads(p.stdout)
     except json.JSONDecodeError:
-        raise AssertionError(f"jgm {' '.join(args)} printed no JSON (rc {p.returncode}): {p.stdout!r}\n{p.stderr}") from None
+        raise AssertionError(
+            f"jgm {' '.join(args)} printed no JSON (rc {p.returncode}): {p.stdout!r}\n{p.stderr}"
+        ) from None
 
 
 def seeded(repo, records: dict[str, dict] | int = 3) -> Seeder:
     """Commit `records` (id -> record_text keywords; a number n: dec-0 … dec-(n-1) about a caching layer)
     into `repo` and seed them in process; returns the Seeder (its model stays loaded)."""
     if isinstance(records, int):
-        records = {f"dec-{i}": {"title": f"Decision number {i}", "body": f"Body of decision {i} about caching layer {i}."}
-                   for i in range(records)}
+        records = {
+            f"dec-{i}": {"title": f"Decision number {i}", "body": f"Body of decision {i} about caching layer {i}."}
+            for i in range(records)
+        }
     for rid, kw in records.items():
         repo.record(rid, **kw)
     repo.commit()

@@ -13,14 +13,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from jupiter_git_memory.base.store import workspace_dir, workspace_lock
 from jupiter_git_memory.config import load_settings
 from jupiter_git_memory.embedding.registry import load_embedder
-from jupiter_git_memory.records.row import RecordRow
 from jupiter_git_memory.index.handle import open_index, vector_identity
-from jupiter_git_memory.base.store import workspace_dir, workspace_lock
 from jupiter_git_memory.index.vectors import reset_clients
 from jupiter_git_memory.index.workspace import find_workspace
 from jupiter_git_memory.records.parse import parse_record
+from jupiter_git_memory.records.row import RecordRow
 from jupiter_git_memory.seed.sources import read_worktree
 
 JGM = [sys.executable, "-m", "jupiter_git_memory"]
@@ -57,9 +57,16 @@ def snapshot(repo: Path) -> Snapshot:
             searchable: list[str] = []
             if count:
                 searchable = [i for i, _, _ in index.vectors.query(embedder.embed_query("knowledge"), count)]
-            return Snapshot(cat.records(origin="file"), set(chunks), {c.id: c.record_id for c in chunks.values()},
-                            set(got["ids"]), count, searchable,
-                            {i: m["record_id"] for i, m in zip(got["ids"], got["metadatas"])}, cat.generation())
+            return Snapshot(
+                cat.records(origin="file"),
+                set(chunks),
+                {c.id: c.record_id for c in chunks.values()},
+                set(got["ids"]),
+                count,
+                searchable,
+                {i: m["record_id"] for i, m in zip(got["ids"], got["metadatas"])},
+                cat.generation(),
+            )
         finally:
             index.close()
             reset_clients()
@@ -80,9 +87,16 @@ def small_hnsw_buffers(repo: Path) -> None:
     ws = find_workspace(repo)
     identity = vector_identity(load_embedder(load_settings(ws.root).model).spec)
     _client(location_for(workspace_dir(ws.id), None)).get_or_create_collection(
-        collection_name(ws.id), embedding_function=None,
-        metadata={"hnsw:space": "cosine", "hnsw:batch_size": 4, "hnsw:sync_threshold": 8,
-                  "jgm_identity": identity_hash(identity), "jgm_identity_json": json.dumps(identity, sort_keys=True)})
+        collection_name(ws.id),
+        embedding_function=None,
+        metadata={
+            "hnsw:space": "cosine",
+            "hnsw:batch_size": 4,
+            "hnsw:sync_threshold": 8,
+            "jgm_identity": identity_hash(identity),
+            "jgm_identity_json": json.dumps(identity, sort_keys=True),
+        },
+    )
     reset_clients()
 
 
@@ -105,7 +119,7 @@ def assert_index_matches_files(repo: Path) -> Snapshot:
     for rid, (path, digest) in files.items():
         row = snap.records[rid]
         assert (row.path, row.content_hash, row.error) == (path, digest, None), rid
-    assert snap.chunk_ids == snap.chroma_ids, (snap.chunk_ids ^ snap.chroma_ids)
+    assert snap.chunk_ids == snap.chroma_ids, snap.chunk_ids ^ snap.chroma_ids
     assert snap.chroma_count == len(snap.chunk_ids)
     assert sorted(snap.searchable_ids) == sorted(snap.chunk_ids), "vector segment lost or duplicated chunks"
     assert snap.chroma_records == snap.chunk_records
@@ -158,8 +172,12 @@ class WatchProcess:
     """`jgm watch --json` as a real subprocess; its JSON lines are collected by a reader thread."""
 
     def __init__(self, repo: Path, debounce: float = 0.2):
-        self.proc = subprocess.Popen([*JGM, "watch", "--json", "--repo", str(repo), "--debounce", str(debounce)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [*JGM, "watch", "--json", "--repo", str(repo), "--debounce", str(debounce)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.events: list[dict] = []
         self._q: queue.Queue = queue.Queue()
         self._stderr: list[str] = []

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jupiter_git_memory.maintenance import doctor
+from helpers import jgm, jgm_json  # noqa: F401 - shared by the reliability tests
+
 from jupiter_git_memory.index.vectors import reset_clients
+from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.seed.seeder import Seeder
-
-
-from helpers import jgm, jgm_json  # noqa: E402,F401 - shared by the reliability tests
 
 
 def snapshot(repo_path: Path) -> dict:
@@ -18,8 +17,11 @@ def snapshot(repo_path: Path) -> dict:
     idx = Seeder(repo_path).open()
     try:
         got = idx.vectors.col.get(include=["metadatas"])
-        return {"records": idx.catalog.records(), "chunks": idx.catalog.chunks(),
-                "vectors": dict(zip(got["ids"], got["metadatas"]))}
+        return {
+            "records": idx.catalog.records(),
+            "chunks": idx.catalog.chunks(),
+            "vectors": dict(zip(got["ids"], got["metadatas"])),
+        }
     finally:
         idx.close()
         reset_clients()

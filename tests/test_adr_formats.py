@@ -27,31 +27,52 @@ def records(readings):
     return {r.outcome.record.id: r.outcome.record for r in readings.values() if r.outcome.record}
 
 
-@pytest.mark.parametrize("path,expected", [
-    ("doc/adr/0012-use-x.md", "ADR-0012"), ("docs/decisions/12-use-x.md", "ADR-0012"),
-    ("adr/adr-012-use-x.md", "ADR-0012"), ("adr/ADR-0012.md", "ADR-0012"), ("adr/0000-intro.md", "ADR-0000"),
-    ("docs/adr/20201016-use-slugs.md", "20201016-use-slugs"), ("docs/adr/2020-10-16-use-slugs.md", "2020-10-16-use-slugs"),
-    ("decisions/use postgres.md", "use-postgres"),
-])
+@pytest.mark.parametrize(
+    "path,expected",
+    [
+        ("doc/adr/0012-use-x.md", "ADR-0012"),
+        ("docs/decisions/12-use-x.md", "ADR-0012"),
+        ("adr/adr-012-use-x.md", "ADR-0012"),
+        ("adr/ADR-0012.md", "ADR-0012"),
+        ("adr/0000-intro.md", "ADR-0000"),
+        ("docs/adr/20201016-use-slugs.md", "20201016-use-slugs"),
+        ("docs/adr/2020-10-16-use-slugs.md", "2020-10-16-use-slugs"),
+        ("decisions/use postgres.md", "use-postgres"),
+    ],
+)
 def test_id_rule(path, expected):
     assert adr_id(path)[0] == expected
 
 
-@pytest.mark.parametrize("written,targets", [
-    ("superseded by 0002", ["ADR-0002"]), ("ADR-2", ["ADR-0002"]), ("adr-0002", ["ADR-0002"]),
-    ("[ADR-0002](0002-new.md)", ["ADR-0002"]), ("[2. Use X](0002-use-x.md)", ["ADR-0002"]),
-    ("[20201016-use-slugs](20201016-use-slugs.md)", ["20201016-use-slugs"]),
-    ("[x](https://example.com/0003-x.md)", []), ("ADR 7 and ADR 9", ["ADR-0007", "ADR-0009"]),
-])
+@pytest.mark.parametrize(
+    "written,targets",
+    [
+        ("superseded by 0002", ["ADR-0002"]),
+        ("ADR-2", ["ADR-0002"]),
+        ("adr-0002", ["ADR-0002"]),
+        ("[ADR-0002](0002-new.md)", ["ADR-0002"]),
+        ("[2. Use X](0002-use-x.md)", ["ADR-0002"]),
+        ("[20201016-use-slugs](20201016-use-slugs.md)", ["20201016-use-slugs"]),
+        ("[x](https://example.com/0003-x.md)", []),
+        ("ADR 7 and ADR 9", ["ADR-0007", "ADR-0009"]),
+    ],
+)
 def test_link_forms(written, targets):
     assert link_targets(written, "docs/adr/0001-a.md") == targets
 
 
-@pytest.mark.parametrize("written,key", [
-    ("✅ Accepted", "accepted"), ("Accepted (2019-03-01)", "accepted"), ("**Approved**", "approved"),
-    ("⌛️ Pending", "pending"), ("On hold.", "on hold"), ("Accepted on 2020-01-02", "accepted"),
-    ("accepted <!-- optional -->", "accepted"),
-])
+@pytest.mark.parametrize(
+    "written,key",
+    [
+        ("✅ Accepted", "accepted"),
+        ("Accepted (2019-03-01)", "accepted"),
+        ("**Approved**", "approved"),
+        ("⌛️ Pending", "pending"),
+        ("On hold.", "on hold"),
+        ("Accepted on 2020-01-02", "accepted"),
+        ("accepted <!-- optional -->", "accepted"),
+    ],
+)
 def test_status_normalisation_drops_emoji_parentheticals_and_dates(written, key):
     assert normalise(written) == key
 
@@ -61,15 +82,28 @@ def test_nygard_fixture():
     recs = records(readings)
     assert {r.format for r in readings.values()} == {"nygard"}
     a3 = recs["ADR-0003"]
-    assert (a3.title, a3.status, a3.date, a3.kind) == ("Publish domain events through Kafka", "accepted", "2019-02-11", "adr")
+    assert (a3.title, a3.status, a3.date, a3.kind) == (
+        "Publish domain events through Kafka",
+        "accepted",
+        "2019-02-11",
+        "adr",
+    )
     assert a3.amended_by == ("ADR-0007", "ADR-0008") and a3.source == "doc/adr/0003-publish-events-through-kafka.md"
     assert recs["ADR-0001"].status == "accepted"  # ✅ Accepted
     assert recs["ADR-0002"].status == "superseded" and recs["ADR-0002"].superseded_by == ("ADR-0005",)
     assert recs["ADR-0005"].supersedes == ("ADR-0002",)  # adr-tools' "Supercedes"
     assert recs["ADR-0007"].amends == ("ADR-0003",) and recs["ADR-0008"].amends == ("ADR-0003",)
-    assert {i: recs[i].status for i in ("ADR-0004", "ADR-0006", "ADR-0007", "ADR-0008", "ADR-0009", "ADR-0011", "ADR-0012")} == {
-        "ADR-0004": "accepted", "ADR-0006": "proposed", "ADR-0007": "proposed", "ADR-0008": "proposed",
-        "ADR-0009": "proposed", "ADR-0011": "rejected", "ADR-0012": "deprecated"}
+    assert {
+        i: recs[i].status for i in ("ADR-0004", "ADR-0006", "ADR-0007", "ADR-0008", "ADR-0009", "ADR-0011", "ADR-0012")
+    } == {
+        "ADR-0004": "accepted",
+        "ADR-0006": "proposed",
+        "ADR-0007": "proposed",
+        "ADR-0008": "proposed",
+        "ADR-0009": "proposed",
+        "ADR-0011": "rejected",
+        "ADR-0012": "deprecated",
+    }
     # no status: accepted, with a warning naming the file
     none = readings["doc/adr/0010-run-batch-settlement-nightly.md"].outcome
     assert none.record.status == "accepted" and none.issues[0].severity == "warning"
@@ -77,7 +111,11 @@ def test_nygard_fixture():
     # a word in no table: an error naming file, line and the config key, never a guess
     bad = readings["doc/adr/0013-choose-feature-flag-service.md"].outcome
     assert bad.record is None
-    assert bad.issues[0].render().startswith("doc/adr/0013-choose-feature-flag-service.md:7: error: ADR status 'Under discussion'")
+    assert (
+        bad.issues[0]
+        .render()
+        .startswith("doc/adr/0013-choose-feature-flag-service.md:7: error: ADR status 'Under discussion'")
+    )
     assert '[status_map] "under discussion"' in bad.issues[0].fix
 
 
@@ -103,8 +141,12 @@ def test_madr2_fixture():
     assert recs["ADR-0001"].title == "Use Markdown Architectural Decision Records"
     # a site generator's front matter above the bullets; commentary after the status word's sentence
     hugo = recs["ADR-0008"]
-    assert (hugo.status, hugo.title, hugo.date, hugo.tags) == ("proposed", "Keep raw traces for seven days", "2021-11-02",
-                                                               ("retention",))
+    assert (hugo.status, hugo.title, hugo.date, hugo.tags) == (
+        "proposed",
+        "Keep raw traces for seven days",
+        "2021-11-02",
+        ("retention",),
+    )
     assert hugo.metadata["decision-makers"] == ["Priya Shah", "Ana Ruiz"] and hugo.lines["status"] == 8
 
 
@@ -135,8 +177,12 @@ def test_links_resolve_and_superseded_retire(fmt):
     res = resolve(list(records(read_all(fmt)).values()))
     assert [i for i in res.issues if "unknown id" in i.message] == []
     superseded = {rid for rid, s in res.effective.items() if s == "superseded"}
-    expected = {"nygard": {"ADR-0002"}, "madr2": {"ADR-0002", "ADR-0006"}, "madr3": {"ADR-0002"},
-                "log4brains": {"20220214-scan-images-with-trivy"}}[fmt]
+    expected = {
+        "nygard": {"ADR-0002"},
+        "madr2": {"ADR-0002", "ADR-0006"},
+        "madr3": {"ADR-0002"},
+        "log4brains": {"20220214-scan-images-with-trivy"},
+    }[fmt]
     assert superseded == expected
     if fmt == "nygard":  # amends never retires
         assert res.effective["ADR-0003"] == "accepted"
@@ -159,10 +205,17 @@ def test_forced_format_and_plain_notes_are_skipped():
     assert forced.format == "nygard" and forced.outcome.record.id == "notes"
 
 
-@pytest.mark.parametrize("name,dated", [
-    ("20201016-x.md", True), ("2020-10-16-x.md", True), ("2020-02-29_x.md", True), ("2021-02-29-x.md", False),
-    ("20201345-x.md", False), ("00000101-x.md", False),
-])
+@pytest.mark.parametrize(
+    "name,dated",
+    [
+        ("20201016-x.md", True),
+        ("2020-10-16-x.md", True),
+        ("2020-02-29_x.md", True),
+        ("2021-02-29-x.md", False),
+        ("20201345-x.md", False),
+        ("00000101-x.md", False),
+    ],
+)
 def test_only_real_calendar_dates_make_a_date_named_file(name, dated):
     from jupiter_git_memory.records.formats.ids import date_named
 
@@ -171,12 +224,18 @@ def test_only_real_calendar_dates_make_a_date_named_file(name, dated):
 
 
 # --- each adapter, field by field: what an agent later cites (id, title, status, links, lines) ---
-MADR3 = ("\ufeff---\nstatus: accepted\ndate: 2024-05-01\ndecision-makers: [alice, bob]\ntags: [db, storage]\n"
-         "consulted: carol\n---\n# 7. Use PostgreSQL\n\n## Context\nWe need a database.\n")
-HUGO_MADR2 = ("---\ntitle: Hugo page\nweight: 3\ntags: ops, queue\n---\n# Use Kafka\n\n"
-              "* Status: superseded by [ADR-0009](0009-x.md)\n* Deciders: alice, bob\n* Date: 2023-01-02\n\n## Context\ntext\n")
-MADR2 = ("Intro line\n# 10. Use X\n\n* Status: accepted <!-- optional -->\n* Deciders: alice\n* Date: 2020-01-01\n"
-         "* Tags: a, b\n* Technical Story: #12\n\n## Context\nbody\n")
+MADR3 = (
+    "\ufeff---\nstatus: accepted\ndate: 2024-05-01\ndecision-makers: [alice, bob]\ntags: [db, storage]\n"
+    "consulted: carol\n---\n# 7. Use PostgreSQL\n\n## Context\nWe need a database.\n"
+)
+HUGO_MADR2 = (
+    "---\ntitle: Hugo page\nweight: 3\ntags: ops, queue\n---\n# Use Kafka\n\n"
+    "* Status: superseded by [ADR-0009](0009-x.md)\n* Deciders: alice, bob\n* Date: 2023-01-02\n\n## Context\ntext\n"
+)
+MADR2 = (
+    "Intro line\n# 10. Use X\n\n* Status: accepted <!-- optional -->\n* Deciders: alice\n* Date: 2020-01-01\n"
+    "* Tags: a, b\n* Technical Story: #12\n\n## Context\nbody\n"
+)
 NYGARD = "# 11. Record decisions\n\nDate: 2019-02-03\n\nStatus: Accepted\n\n## Context\nWe record.\n"
 
 
@@ -192,7 +251,14 @@ def fields(path: str, text: str, options: AdapterOptions | None = None):
 
 def test_madr3_front_matter_fields_and_lines():
     fmt, r = fields("docs/decisions/0007-use-postgres.md", MADR3)
-    assert (fmt, r.format, r.id, r.status, r.title, r.date) == ("madr3", "madr3", "ADR-0007", "accepted", "Use PostgreSQL", "2024-05-01")
+    assert (fmt, r.format, r.id, r.status, r.title, r.date) == (
+        "madr3",
+        "madr3",
+        "ADR-0007",
+        "accepted",
+        "Use PostgreSQL",
+        "2024-05-01",
+    )
     assert r.body == "## Context\nWe need a database." and r.tags == ("db", "storage")
     assert r.metadata == {"consulted": "carol", "decision-makers": ["alice", "bob"], "status_as_written": "accepted"}
     assert r.lines == {"title": 8, "status": 2}  # file lines: the BOM and the front matter count
@@ -200,25 +266,47 @@ def test_madr3_front_matter_fields_and_lines():
 
 def test_madr2_bullets_below_a_site_generators_front_matter():
     fmt, r = fields("docs/decisions/0008-use-kafka.md", HUGO_MADR2)
-    assert (fmt, r.format, r.id, r.status, r.superseded_by) == ("madr3", "madr2", "ADR-0008", "superseded", ("ADR-0009",))
+    assert (fmt, r.format, r.id, r.status, r.superseded_by) == (
+        "madr3",
+        "madr2",
+        "ADR-0008",
+        "superseded",
+        ("ADR-0009",),
+    )
     assert (r.title, r.date, r.tags) == ("Hugo page", "2023-01-02", ("ops", "queue"))
     assert r.body.startswith("* Status:") and r.body.endswith("## Context\ntext")
-    assert r.metadata == {"weight": 3, "decision-makers": ["alice", "bob"],
-                          "status_as_written": "superseded by [ADR-0009](0009-x.md)"}
+    assert r.metadata == {
+        "weight": 3,
+        "decision-makers": ["alice", "bob"],
+        "status_as_written": "superseded by [ADR-0009](0009-x.md)",
+    }
     assert r.lines == {"title": 6, "status": 8}
 
 
 def test_madr2_bullets_fields_and_lines():
     fmt, r = fields("docs/decisions/0010-use-x.md", MADR2)
     assert (fmt, r.format, r.id, r.status, r.title, r.date, r.tags) == (
-        "madr2", "madr2", "ADR-0010", "accepted", "Use X", "2020-01-01", ("a", "b"))
+        "madr2",
+        "madr2",
+        "ADR-0010",
+        "accepted",
+        "Use X",
+        "2020-01-01",
+        ("a", "b"),
+    )
     assert r.metadata == {"technical-story": "#12", "decision-makers": "alice", "status_as_written": "accepted"}
     assert r.lines == {"title": 2, "status": 4} and r.body.endswith("## Context\nbody") and "Intro" not in r.body
 
 
 def test_nygard_status_and_date_lines():
     fmt, r = fields("doc/adr/0011-record.md", NYGARD)
-    assert (fmt, r.id, r.status, r.title, r.date) == ("nygard", "ADR-0011", "accepted", "Record decisions", "2019-02-03")
+    assert (fmt, r.id, r.status, r.title, r.date) == (
+        "nygard",
+        "ADR-0011",
+        "accepted",
+        "Record decisions",
+        "2019-02-03",
+    )
     assert r.lines == {"title": 1, "status": 5} and r.metadata == {"status_as_written": "Accepted"}
     assert r.body == "Date: 2019-02-03\n\nStatus: Accepted\n\n## Context\nWe record."
 
@@ -242,14 +330,21 @@ def test_partly_superseded_stays_in_force_and_links_its_amendments():
     assert _status("Partly superseded by [ADR-3](0003-x.md)") == amended
     assert _status("Accepted", "", "Partly superseded by [ADR-3](0003-x.md)")[:3] == ("accepted", "Accepted", 10)
     assert _status("Accepted", "Amended by [ADR-4](0004-x.md)", "Amended by ADR-4, ADR-6")[4] == {
-        "amended_by": ["ADR-0004", "ADR-0006"]}  # each target once, in order
+        "amended_by": ["ADR-0004", "ADR-0006"]
+    }  # each target once, in order
     assert _status("Accepted, supersedes ADR-2")[:5] == ("accepted", "Accepted", 10, None, {"supersedes": ["ADR-0002"]})
 
 
 def test_links_with_unknown_verbs_are_kept_beside_the_status():
     assert _status("Accepted", "See also [ADR-5](0005-y.md)")[::5] == ("accepted", ["See also [ADR-5](0005-y.md)"])
     assert _status("Related: [ADR-5](0005-y.md)", "Accepted") == (
-        "accepted", "Accepted", 11, None, {}, ["Related: [ADR-5](0005-y.md)"])
+        "accepted",
+        "Accepted",
+        11,
+        None,
+        {},
+        ["Related: [ADR-5](0005-y.md)"],
+    )
 
 
 def test_the_first_status_word_counts_and_an_unknown_one_is_an_error_on_its_line():
@@ -257,13 +352,27 @@ def test_the_first_status_word_counts_and_an_unknown_one_is_an_error_on_its_line
     assert _status("Proposed. We could not agree - maybe later")[0] == "proposed"  # commentary after the word
     assert _status("Wibble", "Accepted")[:4] == (None, "Wibble", None, ("wibble", 10))
     assert _status("Draftish", "Superseded by ADR-7") == (  # a superseding link settles it
-        "superseded", "Superseded by ADR-7", 11, None, {"superseded_by": ["ADR-0007"]}, [])
+        "superseded",
+        "Superseded by ADR-7",
+        11,
+        None,
+        {"superseded_by": ["ADR-0007"]},
+        [],
+    )
 
 
-@pytest.mark.parametrize("front,fmt", [
-    ("id: A\nstatus: accepted\n", "jgm"), ("kind: fact\n", "jgm"), ("status: [unclosed\n", "jgm"), ("- a\n", "jgm"),
-    ("id: A\ntitle: Docusaurus page\n", "madr3"), ("status: accepted\n", "madr3"), ("", "madr3"),
-])
+@pytest.mark.parametrize(
+    "front,fmt",
+    [
+        ("id: A\nstatus: accepted\n", "jgm"),
+        ("kind: fact\n", "jgm"),
+        ("status: [unclosed\n", "jgm"),
+        ("- a\n", "jgm"),
+        ("id: A\ntitle: Docusaurus page\n", "madr3"),
+        ("status: accepted\n", "madr3"),
+        ("", "madr3"),
+    ],
+)
 def test_our_front_matter_is_kind_or_id_with_status_and_anything_unreadable(front, fmt):
     from jupiter_git_memory.records.formats import detect
 
@@ -276,7 +385,11 @@ def test_binary_oversized_and_non_utf8_files_are_reported_by_our_parser():
     from jupiter_git_memory.records.model import MAX_RECORD_BYTES
 
     text = NYGARD.encode()
-    for raw, what in ((text + b"\x00", "binary"), (text + b"x" * MAX_RECORD_BYTES, "record limit"), (text + b"\xff", "UTF-8")):
+    for raw, what in (
+        (text + b"\x00", "binary"),
+        (text + b"x" * MAX_RECORD_BYTES, "record limit"),
+        (text + b"\xff", "UTF-8"),
+    ):
         reading = read_record("doc/adr/0011-record.md", raw)
         (issue,) = reading.outcome.issues
         assert reading.format == "jgm" and what in issue.message and issue.path == "doc/adr/0011-record.md"
@@ -293,26 +406,41 @@ def test_a_forced_format_names_its_root_and_reads_madr3_without_front_matter():
     assert whole.format == "madr2" and "the repository" in whole.why
 
 
-@pytest.mark.parametrize("written,targets", [
-    ("[the new decision](0002-x.md#context)", ["ADR-0002"]),  # an anchor does not hide the file
-    ("[old](https://e.com/0001-a.md), [ADR-3](0003-y.md)", ["ADR-0003"]),  # an external link is skipped, not the end
-    ("[new](0002-x.markdown)", ["ADR-0002"]), ("[ADR-7](../issues/7)", ["ADR-0007"]),  # not a file: the label
-    ("[**ADR-2**](../decisions/2)", ["ADR-0002"]), ("[Xenon](../decisions/xenon)", ["Xenon"]),
-    ("Superseded by 0002-use-x.md", ["ADR-0002"]), ("Superseded by 0002-use-x.markdown", ["ADR-0002"]),
-    ("ADR-2 and ADR-0002", ["ADR-0002"]),  # each target once
-])
+@pytest.mark.parametrize(
+    "written,targets",
+    [
+        ("[the new decision](0002-x.md#context)", ["ADR-0002"]),  # an anchor does not hide the file
+        (
+            "[old](https://e.com/0001-a.md), [ADR-3](0003-y.md)",
+            ["ADR-0003"],
+        ),  # an external link is skipped, not the end
+        ("[new](0002-x.markdown)", ["ADR-0002"]),
+        ("[ADR-7](../issues/7)", ["ADR-0007"]),  # not a file: the label
+        ("[**ADR-2**](../decisions/2)", ["ADR-0002"]),
+        ("[Xenon](../decisions/xenon)", ["Xenon"]),
+        ("Superseded by 0002-use-x.md", ["ADR-0002"]),
+        ("Superseded by 0002-use-x.markdown", ["ADR-0002"]),
+        ("ADR-2 and ADR-0002", ["ADR-0002"]),  # each target once
+    ],
+)
 def test_link_targets_read_files_labels_and_bare_references(written, targets):
     assert link_targets(written, "docs/adr/0001-a.md") == targets
 
 
 def test_header_lines_right_under_the_title_are_read_and_lines_above_it_are_not():
-    _, r = fields("docs/decisions/0010-use-x.md", "* Status: rejected\n# 10. Use X\n* Status: accepted\n* Decision-Makers: a, b\n")
+    _, r = fields(
+        "docs/decisions/0010-use-x.md", "* Status: rejected\n# 10. Use X\n* Status: accepted\n* Decision-Makers: a, b\n"
+    )
     assert (r.status, r.lines, r.metadata["decision-makers"]) == ("accepted", {"title": 2, "status": 3}, ["a", "b"])
     _, r = fields("docs/decisions/0010-use-x.md", "# Use X\n* Status: accepted\n* Decision makers: carol\n")
     assert (r.date, r.metadata["decision-makers"]) == (None, "carol")
     _, r = fields("doc/adr/0012-use-x.md", "# 12. Use X\n## Status\nAccepted\n## Context\nWe use X.\n")
-    assert (r.status, r.lines, r.date, r.body) == ("accepted", {"title": 1, "status": 3}, None,
-                                                   "## Status\nAccepted\n## Context\nWe use X.")
+    assert (r.status, r.lines, r.date, r.body) == (
+        "accepted",
+        {"title": 1, "status": 3},
+        None,
+        "## Status\nAccepted\n## Context\nWe use X.",
+    )
 
 
 def test_a_date_line_deep_in_the_body_is_not_the_adr_date():
@@ -344,7 +472,12 @@ def test_adr_problems_name_the_file_the_line_and_the_setting_that_fixes_them():
 def test_a_forced_madr_front_matter_that_is_not_a_mapping_is_ignored():
     opts = AdapterOptions(formats={"docs": "madr3"})
     r = read_record("docs/x/0001-a.md", b"---\n- a\n---\n# Use T\n\n* Status: proposed\n", opts).outcome.record
-    assert (r.format, r.status, r.title, r.metadata) == ("madr2", "proposed", "Use T", {"status_as_written": "proposed"})
+    assert (r.format, r.status, r.title, r.metadata) == (
+        "madr2",
+        "proposed",
+        "Use T",
+        {"status_as_written": "proposed"},
+    )
 
 
 def test_links_reach_the_id_a_record_really_has_and_ambiguous_ones_stay_as_written():
@@ -356,8 +489,14 @@ def test_links_reach_the_id_a_record_really_has_and_ambiguous_ones_stay_as_writt
 
     ours = rec("use-postgres", "docs/adr/0002-use-postgres.md")  # our format: its own id, a numbered file name
     twins = [rec("a", "x/0005-a.md"), rec("b", "y/0005-b.md")]  # two files numbered 5
-    linker = rec("ADR-0009", "docs/adr/0009-x.md", supersedes=("ADR-2", "0002-use-postgres.md", "USE-POSTGRES"),
-                 amends=("ADR-5", "nowhere"), superseded_by=("ADR-0009",), amended_by=())
+    linker = rec(
+        "ADR-0009",
+        "docs/adr/0009-x.md",
+        supersedes=("ADR-2", "0002-use-postgres.md", "USE-POSTGRES"),
+        amends=("ADR-5", "nowhere"),
+        superseded_by=("ADR-0009",),
+        amended_by=(),
+    )
     out = {r.id: r for r in resolve_links([ours, *twins, linker])}
     assert out["ADR-0009"].supersedes == ("use-postgres",)  # every spelling, once
     assert out["ADR-0009"].amends == ("ADR-5", "nowhere")  # ambiguous and unknown: left for the lifecycle to report

@@ -77,15 +77,21 @@ def test_check_no_silent_zero_status_map_and_explain(repo):
     adr_repo(repo)
     (repo.path / "docs/adr/meeting-notes.md").unlink()
     assert check(repo).exit_code == 1  # ADR-0013's status is in no table
-    repo.write("jgm.toml", 'roots = ["design/records", "architecture/log"]\n[status_map]\n"Under discussion" = "proposed"\n')
+    repo.write(
+        "jgm.toml", 'roots = ["design/records", "architecture/log"]\n[status_map]\n"Under discussion" = "proposed"\n'
+    )
     p = check(repo, "--json")
     data = json.loads(p.stdout)
     assert p.exit_code == 0 and data["records"] == 18, p.stdout
 
-    e = json.loads(check(repo, "--explain", "design/records/0002-store-ledger-entries-in-postgres.md",
-                       "--json").stdout)
+    e = json.loads(check(repo, "--explain", "design/records/0002-store-ledger-entries-in-postgres.md", "--json").stdout)
     assert (e["format"], e["id"], e["kind"], e["status"], e["effective_status"]) == (
-        "nygard", "ADR-0002", "adr", "superseded", "superseded")
+        "nygard",
+        "ADR-0002",
+        "adr",
+        "superseded",
+        "superseded",
+    )
     assert "numbered file" in e["id_rule"] and "Superseded by" in e["status_why"]
     assert e["links"]["superseded_by"] == [{"written": "ADR-0005", "id": "ADR-0005", "found": True}]
 

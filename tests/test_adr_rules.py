@@ -29,7 +29,11 @@ def test_a_link_target_is_the_file_before_the_first_anchor():
 
 def test_status_words_lose_backticks_and_underscore_emphasis():
     assert [normalise(w) for w in ("`Accepted`", "_Accepted_", "__Xeno__", "Approved by X.")] == [
-        "accepted", "accepted", "xeno", "approved by x"]
+        "accepted",
+        "accepted",
+        "xeno",
+        "approved by x",
+    ]
 
 
 def _read(*lines, status_map=None):
@@ -62,10 +66,17 @@ def test_a_superseding_line_counts_after_notes_and_other_links():
 
 
 def test_madr2_bullets_first_one_wins_comments_dropped_and_empty_deciders_left_out():
-    r, issues = record("# Use X\n* Status: accepted\n* Status: rejected\n* Deciders: alice <!-- all -->\n"
-                       "* Date: 2020-01-01 <!-- when -->\n")
+    r, issues = record(
+        "# Use X\n* Status: accepted\n* Status: rejected\n* Deciders: alice <!-- all -->\n"
+        "* Date: 2020-01-01 <!-- when -->\n"
+    )
     assert (issues, r.status, r.lines["status"], r.date, r.metadata["decision-makers"]) == (
-        [], "accepted", 2, "2020-01-01", "alice")
+        [],
+        "accepted",
+        2,
+        "2020-01-01",
+        "alice",
+    )
     assert r.body.startswith("* Status: accepted")  # the body starts right under the title
     r, _ = record("# Use X\n* Status: accepted\n* Deciders:\n")
     assert "decision-makers" not in r.metadata
@@ -80,14 +91,15 @@ def test_a_forced_madr2_file_without_status_follows_adr_missing_status():
 
 
 def test_madr3_front_matter_title_without_heading_status_line_and_no_tags():
-    r, issues = record("---\ntitle: Use X\ndate: 2024-05-01\nconsulted: carol\ninformed: dave\nstatus: accepted\n---\n"
-                       "body text\n")
+    r, issues = record(
+        "---\ntitle: Use X\ndate: 2024-05-01\nconsulted: carol\ninformed: dave\nstatus: accepted\n---\nbody text\n"
+    )
     assert (issues, r.title, r.status, r.tags, r.lines) == ([], "Use X", "accepted", (), {"status": 6})
     (err,) = read_record(PATH, b"---\nstatus: accepted\n---\nno heading\n").outcome.issues
     assert err.path == PATH and "`# Title`" in err.fix
     r, _ = record("---\nstatus: accepted  # reviewed: yes\n---\n# Use X\nWe chose X.\n")
     assert (r.lines, r.body) == ({"title": 4, "status": 2}, "We chose X.")
-    r, _ = record("---\n\"status\": accepted\n---\n# Use X\nstatus: see the table\n")
+    r, _ = record('---\n"status": accepted\n---\n# Use X\nstatus: see the table\n')
     assert r.status == "accepted" and "status" not in r.lines  # the status line is a front matter line
 
 
@@ -101,7 +113,7 @@ def test_madr3_deciders_are_decision_makers_once_and_an_empty_list_is_left_out()
 def test_madr3_status_links_and_an_empty_status_falls_back_to_bullets():
     r, _ = record("---\nstatus: superseded by [ADR-9](0009-x.md)\n---\n# Use X\n")
     assert (r.status, r.superseded_by) == ("superseded", ("ADR-0009",))
-    r, issues = record("---\nstatus: \"\"\n---\n# Use X\n* Status: proposed\n")
+    r, issues = record('---\nstatus: ""\n---\n# Use X\n* Status: proposed\n')
     assert (issues, r.format, r.status, r.lines["status"]) == ([], "madr2", "proposed", 5)
     r, issues = record("---\ntags: a\n---\n* Status: rejected\n# Use X\n* Status: accepted\n")
     assert (issues, r.status, r.lines["status"]) == ([], "accepted", 6)  # bullets above the title are not read

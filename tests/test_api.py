@@ -8,7 +8,6 @@ import os
 import stat
 
 import pytest
-
 from api_helpers import Server, error_code, make_alpha, make_beta, raw_get, seed_in_process, workspace_id
 from conftest import Repo
 
@@ -42,6 +41,7 @@ def ws(env, wsid: str, rest: str = "") -> str:
 
 
 # -- auth ----------------------------------------------------------------------------------------------
+
 
 def test_health_needs_no_token_and_everything_else_does(env):
     anon = env.server.client(token=None)
@@ -82,6 +82,7 @@ def test_token_granted_one_workspace_gets_403_for_another(env):
 
 # -- recall, receipts ----------------------------------------------------------------------------------
 
+
 def test_recall_returns_the_record_with_status_source_and_a_receipt(env):
     r = env.http.post(ws(env, env.A, "/recall"), json={"query": DB_QUESTION, "k": 3})
     assert r.status_code == 200, r.text
@@ -107,8 +108,10 @@ def test_recall_returns_the_record_with_status_source_and_a_receipt(env):
 
 
 def test_unknown_receipt_is_a_json_404(env):
-    for method, path in (("GET", "/receipts/rcpt_00000000000000000000"),
-                         ("POST", "/receipts/rcpt_00000000000000000000/verify")):
+    for method, path in (
+        ("GET", "/receipts/rcpt_00000000000000000000"),
+        ("POST", "/receipts/rcpt_00000000000000000000/verify"),
+    ):
         r = env.http.request(method, ws(env, env.A, path))
         assert r.status_code == 404 and error_code(r) == "memory/not-found"
 
@@ -124,11 +127,15 @@ def test_workspaces_never_see_each_others_records(env):
 
 
 def test_recall_task_and_context(env):
-    t = env.http.post(ws(env, env.A, "/recall-task"),
-                      json={"goal": "add a table to the primary database", "errors": ["relation does not exist"]})
+    t = env.http.post(
+        ws(env, env.A, "/recall-task"),
+        json={"goal": "add a table to the primary database", "errors": ["relation does not exist"]},
+    )
     assert t.status_code == 200, t.text
     assert t.json()["status"] == "ok" and "dec-a-db" in [x["id"] for x in t.json()["results"]]
-    c = env.http.post(ws(env, env.A, "/context"), json={"goal": "choose where to store primary data", "budget_tokens": 400})
+    c = env.http.post(
+        ws(env, env.A, "/context"), json={"goal": "choose where to store primary data", "budget_tokens": 400}
+    )
     assert c.status_code == 200, c.text
     assert "dec-a-db" in [x["id"] for x in c.json()["records"]] and "PostgreSQL" in c.json()["text"]
     r = env.http.post(ws(env, env.A, "/context"), json={"goal": "x", "budget_tokens": 5})
@@ -136,6 +143,7 @@ def test_recall_task_and_context(env):
 
 
 # -- records -------------------------------------------------------------------------------------------
+
 
 def test_get_record_has_body_and_effective_status(env):
     r = env.http.get(ws(env, env.A, "/records/dec-a-mysql"))
@@ -184,15 +192,21 @@ def test_relations_show_the_supersede_graph_with_effective_statuses(env):
     # a proposed superseder is shown but retires nothing
     cache = env.http.get(ws(env, env.A, "/records/dec-a-cache/relations")).json()
     assert cache["status"] == "accepted"
-    assert [(e["id"], e["status"], e["retires"]) for e in cache["superseded_by"]] == [("dec-a-redis", "proposed", False)]
+    assert [(e["id"], e["status"], e["retires"]) for e in cache["superseded_by"]] == [
+        ("dec-a-redis", "proposed", False)
+    ]
     assert cache["current"] == ["dec-a-cache"]
 
 
 # -- seeding ---------------------------------------------------------------------------------------------
 
+
 def test_seed_endpoint_indexes_a_new_commit_while_recalls_continue(env):
-    env.gamma.record("dec-g-argo", title="Roll out with Argo CD", body="Production rollouts are driven by Argo CD "
-                     "syncing the Helm charts from the infra repository.")
+    env.gamma.record(
+        "dec-g-argo",
+        title="Roll out with Argo CD",
+        body="Production rollouts are driven by Argo CD syncing the Helm charts from the infra repository.",
+    )
     head = env.gamma.commit("add argo")
 
     def recall_loop(wsid, query, n=6):
@@ -212,6 +226,7 @@ def test_seed_endpoint_indexes_a_new_commit_while_recalls_continue(env):
 
 
 # -- request hygiene -----------------------------------------------------------------------------------
+
 
 def test_oversize_bodies_get_413_json(env):
     big = {"query": "x" * (300 * 1024)}
@@ -261,6 +276,7 @@ def test_openapi_schema_documents_auth_and_error_shape(env):
 
 # -- schema-driven fuzzing -----------------------------------------------------------------------------
 
+
 def test_schemathesis_finds_no_server_errors(env):
     """Positive and negative cases for every operation in the OpenAPI schema: no 5xx; status codes, content
     types and bodies conform to the schema; schema-valid requests to recall/records/admin are accepted.
@@ -288,8 +304,9 @@ def test_schemathesis_finds_no_server_errors(env):
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
             strategy = op.as_strategy(mode, path_parameters=fixed)
 
-            @settings(max_examples=8, deadline=None, database=None, derandomize=True,
-                      suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=8, deadline=None, database=None, derandomize=True, suppress_health_check=list(HealthCheck)
+            )
             @given(case=strategy)
             def run(case):
                 nonlocal ran
@@ -331,6 +348,7 @@ def test_token_commands_take_effect_without_restart(env, monkeypatch):
 
 # -- issue 10: grants hold for global workspaces, and the open routes are the documented ones -----------
 
+
 def test_global_results_come_only_from_workspaces_the_token_is_granted(env):
     """A workspace marked global is shared with its readers, not with every token (nor through a server
     that does not serve it)."""
@@ -338,8 +356,11 @@ def test_global_results_come_only_from_workspaces_the_token_is_granted(env):
 
     delta = Repo(env.home.parent / "delta")
     delta.write("jgm.toml", "global = true\n")
-    delta.record("dec-d-style", title="All teams use Black for Python formatting",
-                 body="Python code across the company is formatted with Black.")
+    delta.record(
+        "dec-d-style",
+        title="All teams use Black for Python formatting",
+        body="Python code across the company is formatted with Black.",
+    )
     delta.commit("delta")
     seed_in_process(delta.path, env.home)
     D = workspace_id(delta.path)
@@ -360,8 +381,10 @@ def test_the_routes_open_without_a_token_are_exactly_those_the_readme_names(env)
     sentence = next(s for s in readme.split("\n\n") if "Every route except" in s)
     documented = set(re.findall(r"`GET (/[^`\s]*)`", sentence))
     anon = env.server.client(token=None)
-    paths = {p.replace("{workspace}", env.A).replace("{record_id}", "dec-a-db").replace("{receipt_id}", "x")
-             for p in env.http.get("/openapi.json").json()["paths"]}
+    paths = {
+        p.replace("{workspace}", env.A).replace("{record_id}", "dec-a-db").replace("{receipt_id}", "x")
+        for p in env.http.get("/openapi.json").json()["paths"]
+    }
     candidates = paths | {"/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect"}
     open_ = {p for p in candidates if anon.get(p).status_code not in (401, 404, 405)}
     assert open_ == documented, (open_, documented)

@@ -11,15 +11,14 @@ import json
 import os
 
 import yaml
+from conftest import record_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reliability_helpers import assert_consistent, jgm, snapshot
 
 from jupiter_git_memory.records.model import KNOWN_KEYS, MAX_RECORD_BYTES
 from jupiter_git_memory.records.parse import parse_record
 from jupiter_git_memory.seed.seeder import Seeder
-
-from conftest import record_text
-from reliability_helpers import assert_consistent, jgm, snapshot
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PATH = "knowledge/fuzz.md"
@@ -52,7 +51,8 @@ def test_parser_never_raises_on_bytes_inside_fences(raw):
 yaml_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=30) | st.dates(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-    max_leaves=8)
+    max_leaves=8,
+)
 keys = st.sampled_from(sorted(KNOWN_KEYS) + ["owner", "123", "id "])
 
 
@@ -66,8 +66,9 @@ def test_parser_never_raises_on_wrongly_typed_frontmatter(meta, body):
         assert out.record is None
 
 
-VALID = record_text("dec-ok", title="A valid record", body="Some body text.\n\n## Heading\n\nMore.",
-                    supersedes="dec-old", tags="[a, b]").encode()
+VALID = record_text(
+    "dec-ok", title="A valid record", body="Some body text.\n\n## Heading\n\nMore.", supersedes="dec-old", tags="[a, b]"
+).encode()
 
 
 @FUZZ
@@ -83,10 +84,12 @@ def test_parser_never_raises_on_mutated_records(edits):
 def test_yaml_errors_name_the_offending_line():
     """Regression: lines were off by one (the YAML text starts on the fence line), and an unclosed bracket
     pointed past the closing fence instead of where it opened."""
-    cases = [("---\nid: A\ntitle: a: b\nkind: fact\n---\n", 3),
-             ("---\n\n\nid: A\ntitle: a: b\n---\nbody\n", 5),
-             ("---\nid: A\nkind: decision\nstatus: accepted\ntitle: [unclosed\n---\nbody\n", 5),
-             ('---\nid: A\nkind: "open\nstatus: x\n---\n', 3)]
+    cases = [
+        ("---\nid: A\ntitle: a: b\nkind: fact\n---\n", 3),
+        ("---\n\n\nid: A\ntitle: a: b\n---\nbody\n", 5),
+        ("---\nid: A\nkind: decision\nstatus: accepted\ntitle: [unclosed\n---\nbody\n", 5),
+        ('---\nid: A\nkind: "open\nstatus: x\n---\n', 3),
+    ]
     for text, line in cases:
         (issue,) = parse_record(PATH, text.encode()).issues
         assert issue.message.startswith("frontmatter is not valid YAML") and issue.line == line, (text, issue)
@@ -122,11 +125,24 @@ def bad_repo(repo, tmp_path):
     os.symlink(tmp_path / "extdir", repo.path / "knowledge/extdir")
     for i in range(2000):
         w(f"knowledge/dups/d{i:04d}.md", record_text("same-id", title=f"copy {i}"))
-    bad = {"knowledge/yaml.md": 5, "knowledge/types.md": 5, "knowledge/kindlist.md": 3, "knowledge/notmap.md": 2,
-           "knowledge/unclosed.md": 1, "knowledge/huge.md": None, "knowledge/binary.md": None,
-           "knowledge/utf8.md": 5, "knowledge/dotdot.md": 2, "knowledge/slash.md": 2, "knowledge/space.md": 2,
-           "knowledge/cyc-a.md": 6, "knowledge/cyc-b.md": 6, "knowledge/escape.md": None,
-           "knowledge/loop.md": None, "knowledge/dangling.md": None}
+    bad = {
+        "knowledge/yaml.md": 5,
+        "knowledge/types.md": 5,
+        "knowledge/kindlist.md": 3,
+        "knowledge/notmap.md": 2,
+        "knowledge/unclosed.md": 1,
+        "knowledge/huge.md": None,
+        "knowledge/binary.md": None,
+        "knowledge/utf8.md": 5,
+        "knowledge/dotdot.md": 2,
+        "knowledge/slash.md": 2,
+        "knowledge/space.md": 2,
+        "knowledge/cyc-a.md": 6,
+        "knowledge/cyc-b.md": 6,
+        "knowledge/escape.md": None,
+        "knowledge/loop.md": None,
+        "knowledge/dangling.md": None,
+    }
     bad.update({f"knowledge/dups/d{i:04d}.md": 2 for i in range(2000)})
     return good, bad
 
@@ -148,7 +164,8 @@ def test_seed_reports_every_bad_file_and_indexes_every_good_one(repo, tmp_path):
     assert "symlink points outside" in reported["knowledge/escape.md"][0]["message"]
     assert "symlink cannot be resolved" in reported["knowledge/loop.md"][0]["message"]
     assert [w["message"] for w in rep.warnings if w["path"] == "knowledge/extdir"] == [
-        "symlinked folder under a knowledge root is not followed"]
+        "symlinked folder under a knowledge root is not followed"
+    ]
     snap = assert_consistent(repo.path, good)
     assert all("should never be read" not in c.text for c in snap["chunks"].values())
 

@@ -8,15 +8,17 @@ import stat
 from pathlib import Path
 
 import pytest
+from candidates_helpers import CACHE_FACT, candidate_rows, fact, jgm, jgm_json, recall_ids, seed_repo, service
 
-from candidates_helpers import (CACHE_FACT, candidate_rows, fact, jgm, jgm_json, recall_ids, seed_repo, service)
 from jupiter_git_memory.candidates.errors import CandidateError
 from jupiter_git_memory.candidates.model import CandidateInput
 from jupiter_git_memory.candidates.propose import propose
 from jupiter_git_memory.records.parse import parse_record
 
-DECISION = ("Pin the Python version in CI to 3.12",
-            "CI runs on Python 3.12 only, because the ONNX wheels we ship are built and tested for it.")
+DECISION = (
+    "Pin the Python version in CI to 3.12",
+    "CI runs on Python 3.12 only, because the ONNX wheels we ship are built and tested for it.",
+)
 
 
 def snapshot(repo) -> dict:
@@ -27,10 +29,15 @@ def snapshot(repo) -> dict:
         for n in names:
             p = Path(dirpath) / n
             files[str(p.relative_to(repo.path))] = p.read_bytes()
-    return {"status": repo.git("status", "--porcelain=v2", "--branch", "--untracked-files=all").stdout,
-            "head": repo.git("symbolic-ref", "HEAD").stdout, "head_sha": repo.git("rev-parse", "HEAD").stdout,
-            "index": hashlib.sha256((repo.path / ".git" / "index").read_bytes()).hexdigest(), "files": files,
-            "staged": repo.git("diff", "--cached").stdout, "branches": repo.git("branch", "--list", "main", "feature").stdout}
+    return {
+        "status": repo.git("status", "--porcelain=v2", "--branch", "--untracked-files=all").stdout,
+        "head": repo.git("symbolic-ref", "HEAD").stdout,
+        "head_sha": repo.git("rev-parse", "HEAD").stdout,
+        "index": hashlib.sha256((repo.path / ".git" / "index").read_bytes()).hexdigest(),
+        "files": files,
+        "staged": repo.git("diff", "--cached").stdout,
+        "branches": repo.git("branch", "--list", "main", "feature").stdout,
+    }
 
 
 @pytest.fixture
@@ -44,16 +51,29 @@ def busy_repo(repo):
     repo.write("src/staged.py", "x = 1\n")
     repo.git("add", "src/staged.py")
     repo.write("notes.txt", "untracked scratch\n")
-    repo.write("knowledge/decisions/dec-draft.md", "---\nid: dec-draft\nkind: decision\nstatus: proposed\n"
-               "title: A draft\n---\nA draft decision, uncommitted, because it is not ready.\n")
+    repo.write(
+        "knowledge/decisions/dec-draft.md",
+        "---\nid: dec-draft\nkind: decision\nstatus: proposed\n"
+        "title: A draft\n---\nA draft decision, uncommitted, because it is not ready.\n",
+    )
     return repo
 
 
 def test_propose_writes_a_branch_and_leaves_the_checkout_untouched(busy_repo):
     repo = busy_repo
     svc = service(repo)
-    a = svc.record(CandidateInput("decision", *DECISION, tags=["ci", "python"], source="ci.yml", agent="agent-7",
-                                  session="sess-3", work_item="WI-42", run_key="rk-1"))
+    a = svc.record(
+        CandidateInput(
+            "decision",
+            *DECISION,
+            tags=["ci", "python"],
+            source="ci.yml",
+            agent="agent-7",
+            session="sess-3",
+            work_item="WI-42",
+            run_key="rk-1",
+        )
+    )
     before = snapshot(repo)
     base = repo.git("rev-parse", "HEAD").stdout.strip()
     rc, res = jgm_json("candidates", "propose", a.id, "--repo", str(repo.path))
@@ -70,12 +90,23 @@ def test_propose_writes_a_branch_and_leaves_the_checkout_untouched(busy_repo):
     rec = parse_record(path, raw).record
     assert (rec.id, rec.kind, rec.status, rec.title) == (rid, "decision", "proposed", DECISION[0])
     assert rec.tags == ("ci", "python") and rec.source == "ci.yml" and DECISION[1] in rec.body
-    assert rec.metadata == {"candidate": a.id, "agent": "agent-7", "session": "sess-3", "work_item": "WI-42",
-                            "run_key": "rk-1"}
+    assert rec.metadata == {
+        "candidate": a.id,
+        "agent": "agent-7",
+        "session": "sess-3",
+        "work_item": "WI-42",
+        "run_key": "rk-1",
+    }
     msg = repo.git("log", "-1", "--format=%B", branch).stdout
     assert msg.startswith(f"Propose decision {rid}: {DECISION[0]}")
-    for trailer in (f"Candidate: {a.id}", "Agent: agent-7", "Session: sess-3", "Work-Item: WI-42", "Run-Key: rk-1",
-                    "Status: proposed"):
+    for trailer in (
+        f"Candidate: {a.id}",
+        "Agent: agent-7",
+        "Session: sess-3",
+        "Work-Item: WI-42",
+        "Run-Key: rk-1",
+        "Status: proposed",
+    ):
         assert trailer in msg
     assert res["pr_command"] == f"git push -u origin {branch} && gh pr create --head {branch} --fill --base feature"
     c = svc.show(a.id)
@@ -93,8 +124,12 @@ def test_status_maps_to_the_kind_and_git_refusals_are_reported(repo):
     a = svc.record(fact(*CACHE_FACT))
     res = propose(svc, a.id, status="accepted")
     assert res["status"] == "verified" and res["path"].startswith("knowledge/facts/fact-")
-    b = svc.record(fact("Uploads are split into 8 MiB parts", "The uploader splits files into 8 MiB parts, as "
-                        "`uploader.py` shows in PART_SIZE."))
+    b = svc.record(
+        fact(
+            "Uploads are split into 8 MiB parts",
+            "The uploader splits files into 8 MiB parts, as `uploader.py` shows in PART_SIZE.",
+        )
+    )
     with pytest.raises(CandidateError) as e:
         propose(svc, b.id, status="merged")
     assert e.value.code == "request/bad-status"
@@ -129,8 +164,12 @@ def test_open_pr_reports_a_missing_or_failing_gh_and_keeps_the_branch(repo, tmp_
     gh = bin_dir / "gh"
     gh.write_text("#!/bin/sh\necho 'GraphQL: could not resolve to a Repository' >&2\nexit 1\n")
     gh.chmod(gh.stat().st_mode | stat.S_IEXEC)
-    b = svc.record(fact("Uploads are split into 8 MiB parts", "The uploader splits files into 8 MiB parts, as "
-                        "`uploader.py` shows in PART_SIZE."))
+    b = svc.record(
+        fact(
+            "Uploads are split into 8 MiB parts",
+            "The uploader splits files into 8 MiB parts, as `uploader.py` shows in PART_SIZE.",
+        )
+    )
     res = propose(svc, b.id, open_pull_request=True)
     assert res["pr"]["opened"] is False and "could not resolve to a Repository" in res["pr"]["error"]
     # the push before it did happen: the branch is on the remote
@@ -189,8 +228,12 @@ def test_open_pr_pushes_then_runs_gh_pr_create(repo, tmp_path, monkeypatch):
     gh.write_text(f'#!/bin/sh\necho "$@" >> {calls}\necho https://github.example/org/repo/pull/7\n')
     gh.chmod(gh.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
-    a = svc.record(fact("Uploads are split into 8 MiB parts", "The uploader splits files into 8 MiB parts, as "
-                        "`uploader.py` shows in PART_SIZE."))
+    a = svc.record(
+        fact(
+            "Uploads are split into 8 MiB parts",
+            "The uploader splits files into 8 MiB parts, as `uploader.py` shows in PART_SIZE.",
+        )
+    )
     res = propose(svc, a.id, open_pull_request=True)
     assert res["pr"] == {"opened": True, "url": "https://github.example/org/repo/pull/7"}
     assert calls.read_text().split() == ["pr", "create", "--head", res["branch"], "--fill", "--base", "main"]

@@ -4,10 +4,23 @@ secrets never stored, run-key idempotency with injected indexing failures, revie
 from __future__ import annotations
 
 import pytest
+from candidates_helpers import (
+    CACHE_FACT,
+    CACHE_PARAPHRASE,
+    RETRY_PARAPHRASE,
+    RETRY_RECORD,
+    TOKENS_RECORD,
+    candidate_rows,
+    catalog_generation,
+    fact,
+    files_containing,
+    jgm,
+    jgm_json,
+    recall_ids,
+    seed_repo,
+    service,
+)
 
-from candidates_helpers import (CACHE_FACT, CACHE_PARAPHRASE, RETRY_PARAPHRASE, RETRY_RECORD, TOKENS_RECORD,
-                                candidate_rows, catalog_generation, fact, files_containing, jgm, jgm_json, recall_ids,
-                                seed_repo, service)
 from jupiter_git_memory.candidates.errors import CandidateError
 from jupiter_git_memory.candidates.model import CandidateInput
 
@@ -20,14 +33,26 @@ def seeded(repo):
 
 def test_created_candidate_keeps_its_kind_but_is_never_in_default_recall(seeded):
     svc = service(seeded)
-    a = svc.record(CandidateInput("decision", "Keep the CLI cold start under one second",
-                                  "Agents call jgm many times per task, so every call must start fast; heavy "
-                                  "modules are imported lazily.", agent="agent-1", session="s1", work_item="WI-7"))
+    a = svc.record(
+        CandidateInput(
+            "decision",
+            "Keep the CLI cold start under one second",
+            "Agents call jgm many times per task, so every call must start fast; heavy modules are imported lazily.",
+            agent="agent-1",
+            session="s1",
+            work_item="WI-7",
+        )
+    )
     assert (a.decision, a.reason_code, a.written, a.indexed) == ("created", "new", True, True)
     assert a.id.startswith("cand-") and len(a.id) == len("cand-") + 12
     row = candidate_rows(seeded)[a.id]
-    assert (row.kind, row.declared_status, row.effective_status, row.origin, row.path) == ("decision", "candidate", "candidate",
-                                                                          "candidate", None)
+    assert (row.kind, row.declared_status, row.effective_status, row.origin, row.path) == (
+        "decision",
+        "candidate",
+        "candidate",
+        "candidate",
+        None,
+    )
     assert row.data["provenance"] == {"agent": "agent-1", "session": "s1", "work_item": "WI-7"}
     q = "How fast must the jgm command line start?"
     assert a.id not in recall_ids(seeded, q)  # asking for a decision did not make one
@@ -40,8 +65,17 @@ def test_created_candidate_keeps_its_kind_but_is_never_in_default_recall(seeded)
 def test_paraphrase_of_an_open_candidate_is_merged_with_its_evidence(seeded):
     svc = service(seeded)
     first = svc.record(fact(*CACHE_FACT, agent="agent-1", run_key="r1"))
-    second = svc.record(fact(*CACHE_PARAPHRASE, agent="agent-2", session="s9", run_key="r7",
-                             source="ci/cache.yml", evidence=["commit 1a2b3c4"], tags=["ci"]))
+    second = svc.record(
+        fact(
+            *CACHE_PARAPHRASE,
+            agent="agent-2",
+            session="s9",
+            run_key="r7",
+            source="ci/cache.yml",
+            evidence=["commit 1a2b3c4"],
+            tags=["ci"],
+        )
+    )
     assert second.decision == "merged" and second.written and second.id == first.id
     assert second.matched["id"] == first.id and second.matched["cos"] >= 0.85
     rows = candidate_rows(seeded)
@@ -63,23 +97,51 @@ def test_what_an_accepted_record_already_says_is_skipped_and_nothing_is_written(
 
 
 def test_a_correction_of_an_accepted_fact_is_created_with_a_warning(seeded):
-    a = service(seeded).record(fact("API tokens expire after 1 hour",
-                                    "Access tokens issued by the auth service expire after 1 hour; refresh tokens "
-                                    "last 7 days.", source="auth/config.yaml"))
+    a = service(seeded).record(
+        fact(
+            "API tokens expire after 1 hour",
+            "Access tokens issued by the auth service expire after 1 hour; refresh tokens last 7 days.",
+            source="auth/config.yaml",
+        )
+    )
     assert a.decision == "created"
     assert any(TOKENS_RECORD[0] in w and "numbers differ" in w for w in a.warnings), a.warnings
 
 
-@pytest.mark.parametrize("kw,code", [
-    ({"kind": "decision", "title": "Switch the cache to Redis", "body": "The session cache moves to Redis next sprint."},
-     "missing-rationale"),
-    ({"kind": "fact", "title": "The cache key has the lockfile", "body": "The cache key includes the lockfile hash, always.",
-      "source": None}, "missing-evidence"),
-    ({"kind": "finding", "title": "Flaky upload test", "body": "fixed it by adding a retry, should work now on CI."},
-     "placeholder"),
-    ({"kind": "fact", "title": "Notes", "body": "Some notes about the CI cache and the lockfile hash here."},
-     "too-short"),
-])
+@pytest.mark.parametrize(
+    "kw,code",
+    [
+        (
+            {
+                "kind": "decision",
+                "title": "Switch the cache to Redis",
+                "body": "The session cache moves to Redis next sprint.",
+            },
+            "missing-rationale",
+        ),
+        (
+            {
+                "kind": "fact",
+                "title": "The cache key has the lockfile",
+                "body": "The cache key includes the lockfile hash, always.",
+                "source": None,
+            },
+            "missing-evidence",
+        ),
+        (
+            {
+                "kind": "finding",
+                "title": "Flaky upload test",
+                "body": "fixed it by adding a retry, should work now on CI.",
+            },
+            "placeholder",
+        ),
+        (
+            {"kind": "fact", "title": "Notes", "body": "Some notes about the CI cache and the lockfile hash here."},
+            "too-short",
+        ),
+    ],
+)
 def test_rejections_write_nothing(seeded, kw, code):
     gen = catalog_generation(seeded)
     kw = dict(kw)
@@ -105,11 +167,36 @@ def test_secrets_are_rejected_and_appear_nowhere_in_the_store(seeded, jgm_home):
             a = svc.record(fact("Deploy job registry login", body, run_key=f"run-{name}"), dry_run=dry)
             assert (a.decision, a.reason_code, a.written) == ("rejected", "secret", False)
             assert secret not in str(a.to_json())
-        p = jgm("remember", "--kind", "fact", "--title", "Deploy job registry login", "--body", body,
-                "--source", "deploy.yml", "--run-key", f"cli-{name}", "--repo", str(seeded.path))
+        p = jgm(
+            "remember",
+            "--kind",
+            "fact",
+            "--title",
+            "Deploy job registry login",
+            "--body",
+            body,
+            "--source",
+            "deploy.yml",
+            "--run-key",
+            f"cli-{name}",
+            "--repo",
+            str(seeded.path),
+        )
         assert p.returncode == 1 and "secret" in p.stderr and secret not in p.stdout + p.stderr
-        rc, out = jgm_json("remember", "--dry-run", "--kind", "fact", "--title", "Registry login via URL",
-                           "--body", body, "--source", secret, "--repo", str(seeded.path))
+        rc, out = jgm_json(
+            "remember",
+            "--dry-run",
+            "--kind",
+            "fact",
+            "--title",
+            "Registry login via URL",
+            "--body",
+            body,
+            "--source",
+            secret,
+            "--repo",
+            str(seeded.path),
+        )
         assert rc == 1 and out["reason_code"] == "secret" and secret not in str(out)
     # the secret is rejected in revise and reject reasons too
     cid = next(iter(candidate_rows(seeded)))
@@ -129,13 +216,24 @@ def test_dry_run_answers_like_record_but_writes_nothing(seeded):
     first = svc.record(fact(*CACHE_FACT))
     gen = catalog_generation(seeded)
     would_merge = svc.validate(fact(*CACHE_PARAPHRASE, agent="agent-2", run_key="dry"))
-    assert (would_merge.decision, would_merge.id, would_merge.dry_run, would_merge.written) == ("merged", first.id,
-                                                                                              True, False)
+    assert (would_merge.decision, would_merge.id, would_merge.dry_run, would_merge.written) == (
+        "merged",
+        first.id,
+        True,
+        False,
+    )
     assert would_merge.reason.startswith("would be merged")
     assert "would be appended" in would_merge.reason and "were appended" not in would_merge.reason
     assert svc.validate(fact(*RETRY_PARAPHRASE)).decision == "skipped"
-    assert svc.validate(fact("Uploads are chunked at 8 MiB", "The uploader splits files into 8 MiB parts, as "
-                             "measured in `upload_test.py`.")).decision == "created"
+    assert (
+        svc.validate(
+            fact(
+                "Uploads are chunked at 8 MiB",
+                "The uploader splits files into 8 MiB parts, as measured in `upload_test.py`.",
+            )
+        ).decision
+        == "created"
+    )
     assert catalog_generation(seeded) == gen
     assert len(candidate_rows(seeded)[first.id].data["evidence"]) == 1
     # the dry-run did not consume the run key
@@ -148,8 +246,14 @@ def test_same_agent_and_run_key_get_the_same_answer_and_never_a_second_candidate
     a2 = svc.record(fact(*CACHE_FACT, agent="agent-1", run_key="k1"))
     assert (a2.decision, a2.id, a2.replayed, a2.written, a2.indexed) == ("created", a1.id, True, False, True)
     # a retry with other content keeps the first answer and says so
-    a3 = svc.record(fact("Uploads are chunked at 8 MiB parts", "The uploader splits files into 8 MiB parts, see "
-                         "`uploader.py`.", agent="agent-1", run_key="k1"))
+    a3 = svc.record(
+        fact(
+            "Uploads are chunked at 8 MiB parts",
+            "The uploader splits files into 8 MiB parts, see `uploader.py`.",
+            agent="agent-1",
+            run_key="k1",
+        )
+    )
     assert a3.id == a1.id and a3.replayed and "other content" in a3.warnings[0]
     # merged answers replay too
     m1 = svc.record(fact(*CACHE_PARAPHRASE, agent="agent-2", run_key="k1"))
@@ -181,7 +285,13 @@ def test_failed_indexing_keeps_a_pending_candidate_that_a_retry_completes(seeded
     assert (again.id, again.replayed, again.indexed) == (a.id, True, False) and again.index_error
     svc.fault = None
     done = svc.record(fact(*CACHE_FACT, agent="agent-1", run_key="run-1"))
-    assert (done.decision, done.id, done.replayed, done.indexed, done.index_error) == ("created", a.id, True, True, None)
+    assert (done.decision, done.id, done.replayed, done.indexed, done.index_error) == (
+        "created",
+        a.id,
+        True,
+        True,
+        None,
+    )
     assert done.to_json()["pending"] is None
     assert list(candidate_rows(seeded)) == [a.id]
     assert a.id in recall_ids(seeded, "What is the CI cache key made of?", statuses=["candidate"])
@@ -204,8 +314,11 @@ def test_reject_keeps_the_reason_and_takes_the_candidate_out_of_the_queue(seeded
     q = "What is the CI cache key made of?"
     assert a.id in recall_ids(seeded, q, statuses=["candidate"])
     c = svc.reject(a.id, "the cache key also covers the Python version; see ci.yml")
-    assert (c["state"], c["effective"], c["reason"]) == ("rejected", "rejected",
-                                                         "the cache key also covers the Python version; see ci.yml")
+    assert (c["state"], c["effective"], c["reason"]) == (
+        "rejected",
+        "rejected",
+        "the cache key also covers the Python version; see ci.yml",
+    )
     assert svc.list() == [] and [x["id"] for x in svc.list("rejected")] == [a.id]
     assert a.id not in recall_ids(seeded, q, statuses=["candidate"])
     assert a.id in recall_ids(seeded, q, statuses=["rejected"])
@@ -213,8 +326,15 @@ def test_reject_keeps_the_reason_and_takes_the_candidate_out_of_the_queue(seeded
         svc.reject(a.id, "again")
     assert e.value.code == "memory/invalid-state"
     with pytest.raises(CandidateError) as e:
-        svc.reject(svc.record(fact(*RETRY_PARAPHRASE[:1], "Other text about uploads and their five retries, "
-                                   "see `uploader.py` for the loop.")).id, "  ")
+        svc.reject(
+            svc.record(
+                fact(
+                    *RETRY_PARAPHRASE[:1],
+                    "Other text about uploads and their five retries, see `uploader.py` for the loop.",
+                )
+            ).id,
+            "  ",
+        )
     assert e.value.code == "request/missing-reason"
     # a near-duplicate of a rejected candidate is created again, with the reason as a warning
     again = svc.record(fact(*CACHE_PARAPHRASE))
@@ -224,8 +344,11 @@ def test_reject_keeps_the_reason_and_takes_the_candidate_out_of_the_queue(seeded
 def test_revise_and_forget_work_on_candidates_only(seeded):
     svc = service(seeded)
     a = svc.record(fact(*CACHE_FACT))
-    c = svc.revise(a.id, title="The CI cache key includes the lockfile and Python version",
-                   body="The CI cache key hashes poetry.lock and the Python version (see `.github/ci.yml`).")
+    c = svc.revise(
+        a.id,
+        title="The CI cache key includes the lockfile and Python version",
+        body="The CI cache key hashes poetry.lock and the Python version (see `.github/ci.yml`).",
+    )
     assert c["title"].endswith("Python version") and c["indexed"] is True
     assert a.id in recall_ids(seeded, "Does the CI cache key depend on the Python version?", statuses=["candidate"])
     with pytest.raises(CandidateError) as e:
@@ -266,13 +389,46 @@ def test_file_backed_records_are_edited_in_git_service_and_cli(seeded):
 
 def test_cli_remember_and_candidates_list_show(seeded):
     repo = str(seeded.path)
-    p = jgm("remember", "--kind", "fact", "--title", CACHE_FACT[0], "--body-file", "-", "--source", "ci.yml",
-            "--agent", "cli-agent", "--run-key", "c1", "--tag", "ci", "--repo", repo, input=CACHE_FACT[1])
+    p = jgm(
+        "remember",
+        "--kind",
+        "fact",
+        "--title",
+        CACHE_FACT[0],
+        "--body-file",
+        "-",
+        "--source",
+        "ci.yml",
+        "--agent",
+        "cli-agent",
+        "--run-key",
+        "c1",
+        "--tag",
+        "ci",
+        "--repo",
+        repo,
+        input=CACHE_FACT[1],
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("created cand-") and "not a project rule" in p.stdout
     cid = p.stdout.split()[1].rstrip(":")
-    rc, again = jgm_json("remember", "--kind", "fact", "--title", CACHE_FACT[0], "--body", CACHE_FACT[1],
-                         "--source", "ci.yml", "--agent", "cli-agent", "--run-key", "c1", "--repo", repo)
+    rc, again = jgm_json(
+        "remember",
+        "--kind",
+        "fact",
+        "--title",
+        CACHE_FACT[0],
+        "--body",
+        CACHE_FACT[1],
+        "--source",
+        "ci.yml",
+        "--agent",
+        "cli-agent",
+        "--run-key",
+        "c1",
+        "--repo",
+        repo,
+    )
     assert rc == 0 and again["id"] == cid and again["replayed"] is True
     rc, listing = jgm_json("candidates", "list", "--repo", repo)
     assert rc == 0 and [c["id"] for c in listing["candidates"]] == [cid]
@@ -292,8 +448,24 @@ def test_concurrent_retries_of_one_run_key_make_one_candidate(seeded):
     import concurrent.futures
     import json
 
-    args = ["remember", "--kind", "fact", "--title", CACHE_FACT[0], "--body", CACHE_FACT[1], "--source", "ci.yml",
-            "--agent", "racer", "--run-key", "same", "--json", "--repo", str(seeded.path)]
+    args = [
+        "remember",
+        "--kind",
+        "fact",
+        "--title",
+        CACHE_FACT[0],
+        "--body",
+        CACHE_FACT[1],
+        "--source",
+        "ci.yml",
+        "--agent",
+        "racer",
+        "--run-key",
+        "same",
+        "--json",
+        "--repo",
+        str(seeded.path),
+    ]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         outs = [json.loads(p.stdout) for p in pool.map(lambda _: jgm(*args), range(2))]
     assert outs[0]["id"] == outs[1]["id"] and sorted(o["replayed"] for o in outs) == [False, True]

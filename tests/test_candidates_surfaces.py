@@ -4,7 +4,6 @@ driven by the official SDK client): decisions, secrets never stored, file-backed
 from __future__ import annotations
 
 import pytest
-
 from api_helpers import Server, error_code, mcp_run, seed_in_process, workspace_id
 from candidates_helpers import CACHE_FACT, CACHE_PARAPHRASE, RETRY_PARAPHRASE, RETRY_RECORD, files_containing
 from conftest import Repo
@@ -48,15 +47,27 @@ def test_api_record_validate_and_their_status_codes(api):
     created = r.json()
     assert (created["decision"], created["written"], created["indexed"]) == ("created", True, True)
     r = h.post(f"{ws}/candidates", json=body(*CACHE_FACT, run_key="r1"))
-    assert r.status_code == 200 and (r.json()["id"], r.json()["replayed"], r.json()["written"]) == (created["id"],
-                                                                                                    True, False)
+    assert r.status_code == 200 and (r.json()["id"], r.json()["replayed"], r.json()["written"]) == (
+        created["id"],
+        True,
+        False,
+    )
     r = h.post(f"{ws}/candidates", json=body(*CACHE_PARAPHRASE, agent="agent-2", run_key="r2"))
     assert r.status_code == 200 and (r.json()["decision"], r.json()["id"]) == ("merged", created["id"])
     r = h.post(f"{ws}/candidates/validate", json=body(*RETRY_PARAPHRASE))
     assert r.status_code == 200 and (r.json()["decision"], r.json()["written"], r.json()["matched"]["id"]) == (
-        "skipped", False, RID)
-    r = h.post(f"{ws}/candidates", json={"kind": "decision", "title": "Use Redis for sessions",
-                                         "body": "The session store moves to Redis in the next release."})
+        "skipped",
+        False,
+        RID,
+    )
+    r = h.post(
+        f"{ws}/candidates",
+        json={
+            "kind": "decision",
+            "title": "Use Redis for sessions",
+            "body": "The session store moves to Redis in the next release.",
+        },
+    )
     assert r.status_code == 422 and error_code(r) == "candidate/missing-rationale"
     assert r.json()["answer"]["decision"] == "rejected"
     r = h.post(f"{ws}/candidates", json={**body(*CACHE_FACT), "kind": "opinion"})
@@ -68,11 +79,15 @@ def test_api_record_validate_and_their_status_codes(api):
 
 
 def test_api_secret_is_rejected_and_never_stored(api):
-    r = api.http.post(f"{api.ws}/candidates", json=body("Registry login for the deploy job",
-                                                       f"The deploy job logs in with {SECRET} to push images."))
+    r = api.http.post(
+        f"{api.ws}/candidates",
+        json=body("Registry login for the deploy job", f"The deploy job logs in with {SECRET} to push images."),
+    )
     assert r.status_code == 422 and error_code(r) == "candidate/secret" and SECRET not in r.text
-    r = api.http.post(f"{api.ws}/candidates/validate", json=body("Registry login for the deploy job", "Pushes use "
-                                                                "the bot token.", evidence=[SECRET]))
+    r = api.http.post(
+        f"{api.ws}/candidates/validate",
+        json=body("Registry login for the deploy job", "Pushes use the bot token.", evidence=[SECRET]),
+    )
     assert r.status_code == 200 and r.json()["reason_code"] == "secret" and SECRET not in r.text
     assert files_containing(api.home, "Registry login") == []  # not even the title of a rejected candidate
     assert files_containing(api.home, SECRET) == []
@@ -80,8 +95,10 @@ def test_api_secret_is_rejected_and_never_stored(api):
 
 def test_api_file_backed_records_answer_with_the_file_and_commit(api):
     head = api.repo.git("rev-parse", "HEAD").stdout.strip()
-    for r in (api.http.patch(f"{api.ws}/records/{RID}", json={"title": "Retry uploads forever"}),
-              api.http.delete(f"{api.ws}/records/{RID}")):
+    for r in (
+        api.http.patch(f"{api.ws}/records/{RID}", json={"title": "Retry uploads forever"}),
+        api.http.delete(f"{api.ws}/records/{RID}"),
+    ):
         assert r.status_code == 409 and error_code(r) == "memory/file-backed"
         err = r.json()["error"]
         assert (err["path"], err["commit"]) == (RPATH, head) and RPATH in err["message"]
@@ -91,13 +108,24 @@ def test_api_file_backed_records_answer_with_the_file_and_commit(api):
 
 def test_api_review_revise_forget_propose_reject(api):
     h, ws = api.http, api.ws
-    made = [h.post(f"{ws}/candidates", json=body(t, b)).json()["id"] for t, b in (
-        ("Uploads are split into 8 MiB parts", "The uploader splits files into 8 MiB parts, see `uploader.py`."),
-        ("Upload parts are sent in parallel", "Four upload parts are sent in parallel, see `uploader.py` workers."),
-        ("The uploader verifies each part checksum", "Each part's MD5 is checked against the ETag S3 returns, see "
-                                                     "`uploader.py`."))]
-    r = h.patch(f"{ws}/records/{made[0]}", json={"title": "Uploads are split into 16 MiB parts",
-                                                 "body": "The uploader splits files into 16 MiB parts, see `uploader.py`."})
+    made = [
+        h.post(f"{ws}/candidates", json=body(t, b)).json()["id"]
+        for t, b in (
+            ("Uploads are split into 8 MiB parts", "The uploader splits files into 8 MiB parts, see `uploader.py`."),
+            ("Upload parts are sent in parallel", "Four upload parts are sent in parallel, see `uploader.py` workers."),
+            (
+                "The uploader verifies each part checksum",
+                "Each part's MD5 is checked against the ETag S3 returns, see `uploader.py`.",
+            ),
+        )
+    ]
+    r = h.patch(
+        f"{ws}/records/{made[0]}",
+        json={
+            "title": "Uploads are split into 16 MiB parts",
+            "body": "The uploader splits files into 16 MiB parts, see `uploader.py`.",
+        },
+    )
     assert r.status_code == 200 and r.json()["candidate"]["title"] == "Uploads are split into 16 MiB parts"
     r = h.delete(f"{ws}/records/{made[1]}")
     assert r.status_code == 200 and r.json()["forgotten"] is True
@@ -116,6 +144,7 @@ def test_api_review_revise_forget_propose_reject(api):
 
 
 # -- MCP ---------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def mcp_env(tmp_path_factory):
@@ -137,15 +166,23 @@ def test_mcp_candidate_tools(mcp_env):
 
     async def session(client):
         out = {"tools": {t.name: t for t in (await client.list_tools()).tools}}
-        args = {"kind": "fact", "title": CACHE_FACT[0], "body": CACHE_FACT[1], "source": "ci.yml", "agent": "mcp-agent",
-                "run_key": "m1"}
+        args = {
+            "kind": "fact",
+            "title": CACHE_FACT[0],
+            "body": CACHE_FACT[1],
+            "source": "ci.yml",
+            "agent": "mcp-agent",
+            "run_key": "m1",
+        }
         out["validate"] = await client.call_tool("validate_candidate", args)
         out["created"] = await client.call_tool("record_candidate", args)
         out["replay"] = await client.call_tool("record_candidate", args)
-        out["skipped"] = await client.call_tool("record_candidate", {**args, "title": RETRY_PARAPHRASE[0],
-                                                                     "body": RETRY_PARAPHRASE[1], "run_key": "m2"})
-        out["secret"] = await client.call_tool("record_candidate", {**args, "body": f"Pushes log in with {SECRET} "
-                                                                    "as the bot user.", "run_key": "m3"})
+        out["skipped"] = await client.call_tool(
+            "record_candidate", {**args, "title": RETRY_PARAPHRASE[0], "body": RETRY_PARAPHRASE[1], "run_key": "m2"}
+        )
+        out["secret"] = await client.call_tool(
+            "record_candidate", {**args, "body": f"Pushes log in with {SECRET} as the bot user.", "run_key": "m3"}
+        )
         out["revise_file"] = await client.call_tool("revise", {"id": RID, "title": "Retry uploads forever"})
         out["forget_file"] = await client.call_tool("forget", {"id": RID})
         cid = out["created"].structured_content["id"]

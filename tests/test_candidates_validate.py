@@ -6,9 +6,9 @@ import pytest
 
 from jupiter_git_memory.candidates.dedup import DUPLICATE_COS, Match, classify, disagreement
 from jupiter_git_memory.candidates.model import CandidateInput, new_row
-from jupiter_git_memory.lifecycle.promote import mark_promotions
 from jupiter_git_memory.candidates.secrets import scan_text
 from jupiter_git_memory.candidates.validate import check
+from jupiter_git_memory.lifecycle.promote import mark_promotions
 from jupiter_git_memory.records.row import RecordRow
 
 GOOD_BODY = "We retry S3 uploads up to five times with exponential backoff, since bursts get throttled by the API."
@@ -31,11 +31,19 @@ URL_PW = "postgres://deploy:" + "S3cr3tPassw0rd" + "@db.internal:5432/app"
 GENERIC = "api_key = " + "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
 
 
-@pytest.mark.parametrize("secret,what", [
-    (GITHUB, "a GitHub token"), (AWS, "an AWS access key id"), (SLACK, "a Slack token"),
-    (OPENAI, "an OpenAI/Anthropic-style API key"), (JWT, "a JSON Web Token"), (PEM, "a private key block"),
-    (URL_PW, "a password in a URL"), (GENERIC, "a value assigned to api_key"),
-])
+@pytest.mark.parametrize(
+    "secret,what",
+    [
+        (GITHUB, "a GitHub token"),
+        (AWS, "an AWS access key id"),
+        (SLACK, "a Slack token"),
+        (OPENAI, "an OpenAI/Anthropic-style API key"),
+        (JWT, "a JSON Web Token"),
+        (PEM, "a private key block"),
+        (URL_PW, "a password in a URL"),
+        (GENERIC, "a value assigned to api_key"),
+    ],
+)
 def test_each_secret_format_is_detected_and_the_verdict_never_quotes_it(secret, what):
     assert what in scan_text(f"while debugging I saw {secret} in the env")
     v = check(inp(body=f"The deploy job authenticates with {secret} when it pushes images to the registry."))
@@ -64,12 +72,29 @@ def test_secrets_are_found_in_every_field(field):
 TOKENISH = "4f9c2a7e1b8d" + "3f6a0c5e9b2d7a1f4c8e"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYzQ1x9PLMKEY"
 PASSWORDISH = "correct" + "horsebattery"
-PROVIDERS = [("DB_PASSWORD", PASSWORDISH), ("MYSQL_ROOT_PASSWORD", PASSWORDISH), ("GITHUB_TOKEN", TOKENISH),
-             ("OPENAI_API_KEY", TOKENISH), ("AWS_SESSION_TOKEN", AWS_SECRET + TOKENISH),
-             ("aws_secret_access_key", AWS_SECRET), ("SecretAccessKey", AWS_SECRET), ("client_secret", TOKENISH),
-             ("signingKey", TOKENISH)]
-FORMS = ["{k}={v}", "export {k}={v}", "{k}: {v}", '"{k}": "{v}"', "'{k}': '{v}'", '{k} = "{v}"', "{k}='{v}'",
-         "{k} := {v}", "{k} => '{v}'", "- {k}={v}"]
+PROVIDERS = [
+    ("DB_PASSWORD", PASSWORDISH),
+    ("MYSQL_ROOT_PASSWORD", PASSWORDISH),
+    ("GITHUB_TOKEN", TOKENISH),
+    ("OPENAI_API_KEY", TOKENISH),
+    ("AWS_SESSION_TOKEN", AWS_SECRET + TOKENISH),
+    ("aws_secret_access_key", AWS_SECRET),
+    ("SecretAccessKey", AWS_SECRET),
+    ("client_secret", TOKENISH),
+    ("signingKey", TOKENISH),
+]
+FORMS = [
+    "{k}={v}",
+    "export {k}={v}",
+    "{k}: {v}",
+    '"{k}": "{v}"',
+    "'{k}': '{v}'",
+    '{k} = "{v}"',
+    "{k}='{v}'",
+    "{k} := {v}",
+    "{k} => '{v}'",
+    "- {k}={v}",
+]
 
 
 @pytest.mark.parametrize("name,value", PROVIDERS)
@@ -81,65 +106,122 @@ def test_secret_assignments_are_caught_in_every_form(name, value, form):
     assert v.code == "secret" and value not in v.reason
 
 
-@pytest.mark.parametrize("text", [
-    "password: rotated monthly", "tokenizer: tokenizer.json", "max_tokens: 512", "auth: required",
-    "token_url: https://auth.example.com/oauth/token", "DB_PASSWORD=${DB_PASSWORD}", "api_key: <your key here>",
-    "secret_key_base = Rails.application.credentials", "cache_key: user-profile-v2", "GITHUB_TOKEN=xxxxxxxxxxxxxxxx",
-    "sha: 4f9c2a7e1b8d3f6a0c5e9b2d7a1f4c8e3b6d9a2f", 'the "password": "changeme" placeholder',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password: rotated monthly",
+        "tokenizer: tokenizer.json",
+        "max_tokens: 512",
+        "auth: required",
+        "token_url: https://auth.example.com/oauth/token",
+        "DB_PASSWORD=${DB_PASSWORD}",
+        "api_key: <your key here>",
+        "secret_key_base = Rails.application.credentials",
+        "cache_key: user-profile-v2",
+        "GITHUB_TOKEN=xxxxxxxxxxxxxxxx",
+        "sha: 4f9c2a7e1b8d3f6a0c5e9b2d7a1f4c8e3b6d9a2f",
+        'the "password": "changeme" placeholder',
+    ],
+)
 def test_secretish_names_with_harmless_values_are_not_flagged(text):
     assert scan_text(text) == []
 
 
-@pytest.mark.parametrize("text", [
-    "connect with postgres://user:***@localhost/db", "postgres://USER:${DB_PASSWORD}@db/app",
-    "the token = getTokenFromVault() call", "password = os.environ['PW']", "set API_KEY in CI secrets",
-    "ghp_ prefix marks GitHub tokens", "see https://example.com/a:b", "the sk- prefix means a secret key",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "connect with postgres://user:***@localhost/db",
+        "postgres://USER:${DB_PASSWORD}@db/app",
+        "the token = getTokenFromVault() call",
+        "password = os.environ['PW']",
+        "set API_KEY in CI secrets",
+        "ghp_ prefix marks GitHub tokens",
+        "see https://example.com/a:b",
+        "the sk- prefix means a secret key",
+    ],
+)
 def test_masked_or_referenced_secrets_are_not_flagged(text):
     assert scan_text(text) == []
 
 
-@pytest.mark.parametrize("kw,code", [
-    ({"kind": "opinion"}, "unknown-kind"),
-    ({"kind": "candidate"}, "unknown-kind"),
-    ({"title": "   "}, "missing-title"),
-    ({"title": "two\nlines here"}, "bad-title"),
-    ({"title": "x" * 201}, "bad-title"),
-    ({"body": "word " * 60_000}, "too-long"),
-    ({"tags": ["has space"]}, "bad-tags"),
-    ({"title": "Flaky upload test", "body": "fixed it, the upload test passes now after the change was made."}, "placeholder"),
-    ({"body": "The retry loop TODO: document the backoff and its limits here."}, "placeholder"),
-    ({"body": "Timeout is TBD until we measure the p99 of the upload endpoint."}, "placeholder"),
-    ({"body": "Owner: n/a. The S3 client retries uploads with exponential backoff."}, "placeholder"),
-    ({"body": "Bumped the retry count to five; the flaky upload should work after this."}, "placeholder"),
-    ({"title": "Retries"}, "too-short"),
-    ({"title": "Fixed bug"}, "generic-title"),
-    ({"title": "Important findings 2"}, "generic-title"),
-    ({"body": "Backoff on uploads."}, "too-short"),
-    ({"body": "Uploads\x00 to S3 are retried five times with backoff."}, "bad-text"),
-    ({"body": "Uploads to S3 are retried \ud800 five times with backoff."}, "bad-text"),
-    ({"kind": "decision", "title": "Use exponential backoff for S3 uploads",
-      "body": "S3 uploads are retried up to five times with exponential backoff from now on."}, "missing-rationale"),
-    ({"kind": "fact", "source": None, "title": "The upload endpoint retries five times",
-      "body": "The upload endpoint retries failed requests five times before it gives up on them."}, "missing-evidence"),
-])
+@pytest.mark.parametrize(
+    "kw,code",
+    [
+        ({"kind": "opinion"}, "unknown-kind"),
+        ({"kind": "candidate"}, "unknown-kind"),
+        ({"title": "   "}, "missing-title"),
+        ({"title": "two\nlines here"}, "bad-title"),
+        ({"title": "x" * 201}, "bad-title"),
+        ({"body": "word " * 60_000}, "too-long"),
+        ({"tags": ["has space"]}, "bad-tags"),
+        (
+            {"title": "Flaky upload test", "body": "fixed it, the upload test passes now after the change was made."},
+            "placeholder",
+        ),
+        ({"body": "The retry loop TODO: document the backoff and its limits here."}, "placeholder"),
+        ({"body": "Timeout is TBD until we measure the p99 of the upload endpoint."}, "placeholder"),
+        ({"body": "Owner: n/a. The S3 client retries uploads with exponential backoff."}, "placeholder"),
+        ({"body": "Bumped the retry count to five; the flaky upload should work after this."}, "placeholder"),
+        ({"title": "Retries"}, "too-short"),
+        ({"title": "Fixed bug"}, "generic-title"),
+        ({"title": "Important findings 2"}, "generic-title"),
+        ({"body": "Backoff on uploads."}, "too-short"),
+        ({"body": "Uploads\x00 to S3 are retried five times with backoff."}, "bad-text"),
+        ({"body": "Uploads to S3 are retried \ud800 five times with backoff."}, "bad-text"),
+        (
+            {
+                "kind": "decision",
+                "title": "Use exponential backoff for S3 uploads",
+                "body": "S3 uploads are retried up to five times with exponential backoff from now on.",
+            },
+            "missing-rationale",
+        ),
+        (
+            {
+                "kind": "fact",
+                "source": None,
+                "title": "The upload endpoint retries five times",
+                "body": "The upload endpoint retries failed requests five times before it gives up on them.",
+            },
+            "missing-evidence",
+        ),
+    ],
+)
 def test_each_rejection_reason(kw, code):
     assert check(inp(**kw)).code == code
 
 
 def test_passing_candidates_and_their_warnings():
     assert check(inp()).code is None
-    dec = check(inp(kind="decision", title="Retry S3 uploads with exponential backoff",
-                    body="We retry S3 uploads five times with backoff because the API throttles bursts."))
+    dec = check(
+        inp(
+            kind="decision",
+            title="Retry S3 uploads with exponential backoff",
+            body="We retry S3 uploads five times with backoff because the API throttles bursts.",
+        )
+    )
     assert dec.code is None and dec.warnings == []
     # a fact may cite its evidence in the body instead of a source
-    assert check(inp(source=None, body="Measured with `pytest -k upload`: the client retries uploads five times.")).code is None
-    finding = check(inp(kind="finding", source=None, title="Upload retries hide throttling errors",
-                        body="When S3 throttles, the retries succeed silently and nobody sees the throttling happen."))
+    assert (
+        check(inp(source=None, body="Measured with `pytest -k upload`: the client retries uploads five times.")).code
+        is None
+    )
+    finding = check(
+        inp(
+            kind="finding",
+            source=None,
+            title="Upload retries hide throttling errors",
+            body="When S3 throttles, the retries succeed silently and nobody sees the throttling happen.",
+        )
+    )
     assert finding.code is None and any("evidence" in w for w in finding.warnings)
-    history = check(inp(kind="history", title="Moved uploads from the old API to S3",
-                        body="The uploads moved from the old storage API to S3 after the storage outage."))
+    history = check(
+        inp(
+            kind="history",
+            title="Moved uploads from the old API to S3",
+            body="The uploads moved from the old storage API to S3 after the storage outage.",
+        )
+    )
     assert history.code is None and any("date" in w for w in history.warnings)
     assert any("agent" in w for w in check(inp(agent=None)).warnings)
     assert check(inp(body="The todo app stores its uploads in S3 and retries each one five times.")).code is None
@@ -159,8 +241,19 @@ def _row(rid, origin="file", effective="accepted", state=None, **data) -> Record
     d = dict(data, body=data.get("body", "Uploads to S3 are retried with backoff."))
     if state:
         d["state"] = state
-    return RecordRow(rid, None if origin == "candidate" else f"knowledge/{rid}.md", "decision",
-                     "candidate" if origin == "candidate" else effective, effective, rid, "h", "c1", False, origin, d)
+    return RecordRow(
+        rid,
+        None if origin == "candidate" else f"knowledge/{rid}.md",
+        "decision",
+        "candidate" if origin == "candidate" else effective,
+        effective,
+        rid,
+        "h",
+        "c1",
+        False,
+        origin,
+        d,
+    )
 
 
 def test_classify_skip_beats_merge_and_guarded_matches_only_warn():
@@ -204,20 +297,40 @@ def test_mark_promotions_follows_committed_files_both_ways():
 
 # --- rules the mutation bench showed no test stated (issue 17) ---
 
-@pytest.mark.parametrize("text", [
-    'password = "letmein"', 'password = "my.pass.word"', "password: hunter2", "PASSWORD=hunter_2",
-    "PASSWD = s3cret!", "PWD=abc-def1", "api_key = ABCDEF1234567890XYZ", "token = abcdefgh12345678",
-])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "letmein"',
+        'password = "my.pass.word"',
+        "password: hunter2",
+        "PASSWORD=hunter_2",
+        "PASSWD = s3cret!",
+        "PWD=abc-def1",
+        "api_key = ABCDEF1234567890XYZ",
+        "token = abcdefgh12345678",
+    ],
+)
 def test_assigned_secrets_are_flagged(text):
     assert scan_text(f"config: {text}") != [], text
 
 
-@pytest.mark.parametrize("text", [
-    'password = "********"', "password = settings.db_pass", "password = letmein", "token = abcdefg1234567",
-    "api_key = abcdefghijklmnopqrstu", "api_key = 12345678901234567890",
-    "api_key = $deploy_key_1234567890", "api_key = %KEY_FROM_ENV%1234567890ab", "api_key = <your-key>1234567890abc",
-    "api_key = {vault_key_1234567890}", "api_key = vault.read(key_1234567890)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'password = "********"',
+        "password = settings.db_pass",
+        "password = letmein",
+        "token = abcdefg1234567",
+        "api_key = abcdefghijklmnopqrstu",
+        "api_key = 12345678901234567890",
+        "api_key = $deploy_key_1234567890",
+        "api_key = %KEY_FROM_ENV%1234567890ab",
+        "api_key = <your-key>1234567890abc",
+        "api_key = {vault_key_1234567890}",
+        "api_key = vault.read(key_1234567890)",
+    ],
+)
 def test_references_masks_words_and_short_tokens_are_not_secrets(text):
     """Quoted passwords always count; unquoted ones need a digit or symbol and no dotted reference. Other names
     need at least 16 characters with letters and digits; references ($X, %X%, <x>, {x}, calls) never count."""
@@ -258,39 +371,85 @@ def test_near_duplicate_of_a_retired_record_or_closed_candidate_only_warns():
 
 
 def test_a_record_without_a_body_is_compared_by_its_title():
-    row = RecordRow("t", "knowledge/t.md", "decision", "accepted", "accepted", "Uploads retry", "h", "c1", False,
-                    "file", {})
+    row = RecordRow(
+        "t", "knowledge/t.md", "decision", "accepted", "accepted", "Uploads retry", "h", "c1", False, "file", {}
+    )
     assert classify([Match("t", 0.95, row)], "Uploads retry").decision == "skipped"
 
 
-@pytest.mark.parametrize("kw,fields", [
-    ({"kind": "opinion"}, ["kind"]), ({"title": "   "}, ["title"]), ({"title": "x" * 201}, ["title"]),
-    ({"body": "word " * 60_000}, ["body"]), ({"tags": ["has space"]}, ["tags"]), ({"tags": ["t"] * 21}, ["tags"]),
-    ({"title": "Fix the TODO in uploads"}, ["title"]), ({"body": "The retry loop TODO: document the backoff here."}, ["body"]),
-    ({"title": "Retries"}, ["title"]), ({"title": "Fixed bug"}, ["title"]), ({"body": "Backoff on uploads."}, ["body"]),
-    ({"body": "Uploads\x00 to S3 are retried five times with backoff."}, ["body"]),
-    ({"kind": "adr", "title": "Use exponential backoff for S3 uploads",
-      "body": "S3 uploads are retried up to five times with exponential backoff from now on."}, ["body"]),
-    ({"kind": "fact", "source": None, "title": "The upload endpoint retries five times",
-      "body": "The upload endpoint retries failed requests five times before it gives up on them."}, ["source", "evidence"]),
-])
+@pytest.mark.parametrize(
+    "kw,fields",
+    [
+        ({"kind": "opinion"}, ["kind"]),
+        ({"title": "   "}, ["title"]),
+        ({"title": "x" * 201}, ["title"]),
+        ({"body": "word " * 60_000}, ["body"]),
+        ({"tags": ["has space"]}, ["tags"]),
+        ({"tags": ["t"] * 21}, ["tags"]),
+        ({"title": "Fix the TODO in uploads"}, ["title"]),
+        ({"body": "The retry loop TODO: document the backoff here."}, ["body"]),
+        ({"title": "Retries"}, ["title"]),
+        ({"title": "Fixed bug"}, ["title"]),
+        ({"body": "Backoff on uploads."}, ["body"]),
+        ({"body": "Uploads\x00 to S3 are retried five times with backoff."}, ["body"]),
+        (
+            {
+                "kind": "adr",
+                "title": "Use exponential backoff for S3 uploads",
+                "body": "S3 uploads are retried up to five times with exponential backoff from now on.",
+            },
+            ["body"],
+        ),
+        (
+            {
+                "kind": "fact",
+                "source": None,
+                "title": "The upload endpoint retries five times",
+                "body": "The upload endpoint retries failed requests five times before it gives up on them.",
+            },
+            ["source", "evidence"],
+        ),
+    ],
+)
 def test_every_rejection_names_the_field_to_fix_and_how(kw, fields):
     v = check(inp(**kw))
     assert v.code is not None and v.fields == fields and v.reason and v.reason != "passes the checks"
 
 
 def test_rejection_reasons_carry_the_hint_users_act_on():
-    assert "because" in check(inp(kind="adr", title="Use exponential backoff for S3 uploads",
-                                  body="S3 uploads are retried up to five times with exponential backoff from now on.")).reason
-    assert "source" in check(inp(source=None, title="The upload endpoint retries five times",
-                                 body="The upload endpoint retries failed requests five times before it gives up.")).reason
+    assert (
+        "because"
+        in check(
+            inp(
+                kind="adr",
+                title="Use exponential backoff for S3 uploads",
+                body="S3 uploads are retried up to five times with exponential backoff from now on.",
+            )
+        ).reason
+    )
+    assert (
+        "source"
+        in check(
+            inp(
+                source=None,
+                title="The upload endpoint retries five times",
+                body="The upload endpoint retries failed requests five times before it gives up.",
+            )
+        ).reason
+    )
     assert "TODO" in check(inp(body="The retry loop TODO: document the backoff and its limits here.")).reason
     assert "200" in check(inp(title="x" * 201)).reason and "20" in check(inp(tags=["t"] * 21)).reason
 
 
 def test_only_findings_are_warned_about_missing_evidence():
-    dec = check(inp(kind="decision", source=None, title="Retry S3 uploads with exponential backoff",
-                    body="We retry S3 uploads five times with backoff because the API throttles bursts."))
+    dec = check(
+        inp(
+            kind="decision",
+            source=None,
+            title="Retry S3 uploads with exponential backoff",
+            body="We retry S3 uploads five times with backoff because the API throttles bursts.",
+        )
+    )
     assert dec.code is None and dec.warnings == []
     ok = check(inp())
     assert (ok.code, ok.fields, ok.warnings) == (None, [], []) and isinstance(ok.reason, str) and ok.reason
@@ -298,8 +457,16 @@ def test_only_findings_are_warned_about_missing_evidence():
 
 def test_a_match_summary_names_the_record_and_a_candidate_state_only_for_candidates():
     cand = Match("cand-1", 0.912345, _row("cand-1", "candidate", "candidate", "open"))
-    assert cand.summary() == {"id": "cand-1", "kind": "decision", "status": "candidate", "title": "cand-1",
-                              "origin": "candidate", "path": None, "cos": 0.9123, "state": "open"}
+    assert cand.summary() == {
+        "id": "cand-1",
+        "kind": "decision",
+        "status": "candidate",
+        "title": "cand-1",
+        "origin": "candidate",
+        "path": None,
+        "cos": 0.9123,
+        "state": "open",
+    }
     rec = Match("dec-x", 0.9, _row("dec-x", state="open")).summary()
     assert rec["state"] is None and rec["path"] == "knowledge/dec-x.md" and rec["status"] == "accepted"
 
@@ -310,20 +477,28 @@ def test_a_missing_title_or_body_is_empty_not_text():
     assert v.code == "too-short" and v.fields == ["body"]
 
 
-@pytest.mark.parametrize("text,secret", [
-    ("password=letmein", True), ("Password: letmein", True), ("db_password: letmein", True),  # env / config-style
-    ("password: letmein", False),  # a plain word after a plain name needs a digit or symbol
-    ("DB_PASSWORD=abababab", False), ("DB_PASSWORD=abcabcab", True),  # two distinct characters are filler
-    ('DB_PASSWORD="***redacted***"', False), ('password = "xxchangemexx"', False),  # masked placeholders
-    ("token: https://vault.internal/tokens/Zx81Kq02Lm93Nb74", False),  # a URL points at a secret, is not one
-    ("session_token: 8271-5530-9146-2278", True),  # digits and symbols are two classes
-    ("api_key = a1b2c3d4a1b2c3d4", True),  # exactly 3 bits of entropy per character
-    ("api_key = aaaaaaaaaaaaaaaaaaaa1B", False),  # long but low entropy
-    ("api_keys = Zx81Kq02Lm93Nb74Vc65", True), ("access_level: Zx81Kq02Lm93Nb74Vc65", False),
-    ("primary_key: Zx81Kq02Lm93Nb74Vc65", False),  # `key` needs a qualifier word (api, access, secret, ...)
-    ("api_key = rotate-every-week-please", False),  # no digit and no capital: words, not a token
-    ("api_key = Kq-vbnmzxlwprtyhsd", True),  # a capital before small letters is enough without digits
-])
+@pytest.mark.parametrize(
+    "text,secret",
+    [
+        ("password=letmein", True),
+        ("Password: letmein", True),
+        ("db_password: letmein", True),  # env / config-style
+        ("password: letmein", False),  # a plain word after a plain name needs a digit or symbol
+        ("DB_PASSWORD=abababab", False),
+        ("DB_PASSWORD=abcabcab", True),  # two distinct characters are filler
+        ('DB_PASSWORD="***redacted***"', False),
+        ('password = "xxchangemexx"', False),  # masked placeholders
+        ("token: https://vault.internal/tokens/Zx81Kq02Lm93Nb74", False),  # a URL points at a secret, is not one
+        ("session_token: 8271-5530-9146-2278", True),  # digits and symbols are two classes
+        ("api_key = a1b2c3d4a1b2c3d4", True),  # exactly 3 bits of entropy per character
+        ("api_key = aaaaaaaaaaaaaaaaaaaa1B", False),  # long but low entropy
+        ("api_keys = Zx81Kq02Lm93Nb74Vc65", True),
+        ("access_level: Zx81Kq02Lm93Nb74Vc65", False),
+        ("primary_key: Zx81Kq02Lm93Nb74Vc65", False),  # `key` needs a qualifier word (api, access, secret, ...)
+        ("api_key = rotate-every-week-please", False),  # no digit and no capital: words, not a token
+        ("api_key = Kq-vbnmzxlwprtyhsd", True),  # a capital before small letters is enough without digits
+    ],
+)
 def test_assignment_rules_at_their_edges(text, secret):
     assert bool(scan_text(f"config: {text}")) is secret, text
 

@@ -13,8 +13,14 @@ def test_short_record_is_one_chunk_with_title():
 
 
 def test_long_record_split_by_heading_and_paragraph_within_budget():
-    body = "## Context\n\n" + " ".join(["alpha"] * 40) + "\n\n" + " ".join(["beta"] * 40) + \
-           "\n\n## Decision\n\n" + " ".join(["gamma"] * 30)
+    body = (
+        "## Context\n\n"
+        + " ".join(["alpha"] * 40)
+        + "\n\n"
+        + " ".join(["beta"] * 40)
+        + "\n\n## Decision\n\n"
+        + " ".join(["gamma"] * 30)
+    )
     chunks = chunk_record("My title", body, 60, words)
     assert len(chunks) >= 3
     assert all(words(c.text) <= 60 for c in chunks)
@@ -44,6 +50,7 @@ def test_hash_depends_on_text():
 
 
 # --- rules the mutation bench showed no test stated (issue 17) ---
+
 
 def test_a_record_that_fits_exactly_is_one_chunk():
     body = " ".join(["w"] * 29)

@@ -27,8 +27,13 @@ def test_check_reports_file_line_fix_and_exit_code(repo):
 
 
 def test_seed_and_recall_json(repo):
-    repo.record("fact-port", kind="fact", status="verified", title="The API server listens on port 8321",
-                body="By default the HTTP API binds 127.0.0.1:8321.")
+    repo.record(
+        "fact-port",
+        kind="fact",
+        status="verified",
+        title="The API server listens on port 8321",
+        body="By default the HTTP API binds 127.0.0.1:8321.",
+    )
     repo.commit()
     out = json.loads(jgm("seed", "--json", "--repo", str(repo.path), check=True).stdout)
     assert out["counts"]["added"] == 1 and out["counts"]["embedded_chunks"] == 1 and len(out["commit"]) == 40
@@ -75,8 +80,18 @@ def test_project_knowledge_base_passes_check_and_eval_gate(make_repo):
     kb.commit("knowledge")
     assert jgm("check", cwd=kb.path).returncode == 0
     jgm("seed", cwd=kb.path, check=True)
-    p = jgm("eval", str(PROJECT / "tests/eval/questions.yaml"), "--min-recall", "0.85", "--min-off-topic-empty", "1.0",
-            "--min-in-domain-empty", "0.5", "--json", cwd=kb.path)
+    p = jgm(
+        "eval",
+        str(PROJECT / "tests/eval/questions.yaml"),
+        "--min-recall",
+        "0.85",
+        "--min-off-topic-empty",
+        "1.0",
+        "--min-in-domain-empty",
+        "0.5",
+        "--json",
+        cwd=kb.path,
+    )
     report = json.loads(p.stdout)
     hybrid = report["modes"]["hybrid"]
     assert p.returncode == 0, [q for q in hybrid["per_question"] if not q["ok"]]

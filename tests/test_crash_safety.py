@@ -18,12 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
+from reliability_helpers import assert_consistent, jgm_json
 
 from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
-
-from reliability_helpers import assert_consistent, jgm_json
 
 pytestmark = pytest.mark.slow
 CHILD = Path(__file__).with_name("crash_child.py")
@@ -62,8 +61,9 @@ def unedit(repo) -> None:
 
 def child(repo, crash_at: int = 0, delay: float | None = None) -> tuple[int, list[str], str]:
     env = dict(os.environ, JGM_CRASH_AT=str(crash_at))
-    p = subprocess.Popen([sys.executable, str(CHILD), str(repo.path)], env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, str(CHILD), str(repo.path)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     if delay is not None:
         try:
             p.wait(timeout=delay)
@@ -101,8 +101,14 @@ def test_kill_9_during_cold_seed_at_every_event(make_repo):
     expected = set(write_all(repo, 50))
     seeder = Seeder(repo.path)
     events = census(repo)
-    assert {"embed-batch", "chroma-upsert", "after-add", "before-catalog", "catalog-in-transaction",
-            "catalog-commit"} <= set(events)
+    assert {
+        "embed-batch",
+        "chroma-upsert",
+        "after-add",
+        "before-catalog",
+        "catalog-in-transaction",
+        "catalog-commit",
+    } <= set(events)
     assert_consistent(repo.path, expected)
     points = kill_points(events)
     assert len(points) >= 8
@@ -113,7 +119,12 @@ def test_kill_9_during_cold_seed_at_every_event(make_repo):
         assert rc == -signal.SIGKILL and len(seen) == k, log[-3000:]
         kills += 1
         d = doctor.diagnose(repo.path)
-        if events[k - 1] in ("chroma-upsert", "after-add", "before-catalog", "catalog-in-transaction"):  # vectors without catalog rows
+        if events[k - 1] in (
+            "chroma-upsert",
+            "after-add",
+            "before-catalog",
+            "catalog-in-transaction",
+        ):  # vectors without catalog rows
             assert not d.ok and {p.check for p in d.problems} >= {"orphan-vectors", "record-not-indexed"}
         if k == len(events):  # killed after the commit: nothing is lost
             assert d.ok, [p.render() for p in d.problems]

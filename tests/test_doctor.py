@@ -7,18 +7,24 @@ edit or a bug would leave); everything else is real: git repos, the model, Chrom
 import json
 
 from helpers import seeded as seed_records
-from jupiter_git_memory.maintenance import doctor
-from jupiter_git_memory.index.vectors import reset_clients
-from jupiter_git_memory.seed.seeder import Seeder
-
 from reliability_helpers import assert_consistent, jgm, jgm_json, problems_by_check, snapshot
+
+from jupiter_git_memory.index.vectors import reset_clients
+from jupiter_git_memory.maintenance import doctor
+from jupiter_git_memory.seed.seeder import Seeder
 
 
 def seeded(repo, n=4):
-    records = {f"dec-{i}": {"title": f"Decision {i} on caching", "body": f"We cache layer {i} results for ten minutes."}
-               for i in range(n)}
-    records["fact-1"] = {"kind": "fact", "status": "verified", "title": "CI runs on Python 3.12",
-                         "body": "The CI matrix includes Python 3.12."}
+    records = {
+        f"dec-{i}": {"title": f"Decision {i} on caching", "body": f"We cache layer {i} results for ten minutes."}
+        for i in range(n)
+    }
+    records["fact-1"] = {
+        "kind": "fact",
+        "status": "verified",
+        "title": "CI runs on Python 3.12",
+        "body": "The CI matrix includes Python 3.12.",
+    }
     return seed_records(repo, records)
 
 
@@ -55,13 +61,26 @@ def test_vector_side_faults_are_each_named_then_repaired(repo, embedder):
     mislabeled = next(c for c in snap["chunks"].values() if c.record_id == "dec-2").id
 
     def inject(idx):
-        idx.vectors.add(["ghost#0000"], embedder.embed_passages(["orphan text"]),
-                        [{"record_id": "ghost", "kind": "decision", "status": "accepted", "path": "", "commit": "",
-                          "origin": "file", "ordinal": 0}])
+        idx.vectors.add(
+            ["ghost#0000"],
+            embedder.embed_passages(["orphan text"]),
+            [
+                {
+                    "record_id": "ghost",
+                    "kind": "decision",
+                    "status": "accepted",
+                    "path": "",
+                    "commit": "",
+                    "origin": "file",
+                    "ordinal": 0,
+                }
+            ],
+        )
         idx.vectors.delete([victim])
         idx.vectors.update_metadata([mislabeled], [{"record_id": "dec-3"}])
         idx.catalog._db.execute(  # fault injection: raw SQL on purpose
-            "INSERT INTO chunk_store VALUES('nobody#1','nobody','h','t','b')")
+            "INSERT INTO chunk_store VALUES('nobody#1','nobody','h','t','b')"
+        )
 
     tamper(s, inject)
     checks = problems_by_check(repo.path)
@@ -71,8 +90,12 @@ def test_vector_side_faults_are_each_named_then_repaired(repo, embedder):
     assert checks["chunks-without-record"].ids == ["nobody#1"]
     rc, data = jgm_json("doctor", cwd=repo.path)
     assert rc == 1 and data["ok"] is False
-    assert {p["check"] for p in data["problems"]} == {"orphan-vectors", "missing-vectors", "metadata-mismatch",
-                                                      "chunks-without-record"}
+    assert {p["check"] for p in data["problems"]} == {
+        "orphan-vectors",
+        "missing-vectors",
+        "metadata-mismatch",
+        "chunks-without-record",
+    }
     text = jgm("doctor", cwd=repo.path)
     assert text.returncode == 1 and "ghost#0000" in text.stderr and "INCONSISTENT: 4 problems" in text.stdout
     rc, data = jgm_json("doctor", "--repair", cwd=repo.path)
@@ -105,7 +128,8 @@ def test_status_drift_from_lifecycle_is_reported(repo):
 
     def relabel(idx):  # the catalog claims an effective status the files do not give
         idx.catalog._db.execute(  # fault injection: raw SQL on purpose
-            "UPDATE view_records SET effective='superseded' WHERE id='dec-1'")
+            "UPDATE view_records SET effective='superseded' WHERE id='dec-1'"
+        )
 
     tamper(s, relabel)
     checks = problems_by_check(repo.path)
@@ -119,8 +143,10 @@ def test_identity_mismatch_is_reported_and_repair_rebuilds(repo):
 
     def swap(idx):
         ident = dict(idx.identity, chunker="some-other-chunker")
-        idx.catalog._db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",  # fault injection
-                                ("identity", json.dumps(ident, sort_keys=True)))
+        idx.catalog._db.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)",  # fault injection
+            ("identity", json.dumps(ident, sort_keys=True)),
+        )
 
     tamper(s, swap)
     checks = problems_by_check(repo.path)

@@ -9,7 +9,9 @@ from jupiter_git_memory.embedding.specs import BGE_QUERY_INSTRUCTION, SHIPPED
 
 
 def test_default_model_embeds_normalised_and_semantic(embedder):
-    v = embedder.embed_passages(["The cat sat on the mat.", "A kitten is sitting on a rug.", "Quarterly tax filing deadlines."])
+    v = embedder.embed_passages(
+        ["The cat sat on the mat.", "A kitten is sitting on a rug.", "Quarterly tax filing deadlines."]
+    )
     assert v.shape == (3, 384)
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
@@ -46,14 +48,17 @@ def test_bge_not_installed_says_how_to_get_it():
 
 def test_pull_unreachable_hub_is_clear_error(monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")
-    with pytest.raises(ModelError, match=r"cannot download .*Connection refused.*`jgm model add bge-small-en-v1.5 --dir DIR`"):
+    with pytest.raises(
+        ModelError, match=r"cannot download .*Connection refused.*`jgm model add bge-small-en-v1.5 --dir DIR`"
+    ):
         registry.pull_model("bge-small-en-v1.5", timeout=3)
 
 
 def test_add_local_dir_with_cls_pooling_and_instruction(minilm_dir, embedder):
     """The BGE code path (CLS pooling + query instruction) on real weights registered from a folder."""
-    spec = registry.add_model("local-cls", minilm_dir, pooling="cls", dimension=384,
-                              query_instruction=BGE_QUERY_INSTRUCTION)
+    spec = registry.add_model(
+        "local-cls", minilm_dir, pooling="cls", dimension=384, query_instruction=BGE_QUERY_INSTRUCTION
+    )
     assert spec.files["model"][1] and len(spec.files["model"][1]) == 64
     e = registry.load_embedder("local-cls")
     q = e.embed_query("where are vectors stored")

@@ -14,11 +14,10 @@ import anyio
 import pytest
 from api_helpers import JGM, client_env
 from conftest import GIT_ENV, run_git
+from helpers import TIMEOUT, jgm
 from hooks_helpers import snapshot
 
 from jupiter_git_memory.index.workspace import find_workspace
-
-from helpers import TIMEOUT, jgm  # noqa: E402,F401
 
 
 @pytest.fixture
@@ -105,8 +104,14 @@ def test_hooks_reindex_into_the_recorded_store_without_jgm_home(repo, tmp_path, 
     repo.git("checkout", "-q", "main")
     installed = cli("hooks", "install", "--repo", repo.path)
     assert installed.exit_code == 0 and "git config jgm.home" in installed.stderr
-    out = subprocess.run(["git", "checkout", "-q", "feat"], cwd=repo.path, capture_output=True, text=True,
-                         env=bare_env(tmp_path, JGM_HOOK_SYNC="1"), timeout=TIMEOUT)
+    out = subprocess.run(
+        ["git", "checkout", "-q", "feat"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        env=bare_env(tmp_path, JGM_HOOK_SYNC="1"),
+        timeout=TIMEOUT,
+    )
     assert out.returncode == 0 and "reindexed after post-checkout" in out.stderr, out.stderr
     assert set(snapshot(repo.path).records) == {"a1", "b1"}  # read from jgm_home: the recorded store
 
@@ -141,8 +146,11 @@ def test_not_seeded_on_the_api(repo):
     with TestClient(app) as c:
         token = app.state.jgm.tokens.root.joinpath("api-token").read_text().strip()
         h = {"Authorization": f"Bearer {token}"}
-        for route, body in (("recall", {"query": "deploy on friday?"}), ("recall-task", {"goal": "deploy"}),
-                            ("context", {"goal": "deploy"})):
+        for route, body in (
+            ("recall", {"query": "deploy on friday?"}),
+            ("recall-task", {"goal": "deploy"}),
+            ("context", {"goal": "deploy"}),
+        ):
             r = c.post(f"/v1/workspaces/{wsid}/{route}", json=body, headers=h)
             assert r.status_code == 409 and r.json()["error"]["code"] == "memory/not-seeded", (route, r.text)
             assert "jgm seed --repo" in r.json()["error"]["message"]
@@ -169,8 +177,9 @@ def test_status_false_is_an_alias_of_invalidated(repo):
     from jupiter_git_memory.recall.service import Recaller
     from jupiter_git_memory.seed.seeder import Seeder
 
-    repo.record("fact-old", kind="fact", status="false", title="The gateway listens on port 80",
-                body="Plain HTTP on port 80.")
+    repo.record(
+        "fact-old", kind="fact", status="false", title="The gateway listens on port 80", body="Plain HTTP on port 80."
+    )
     repo.commit()
     Seeder(repo.path).seed()
     got = Recaller(repo.path).recall("which port does the gateway listen on?", statuses=["false"])
@@ -206,8 +215,17 @@ def test_version_help_and_outside_a_repo_get_one_line(tmp_path, cli):
         assert h.exit_code == 0 and "<bool>" not in h.stdout and "--home" in h.stdout
     outside = tmp_path / "not-a-repo"
     outside.mkdir()
-    for args in (["seed"], ["check"], ["recall", "q"], ["doctor"], ["hooks", "install"], ["watch"], ["mcp"],
-                 ["candidates", "list"], ["remember", "--kind", "fact", "--title", "t"]):
+    for args in (
+        ["seed"],
+        ["check"],
+        ["recall", "q"],
+        ["doctor"],
+        ["hooks", "install"],
+        ["watch"],
+        ["mcp"],
+        ["candidates", "list"],
+        ["remember", "--kind", "fact", "--title", "t"],
+    ):
         p = cli(*args, cwd=outside)
         lines = p.stderr.strip().splitlines()
         assert p.exit_code in (2, 4) and len(lines) == 1 and "not inside a git repository" in lines[0], (args, p.output)
@@ -220,18 +238,21 @@ def test_repo_without_knowledge_roots_says_what_to_do(repo, cli):
     assert p.exit_code == 0 and "no knowledge roots" in p.stderr and "knowledge/" in p.stderr
 
 
-@pytest.mark.parametrize("text, key, expected", [
-    ('ignore = "**/drafts/**"', "`ignore`", 'ignore = ["**/drafts/**"]'),
-    ('root = ["knowledge"]', "unknown key `root`", "did you mean `roots`?"),
-    ("floor = 1.5", "`floor`", "a number in [0, 1)"),
-    ("lexical_weight = -0.1", "`lexical_weight`", "a number in [0, 1]"),
-    ('corroborate_margin = "small"', "`corroborate_margin`", "a number in [0, 1)"),
-    ("[weights.fact]\nunverified = -2", "`weights.fact.unverified`", "weight >= 0"),
-    ("[weights.facts]\nverified = 2", "`weights`", "unknown kind 'facts'"),
-    ('hybrid = "yes"', "`hybrid`", "true or false"),
-    ('roots = ["knowledge", "docs/adr"]', "`roots`", "'docs/adr' does not exist"),
-    ('adr_missing_status = "maybe"', "`adr_missing_status`", '"accepted", "proposed" or "error"'),
-])
+@pytest.mark.parametrize(
+    "text, key, expected",
+    [
+        ('ignore = "**/drafts/**"', "`ignore`", 'ignore = ["**/drafts/**"]'),
+        ('root = ["knowledge"]', "unknown key `root`", "did you mean `roots`?"),
+        ("floor = 1.5", "`floor`", "a number in [0, 1)"),
+        ("lexical_weight = -0.1", "`lexical_weight`", "a number in [0, 1]"),
+        ('corroborate_margin = "small"', "`corroborate_margin`", "a number in [0, 1)"),
+        ("[weights.fact]\nunverified = -2", "`weights.fact.unverified`", "weight >= 0"),
+        ("[weights.facts]\nverified = 2", "`weights`", "unknown kind 'facts'"),
+        ('hybrid = "yes"', "`hybrid`", "true or false"),
+        ('roots = ["knowledge", "docs/adr"]', "`roots`", "'docs/adr' does not exist"),
+        ('adr_missing_status = "maybe"', "`adr_missing_status`", '"accepted", "proposed" or "error"'),
+    ],
+)
 def test_config_errors_name_file_key_and_expected_form(repo, text, key, expected):
     from jupiter_git_memory.config import ConfigError, load_settings
 
@@ -275,9 +296,14 @@ def test_every_subprocess_run_in_the_tests_has_a_timeout():
     for f in sorted(Path(__file__).parent.glob("*.py")):
         for node in ast.walk(ast.parse(f.read_text("utf-8"))):
             func = getattr(node, "func", None)
-            if (isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                    and func.value.id == "subprocess" and func.attr in ("run", "call", "check_call", "check_output")
-                    and not any(k.arg == "timeout" for k in node.keywords)):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "subprocess"
+                and func.attr in ("run", "call", "check_call", "check_output")
+                and not any(k.arg == "timeout" for k in node.keywords)
+            ):
                 missing.append(f"{f.name}:{node.lineno}")
     assert not missing, f"subprocess calls without timeout=: {missing}"
 

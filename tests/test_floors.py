@@ -3,8 +3,17 @@
 import json
 
 from jupiter_git_memory.embedding.specs import ModelSpec, identity_hash
-from jupiter_git_memory.recall.floors import (SKETCH_SIZE, corpus_change, corpus_sketch, floor_for, floors_path, get_floor,
-                                              list_floors, round_up, save_floor)
+from jupiter_git_memory.recall.floors import (
+    SKETCH_SIZE,
+    corpus_change,
+    corpus_sketch,
+    floor_for,
+    floors_path,
+    get_floor,
+    list_floors,
+    round_up,
+    save_floor,
+)
 
 SPEC = ModelSpec("toy-model", "org/toy", "r1", 8, "mean", True, 64, default_floor=0.42)
 IDENT = SPEC.identity()
@@ -37,7 +46,9 @@ def test_a_calibrated_floor_applies_only_to_its_own_identity(tmp_path):
 def test_a_hash_collision_with_another_identity_is_not_trusted(tmp_path):
     p = floors_path(tmp_path)
     key = f"{WS}/{identity_hash(IDENT)}"
-    p.write_text(json.dumps({"version": 2, "floors": {key: {"floor": 0.1, "identity": {"model": "someone else"}}}}), "utf-8")
+    p.write_text(
+        json.dumps({"version": 2, "floors": {key: {"floor": 0.1, "identity": {"model": "someone else"}}}}), "utf-8"
+    )
     assert fl(IDENT, SPEC, root=tmp_path)[:2] == (0.42, "shipped-default")
 
 
@@ -47,7 +58,8 @@ def test_floors_file_round_trips_and_keeps_other_identities(tmp_path):
     save_floor(WS, other, 0.55, {}, root=tmp_path)
     floors = list_floors(tmp_path)
     assert sorted((v["identity_hash"], v["floor"]) for v in floors) == sorted(
-        [(identity_hash(IDENT), 0.31), (identity_hash(other), 0.55)])
+        [(identity_hash(IDENT), 0.31), (identity_hash(other), 0.55)]
+    )
     assert not list(tmp_path.glob("*.tmp"))  # written atomically: no temp file left behind
 
 
@@ -95,8 +107,16 @@ def test_without_a_stored_sketch_the_corpus_counts_as_all_new():
 
 def test_a_calibrated_floor_reports_its_provenance_without_the_sketch(tmp_path):
     corpus = {"records": 9, **corpus_sketch({"a", "b"})}
-    measured = {"source": "auto", "statistic": "median+2mad", "probes_file": "p.txt", "probes_sha256": "abc",
-                "probe_count": 12, "median_cos": 0.2, "mad_cos": 0.01, "max_cos": 0.3}
+    measured = {
+        "source": "auto",
+        "statistic": "median+2mad",
+        "probes_file": "p.txt",
+        "probes_sha256": "abc",
+        "probe_count": 12,
+        "median_cos": 0.2,
+        "mad_cos": 0.01,
+        "max_cos": 0.3,
+    }
     save_floor(WS, IDENT, 0.37, {**measured, "corpus": corpus}, tmp_path)
     info = floor_for(WS, IDENT, SPEC, root=tmp_path)
     assert (info.value, info.source, info.warnings) == (0.37, "calibrated", [])

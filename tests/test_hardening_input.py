@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import Repo, record_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reliability_helpers import jgm, snapshot
 
 from jupiter_git_memory.records.parse import parse_record
 from jupiter_git_memory.seed.seeder import Seeder
-
-from conftest import Repo, record_text
-from reliability_helpers import jgm, snapshot
 
 FENCE = "---\nid: {id}\nkind: decision\nstatus: accepted\ntitle: {title}\n{extra}---\nBody of {id}.\n"
 
@@ -84,25 +83,37 @@ def test_aliases_and_anchors_are_refused_before_they_expand():
     assert "anchor or alias" in issue.message
 
 
-@pytest.mark.parametrize("extra,needle", [  # the caps: 16 levels, 5,000 values, 64 KiB
-    ("x: " + "[" * 17 + "]" * 17 + "\n", "nested more than"),
-    ("x: [" + ", ".join(["1"] * 5001) + "]\n", "more than"),
-    ("x: '" + "y" * (64 * 1024 + 1) + "'\n", "frontmatter limit"),
-])
+@pytest.mark.parametrize(
+    "extra,needle",
+    [  # the caps: 16 levels, 5,000 values, 64 KiB
+        ("x: " + "[" * 17 + "]" * 17 + "\n", "nested more than"),
+        ("x: [" + ", ".join(["1"] * 5001) + "]\n", "more than"),
+        ("x: '" + "y" * (64 * 1024 + 1) + "'\n", "frontmatter limit"),
+    ],
+)
 def test_frontmatter_depth_node_count_and_size_are_capped(extra, needle):
     (issue,) = parse_record("k/x.md", rec("x", extra=extra).encode()).issues
     assert needle in issue.message and issue.fix and issue.line
 
 
 def test_ids_and_link_targets_are_read_as_written():
-    text = "---\nid: 0012\nkind: decision\nstatus: accepted\ntitle: 1.50\nsupersedes: [0011, yes, 1.50]\n" \
-           "superseded_by: 2024-01-02\ntags: [on, 010]\nrank: 0012\n---\nbody\n"
+    text = (
+        "---\nid: 0012\nkind: decision\nstatus: accepted\ntitle: 1.50\nsupersedes: [0011, yes, 1.50]\n"
+        "superseded_by: 2024-01-02\ntags: [on, 010]\nrank: 0012\n---\nbody\n"
+    )
     r = parse_record("k/x.md", text.encode()).record
-    assert (r.id, r.title, r.supersedes, r.superseded_by, r.tags) == \
-           ("0012", "1.50", ("0011", "yes", "1.50"), ("2024-01-02",), ("on", "010"))
+    assert (r.id, r.title, r.supersedes, r.superseded_by, r.tags) == (
+        "0012",
+        "1.50",
+        ("0011", "yes", "1.50"),
+        ("2024-01-02",),
+        ("on", "010"),
+    )
     assert r.metadata["rank"] == 10  # other keys keep YAML 1.1 types (0012 is octal)
     assert parse_record("k/y.md", rec("yes").replace("id: yes", "id: yes").encode()).record.id == "yes"
-    assert parse_record("k/n.md", b"---\nid:\nkind: fact\nstatus: verified\ntitle: t\n---\n").issues  # null stays missing
+    assert parse_record(
+        "k/n.md", b"---\nid:\nkind: fact\nstatus: verified\ntitle: t\n---\n"
+    ).issues  # null stays missing
 
 
 def test_a_knowledge_root_that_links_out_of_the_repo_is_not_followed(repo, tmp_path):
@@ -122,13 +133,18 @@ def test_a_knowledge_root_that_links_out_of_the_repo_is_not_followed(repo, tmp_p
 text_values = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 safe_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text_values | st.dates(),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text("abcxyz_", min_size=1, max_size=6), inner, max_size=3),
-    max_leaves=6)
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text("abcxyz_", min_size=1, max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 name_chars = st.text(st.sampled_from("abcdefgh-_é日1"), max_size=8).map(lambda s: "d" + s)  # `_x` is ignored
 HOSTILE_SNIPPETS = [t for t, _ in HOSTILE.values()] + [
-    "---\nid: x\nkind: decision\nstatus: accepted\ntitle: [unclosed\n---\n", "---\n- a\n- b\n---\n",
+    "---\nid: x\nkind: decision\nstatus: accepted\ntitle: [unclosed\n---\n",
+    "---\n- a\n- b\n---\n",
     "---\nid: has space\nkind: decision\nstatus: accepted\ntitle: t\n---\n",
-    "---\nid: y\nkind: fact\nstatus: accepted\ntitle: t\n---\n"]
+    "---\nid: y\nkind: fact\nstatus: accepted\ntitle: t\n---\n",
+]
 
 
 @st.composite
@@ -137,8 +153,14 @@ def kb_files(draw):
     files, good, bad = {}, set(), set()
     for i in range(draw(st.integers(1, 3))):
         rid = f"ok-{i}-{draw(st.text('abcdef0123', min_size=1, max_size=6))}"
-        extra = yaml.safe_dump(draw(st.dictionaries(st.sampled_from(["owner", "meta", "when", "n"]), safe_values,
-                                                    max_size=3)), allow_unicode=True) if draw(st.booleans()) else ""
+        extra = (
+            yaml.safe_dump(
+                draw(st.dictionaries(st.sampled_from(["owner", "meta", "when", "n"]), safe_values, max_size=3)),
+                allow_unicode=True,
+            )
+            if draw(st.booleans())
+            else ""
+        )
         name = f"knowledge/{draw(name_chars)}/{rid}.md"
         files[name.encode()] = rec(rid, title=f"Valid record {rid}", extra="" if extra == "{}\n" else extra).encode()
         good.add(rid)
@@ -148,13 +170,20 @@ def kb_files(draw):
             files[name.encode()] = draw(st.sampled_from(HOSTILE_SNIPPETS)).replace("bad-date", f"bd{i}").encode()
             bad.add(name)
         else:
-            files[b"knowledge/raw-" + str(i).encode() + b"\xfe" + draw(st.binary(max_size=3)).replace(b"/", b"").replace(b"\0", b"") + b".md"] = \
-                rec(f"named-{i}").encode()
+            files[
+                b"knowledge/raw-"
+                + str(i).encode()
+                + b"\xfe"
+                + draw(st.binary(max_size=3)).replace(b"/", b"").replace(b"\0", b"")
+                + b".md"
+            ] = rec(f"named-{i}").encode()
             bad.add(None)  # counted below: its reported path is the escaped name
     return files, good, bad
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(kb_files())
 def test_fuzz_valid_records_are_always_indexed_and_each_bad_file_is_named(tmp_path, case):
     files, good, bad = case

@@ -12,15 +12,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from reliability_helpers import assert_consistent
 
-from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.base.store import workspace_dir
+from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces import githooks
-
-from conftest import record_text
-from reliability_helpers import assert_consistent
 
 
 def cli(*args: str, cwd: Path):
@@ -79,7 +77,8 @@ def test_store_files_are_private_and_old_ones_are_fixed(repo, jgm_home):
     cat = s.wsdir / "catalog.sqlite"
     assert (mode(jgm_home), mode(jgm_home / "workspaces"), mode(s.wsdir)) == (0o700, 0o700, 0o700)
     assert {p.name: mode(p) for p in s.wsdir.glob("catalog.sqlite*")} == dict.fromkeys(
-        [p.name for p in s.wsdir.glob("catalog.sqlite*")], 0o600)
+        [p.name for p in s.wsdir.glob("catalog.sqlite*")], 0o600
+    )
     for d in (jgm_home, jgm_home / "workspaces", s.wsdir):  # a store made by an older jgm
         os.chmod(d, 0o755)
     os.chmod(cat, 0o644)
@@ -89,9 +88,12 @@ def test_store_files_are_private_and_old_ones_are_fixed(repo, jgm_home):
 
 
 def test_terminal_escapes_are_stripped_from_human_output_and_escaped_in_json(repo):
-    repo.write("knowledge/evil.md", '---\nid: evil\nkind: decision\nstatus: accepted\n'
-                                    'title: "Use Redis \\e]0;pwned\\a for caching \\e[2J"\n---\n'
-                                    "We use Redis for caching.\x1b[2J\x1b]0;owned\x07 Because it is fast.\n")
+    repo.write(
+        "knowledge/evil.md",
+        "---\nid: evil\nkind: decision\nstatus: accepted\n"
+        'title: "Use Redis \\e]0;pwned\\a for caching \\e[2J"\n---\n'
+        "We use Redis for caching.\x1b[2J\x1b]0;owned\x07 Because it is fast.\n",
+    )
     repo.commit()
     Seeder(repo.path).seed()
     p = cli("recall", "which cache do we use, redis?", cwd=repo.path)
@@ -130,8 +132,9 @@ def test_a_hook_prints_one_line_when_the_store_cannot_be_created(repo, tmp_path,
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the store should be")
     env = dict(os.environ, JGM_HOME=str(blocker / "store"), JGM_HOOK_SYNC=sync, TMPDIR=str(tmp_path))
-    p = subprocess.run(["git", "-C", str(repo.path), "checkout", "-q", "main"], capture_output=True, text=True,
-                       env=env, timeout=120)
+    p = subprocess.run(
+        ["git", "-C", str(repo.path), "checkout", "-q", "main"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert p.returncode == 0
     lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("jgm: post-checkout hook could not reindex"), p.stderr
@@ -151,8 +154,9 @@ def _read_only(chroma: Path, *cmd: str) -> subprocess.CompletedProcess:
     if not shutil.which("unshare"):
         pytest.skip("root without unshare: cannot make a directory read-only")
     script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
-    p = subprocess.run(["unshare", "-m", "sh", "-c", script, "sh", str(chroma), *cmd], capture_output=True,
-                       text=True, timeout=120)
+    p = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, "sh", str(chroma), *cmd], capture_output=True, text=True, timeout=120
+    )
     if "mount:" in p.stderr or "unshare:" in p.stderr:
         pytest.skip(f"no private mount namespace here: {p.stderr.strip()[:120]}")
     return p
@@ -168,4 +172,8 @@ def test_a_read_only_chroma_directory_is_named_not_a_traceback(repo):
     assert f"{chroma}: the Chroma directory is read-only" in p.stderr, p.stderr
     p = _read_only(chroma, exe, "doctor", "--json", "--repo", str(repo.path))
     (problem,) = json.loads(p.stdout)["problems"]
-    assert problem["check"] == "chroma-unavailable" and "read-only" in problem["message"] and problem["path"] == str(chroma)
+    assert (
+        problem["check"] == "chroma-unavailable"
+        and "read-only" in problem["message"]
+        and problem["path"] == str(chroma)
+    )

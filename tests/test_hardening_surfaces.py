@@ -31,9 +31,12 @@ def test_mcp_refuses_what_the_api_refuses(repo):
     repo.commit()
     Seeder(repo.path).seed()
     tools, (huge, many, long_, ok) = call(
-        repo, ("list_records", {"offset": 2**63}), ("recall_for_task", {"goal": "cache", "errors": ["e"] * 21}),
+        repo,
+        ("list_records", {"offset": 2**63}),
+        ("recall_for_task", {"goal": "cache", "errors": ["e"] * 21}),
         ("recall_for_task", {"goal": "cache", "files": ["f" * (4001)]}),
-        ("list_records", {"offset": 10_000_000}))
+        ("list_records", {"offset": 10_000_000}),
+    )
     assert huge.is_error and "less than or equal to 10000000" in huge.content[0].text
     assert many.is_error and "at most 20 items" in many.content[0].text
     assert long_.is_error and "at most 4000 characters" in long_.content[0].text

@@ -52,9 +52,12 @@ def two_branches(repo):
 
 def logging_hook(path: Path, log: Path, read_stdin: bool = False, exit_code: int = 0) -> bytes:
     """A team's own hook that records how it was called."""
-    text = (f"#!/bin/sh\n# the team's own {path.name} hook\n"
-            f"printf '%s\\n' \"$(basename \"$0\") $*\" >> '{log}'\n"
-            + (f"cat >> '{log}.stdin'\n" if read_stdin else "") + f"exit {exit_code}\n")
+    text = (
+        f"#!/bin/sh\n# the team's own {path.name} hook\n"
+        f"printf '%s\\n' \"$(basename \"$0\") $*\" >> '{log}'\n"
+        + (f"cat >> '{log}.stdin'\n" if read_stdin else "")
+        + f"exit {exit_code}\n"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     os.chmod(path, 0o750)
@@ -73,11 +76,17 @@ def test_install_chains_existing_hooks_and_uninstall_restores_them(repo, tmp_pat
     two_branches(repo)
     hooks = repo.path / ".git/hooks"
     calls = tmp_path / "calls.log"
-    originals = {"post-checkout": logging_hook(hooks / "post-checkout", calls),
-                 "post-rewrite": logging_hook(hooks / "post-rewrite", calls, read_stdin=True)}
+    originals = {
+        "post-checkout": logging_hook(hooks / "post-checkout", calls),
+        "post-rewrite": logging_hook(hooks / "post-rewrite", calls, read_stdin=True),
+    }
     actions = {a["hook"]: a["action"] for a in githooks.install(repo.path)}
-    assert actions == {"post-merge": "installed", "post-checkout": "installed, chaining post-checkout.jgm-chained",
-                       "post-rewrite": "installed, chaining post-rewrite.jgm-chained", "reference-transaction": "installed"}
+    assert actions == {
+        "post-merge": "installed",
+        "post-checkout": "installed, chaining post-checkout.jgm-chained",
+        "post-rewrite": "installed, chaining post-rewrite.jgm-chained",
+        "reference-transaction": "installed",
+    }
     listing = {p.name: (p.read_bytes(), p.stat().st_mode) for p in hooks.iterdir()}
     again = {a["hook"]: a["action"] for a in githooks.install(repo.path)}
     assert again["post-merge"] == "unchanged" and again["post-checkout"].startswith("unchanged, chaining")
@@ -89,8 +98,10 @@ def test_install_chains_existing_hooks_and_uninstall_restores_them(repo, tmp_pat
     assert jgm_lines(out.stderr) == []
     git_ok(repo, "commit", "-q", "--amend", "-m", "code only, reworded")
     amended = git_ok(repo, "rev-parse", "HEAD").stdout.strip()
-    assert calls.read_text().splitlines() == [f"post-checkout.jgm-chained {main} {code} 1",
-                                              "post-rewrite.jgm-chained amend"]
+    assert calls.read_text().splitlines() == [
+        f"post-checkout.jgm-chained {main} {code} 1",
+        "post-rewrite.jgm-chained amend",
+    ]
     assert Path(f"{calls}.stdin").read_text() == f"{code} {amended}\n"  # stdin passed through intact
     assert last_hook_run(repo.path) is None  # nothing was reseeded
 
@@ -142,8 +153,9 @@ def test_branch_switch_reseeds_and_checkouts_without_knowledge_change_do_not(rep
 def run_cli_install(repo):
     import subprocess
 
-    proc = subprocess.run([*JGM, "hooks", "install", "--repo", str(repo.path)], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [*JGM, "hooks", "install", "--repo", str(repo.path)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -164,8 +176,9 @@ def test_pull_reseeds_added_changed_and_deleted_records(make_repo, tmp_path, syn
     up.commit("upstream changes")
     proc = run_git(clone, "pull", "-q", "--ff-only", check=False)
     assert proc.returncode == 0, proc.stderr
-    assert jgm_lines(proc.stderr) == ["jgm: 3 knowledge files changed; reindexed after post-merge: "
-                                      "1 added, 1 updated, 1 removed"]
+    assert jgm_lines(proc.stderr) == [
+        "jgm: 3 knowledge files changed; reindexed after post-merge: 1 added, 1 updated, 1 removed"
+    ]
     after = snapshot(clone).records
     assert set(after) == {"k2", "k3"}
     assert after["k2"].content_hash != before["k2"].content_hash
@@ -246,7 +259,8 @@ def test_background_reseed_lets_git_return_then_lands(repo, monkeypatch):
     out = git_ok(repo, "checkout", "-q", "feat")
     assert jgm_lines(out.stderr) == [
         f"jgm: 3 knowledge files changed; reindexing in the background into {store_root()} "
-        "(`jgm hooks status` shows the result)"]
+        "(`jgm hooks status` shows the result)"
+    ]
     wait_for(lambda: set(snapshot(repo.path).records) == {"a2", "b1"}, what="the background reseed")
     wait_hook_jobs(repo.path)
     last = last_hook_run(repo.path)
@@ -265,7 +279,6 @@ def test_hook_failures_never_fail_git(repo, tmp_path, sync_hooks):
     lines = jgm_lines(out.stderr)
     assert len(lines) == 1 and "post-checkout hook could not reindex" in lines[0] and "jgm.toml" in lines[0]
     assert "invalid TOML" in log_path().read_text()
-
 
 
 def test_missing_interpreter_and_jgm_never_fail_git(repo, tmp_path, monkeypatch, sync_hooks):
@@ -308,8 +321,9 @@ def test_status_reports_hooks_and_last_run(repo, sync_hooks):
     two_branches(repo)
     githooks.install(repo.path)
     git_ok(repo, "checkout", "-q", "feat")
-    proc = subprocess.run([*JGM, "hooks", "status", "--json", "--repo", str(repo.path)], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [*JGM, "hooks", "status", "--json", "--repo", str(repo.path)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     st = json.loads(proc.stdout)
     assert [h["state"] for h in st["hooks"]] == ["installed"] * len(githooks.HOOKS)

@@ -30,7 +30,9 @@ def test_proposed_superseder_does_not_retire():
 
 
 def test_verified_fact_supersedes_fact():
-    res = resolve([rec("F1", kind="fact", status="verified"), rec("F2", kind="fact", status="verified", supersedes="F1")])
+    res = resolve(
+        [rec("F1", kind="fact", status="verified"), rec("F2", kind="fact", status="verified", supersedes="F1")]
+    )
     assert res.effective["F1"] == "superseded"
 
 
@@ -44,7 +46,9 @@ def test_declared_superseded_stays_superseded():
 
 
 def test_madr_link_retires_when_target_accepted():
-    a = parse_record("knowledge/a.md", b'---\nid: ADR-1\nkind: adr\nstatus: "superseded by ADR-2"\ntitle: t\n---\n').record
+    a = parse_record(
+        "knowledge/a.md", b'---\nid: ADR-1\nkind: adr\nstatus: "superseded by ADR-2"\ntitle: t\n---\n'
+    ).record
     res = resolve([a, rec("ADR-2", kind="adr")])
     assert res.effective["ADR-1"] == "superseded" and res.superseded_by["ADR-1"] == ["ADR-2"]
 
@@ -56,7 +60,9 @@ def test_dangling_link_is_warning():
 
 
 def test_cycle_is_error_for_every_member():
-    res = resolve([rec("A", supersedes="B"), rec("B", supersedes="C"), rec("C", supersedes="A"), rec("D", supersedes="A")])
+    res = resolve(
+        [rec("A", supersedes="B"), rec("B", supersedes="C"), rec("C", supersedes="A"), rec("D", supersedes="A")]
+    )
     errs = sorted(i.record_id for i in res.issues if i.severity == "error")
     assert errs == ["A", "B", "C"] and set(res.records) == {"D"}
     assert res.rejected_paths == {"knowledge/A.md", "knowledge/B.md", "knowledge/C.md"}
@@ -78,12 +84,13 @@ def test_long_chain_resolves_without_recursion():
     def plain(rid, *olds):  # built directly: parsing 3000 files would make this the suite's slowest unit test
         return Record(rid, "decision", "accepted", rid, "", f"knowledge/{rid}.md", "h", supersedes=olds)
 
-    recs = [plain("R0")] + [plain(f"R{i}", f"R{i-1}") for i in range(1, 3000)]
+    recs = [plain("R0")] + [plain(f"R{i}", f"R{i - 1}") for i in range(1, 3000)]
     res = resolve(recs)
     assert res.effective["R0"] == "superseded" and res.effective["R2999"] == "accepted"
 
 
 # --- rules the mutation bench showed no test stated (issue 17) ---
+
 
 def test_two_record_cycle_is_error_for_both():
     res = resolve([rec("A", supersedes="B"), rec("B", supersedes="A"), rec("C")])
@@ -105,8 +112,10 @@ def test_on_cycle_exactly_when_a_record_reaches_itself():
         n = rnd.randint(1, 7)
         ids = [f"N{i}" for i in range(n)]
         edges = {i: sorted(rnd.sample(ids, rnd.randint(0, min(2, n)))) for i in ids}
-        recs = [Record(i, "decision", "accepted", i, "", f"knowledge/{i}.md", "h", supersedes=tuple(e))
-                for i, e in edges.items()]
+        recs = [
+            Record(i, "decision", "accepted", i, "", f"knowledge/{i}.md", "h", supersedes=tuple(e))
+            for i, e in edges.items()
+        ]
 
         def reaches_itself(start):
             seen, todo = set(), list(edges[start])
@@ -139,7 +148,9 @@ def test_every_lifecycle_error_carries_its_line():
 
 
 def test_madr_status_link_points_at_the_status_line():
-    a = parse_record("knowledge/a.md", b'---\nid: ADR-1\nkind: adr\nstatus: "superseded by ADR-9"\ntitle: t\n---\n').record
+    a = parse_record(
+        "knowledge/a.md", b'---\nid: ADR-1\nkind: adr\nstatus: "superseded by ADR-9"\ntitle: t\n---\n'
+    ).record
     (w,) = resolve([a]).issues
     assert w.severity == "warning" and w.line == 4 and w.record_id == "ADR-1" and "ADR-9" in w.message
 
@@ -171,7 +182,9 @@ def test_link_to_a_duplicated_id_is_not_dangling():
 
 
 def test_false_finding_is_invalidated_even_when_superseded():
-    res = resolve([rec("F", kind="finding", status="false"), rec("G", kind="finding", status="verified", supersedes="F")])
+    res = resolve(
+        [rec("F", kind="finding", status="false"), rec("G", kind="finding", status="verified", supersedes="F")]
+    )
     assert res.effective["F"] == "invalidated" and res.superseded_by == {"F": ["G"]}
 
 
@@ -181,7 +194,9 @@ def test_superseders_are_listed_sorted():
 
 
 def test_unverified_fact_retires_nothing():
-    res = resolve([rec("F1", kind="fact", status="verified"), rec("F2", kind="fact", status="unverified", supersedes="F1")])
+    res = resolve(
+        [rec("F1", kind="fact", status="verified"), rec("F2", kind="fact", status="unverified", supersedes="F1")]
+    )
     assert res.effective["F1"] == "verified" and res.superseded_by == {}
 
 
@@ -193,6 +208,7 @@ def test_dangling_and_cycle_issues_name_their_file():
 
 
 def test_a_superseder_not_in_force_does_not_stop_the_others():
-    res = resolve([rec("OLD1"), rec("P", status="proposed", supersedes="OLD1"), rec("NEW", supersedes="OLD2"),
-                   rec("OLD2")])
+    res = resolve(
+        [rec("OLD1"), rec("P", status="proposed", supersedes="OLD1"), rec("NEW", supersedes="OLD2"), rec("OLD2")]
+    )
     assert res.effective["OLD1"] == "accepted" and res.effective["OLD2"] == "superseded"

@@ -10,9 +10,8 @@ import threading
 import anyio
 import httpx
 import pytest
-from mcp import Client
-
 from api_helpers import JGM, first_line, make_alpha, mcp_run, seed_in_process, workspace_id
+from mcp import Client
 
 READ_TOOLS = {"recall", "recall_for_task", "get_record", "list_records", "get_relations", "context"}
 CANDIDATE_TOOLS = {"record_candidate", "validate_candidate", "revise", "forget"}
@@ -76,12 +75,14 @@ def test_list_relations_task_and_context(seeded):
     home, alpha = seeded
 
     async def session(client):
-        return (await client.call_tool("list_records", {"kind": "fact"}),
-                await client.call_tool("list_records", {"tag": "db", "limit": 2}),
-                await client.call_tool("get_relations", {"id": "dec-a-mysql"}),
-                await client.call_tool("recall_for_task", {"goal": "add a column to the primary database tables"}),
-                await client.call_tool("context", {"goal": "pick a datastore for primary data", "budget_tokens": 300}),
-                await client.call_tool("list_records", {"status": "not-a-status"}))
+        return (
+            await client.call_tool("list_records", {"kind": "fact"}),
+            await client.call_tool("list_records", {"tag": "db", "limit": 2}),
+            await client.call_tool("get_relations", {"id": "dec-a-mysql"}),
+            await client.call_tool("recall_for_task", {"goal": "add a column to the primary database tables"}),
+            await client.call_tool("context", {"goal": "pick a datastore for primary data", "budget_tokens": 300}),
+            await client.call_tool("list_records", {"status": "not-a-status"}),
+        )
 
     facts, tagged, rel, task, ctx, bad = mcp_run(session, home, alpha)
     assert [r["id"] for r in facts.structured_content["records"]] == ["fact-a-old-port", "fact-a-port"]
@@ -92,7 +93,9 @@ def test_list_relations_task_and_context(seeded):
     graph = rel.structured_content["relations"]
     assert graph["status"] == "superseded" and graph["current"] == ["dec-a-db"]
     assert [(e["id"], e["retires"]) for e in graph["superseded_by"]] == [("dec-a-db", True)]
-    assert task.structured_content["status"] == "ok" and "dec-a-db" in [r["id"] for r in task.structured_content["records"]]
+    assert task.structured_content["status"] == "ok" and "dec-a-db" in [
+        r["id"] for r in task.structured_content["records"]
+    ]
     assert "PostgreSQL" in ctx.structured_content["text"] and ctx.structured_content["kind"] == "evidence"
     assert bad.is_error  # closed vocabulary: rejected by the tool's input schema
 
@@ -102,8 +105,13 @@ def test_streamable_http_needs_a_granted_token(seeded):
     from mcp.client.streamable_http import streamable_http_client
 
     home, alpha = seeded
-    proc = subprocess.Popen([JGM, "mcp", "--http", "--port", "0", "--repo", str(alpha.path)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, JGM_HOME=str(home)))
+    proc = subprocess.Popen(
+        [JGM, "mcp", "--http", "--port", "0", "--repo", str(alpha.path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, JGM_HOME=str(home)),
+    )
     threading.Thread(target=proc.stderr.read, daemon=True).start()
     try:
         info = json.loads(first_line(proc, 300))

@@ -22,8 +22,15 @@ import time
 
 from api_helpers import Server, workspace_id
 from conftest import record_text
-from hooks_helpers import (JGM, WatchProcess, assert_index_matches_files, atomic_write, last_hook_run,
-                           small_hnsw_buffers, wait_hook_jobs)
+from hooks_helpers import (
+    JGM,
+    WatchProcess,
+    assert_index_matches_files,
+    atomic_write,
+    last_hook_run,
+    small_hnsw_buffers,
+    wait_hook_jobs,
+)
 
 from jupiter_git_memory.base.store import log_path
 from jupiter_git_memory.seed.seeder import Seeder
@@ -52,8 +59,9 @@ def api_writer(server: Server, ws: str, done: threading.Event, errors: list, run
 
 def body(n: int, words: int) -> str:
     """Long enough for several chunks when `words` is large, so partial writes would show."""
-    return " ".join(f"Paragraph {n}: the service keeps its state in store {n % 5} and retries {i} times."
-                    for i in range(words))
+    return " ".join(
+        f"Paragraph {n}: the service keeps its state in store {n % 5} and retries {i} times." for i in range(words)
+    )
 
 
 def git_ok(repo, *args) -> None:
@@ -64,8 +72,13 @@ def git_ok(repo, *args) -> None:
 def test_hooks_watcher_api_and_cli_seeds_write_one_index_safely(repo, monkeypatch, jgm_home):
     monkeypatch.delenv("JGM_HOOK_SYNC", raising=False)  # hooks reseed detached, overlapping the rest
     for i in range(10):
-        repo.record(f"r{i}", kind="decision" if i % 2 else "fact", status="accepted" if i % 2 else "verified",
-                    title=f"Record {i}", body=body(i, 3 + (i % 4) * 12))
+        repo.record(
+            f"r{i}",
+            kind="decision" if i % 2 else "fact",
+            status="accepted" if i % 2 else "verified",
+            title=f"Record {i}",
+            body=body(i, 3 + (i % 4) * 12),
+        )
     repo.commit("start")
     git_ok(repo, "checkout", "-q", "-b", "alt")
     repo.record("r1", title="Record 1", body=body(101, 30))
@@ -88,8 +101,11 @@ def test_hooks_watcher_api_and_cli_seeds_write_one_index_safely(repo, monkeypatc
 
         def cli_seeder() -> None:
             for _ in range(SEEDS_EACH):
-                cli_runs.append(subprocess.run([*JGM, "seed", "--json", "--repo", str(repo.path)],
-                                               capture_output=True, text=True, timeout=600))
+                cli_runs.append(
+                    subprocess.run(
+                        [*JGM, "seed", "--json", "--repo", str(repo.path)], capture_output=True, text=True, timeout=600
+                    )
+                )
 
         rng = random.Random(4)
         branch = ["main"]
@@ -122,7 +138,9 @@ def test_hooks_watcher_api_and_cli_seeds_write_one_index_safely(repo, monkeypatc
 
         threads = [threading.Thread(target=cli_seeder) for _ in range(CLI_SEEDERS)]
         threads += [threading.Thread(target=w, args=(repo.path, done, errors)) for w in EXTRA_WRITERS]
-        threads.append(threading.Thread(target=api_writer, args=(server, workspace_id(repo.path), done, errors, api_runs)))
+        threads.append(
+            threading.Thread(target=api_writer, args=(server, workspace_id(repo.path), done, errors, api_runs))
+        )
         for t in threads:
             t.start()
         for step in range(STEPS):
@@ -168,8 +186,9 @@ def test_a_long_lived_seeder_reopens_chroma_after_another_process_wrote(repo):
     seeder.seed()
     for i in range(12, 30):
         repo.record(f"p{i}", title=f"Policy {i}", body=f"Policy {i} says to keep {i} replicas.")
-    other = subprocess.run([*JGM, "seed", "--json", "--repo", str(repo.path)], capture_output=True, text=True,
-                           timeout=600)
+    other = subprocess.run(
+        [*JGM, "seed", "--json", "--repo", str(repo.path)], capture_output=True, text=True, timeout=600
+    )
     assert other.returncode == 0, other.stderr
     for i in range(30, 45):
         repo.record(f"p{i}", title=f"Policy {i}", body=f"Policy {i} says to keep {i} replicas.")

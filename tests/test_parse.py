@@ -9,9 +9,11 @@ def parse(text: str | bytes, path: str = "knowledge/x.md"):
 
 
 def test_full_record_parses_with_metadata():
-    out = parse("---\nid: DEC-1\nkind: decision\nstatus: accepted\ntitle: Use Chroma\n"
-                "supersedes: [DEC-0]\ntags: [index, chroma]\ndate: 2026-11-30\nsource: docs/x.md\n"
-                "scope: backend\nowner: alice\n---\n\nWe use Chroma.\n")
+    out = parse(
+        "---\nid: DEC-1\nkind: decision\nstatus: accepted\ntitle: Use Chroma\n"
+        "supersedes: [DEC-0]\ntags: [index, chroma]\ndate: 2026-11-30\nsource: docs/x.md\n"
+        "scope: backend\nowner: alice\n---\n\nWe use Chroma.\n"
+    )
     r = out.record
     assert out.issues == [] and r is not None
     assert (r.id, r.kind, r.status, r.title) == ("DEC-1", "decision", "accepted", "Use Chroma")
@@ -100,6 +102,7 @@ def test_issue_render_names_file_line_and_fix():
 
 # --- rules the mutation bench showed no test stated (issue 17) ---
 
+
 def test_record_round_trips_through_a_dict_with_lists_for_links():
     from jupiter_git_memory.records.model import Record
 
@@ -153,8 +156,11 @@ def test_unclosed_empty_and_non_mapping_frontmatter():
 
 
 def test_opening_fence_variants_are_frontmatter():
-    for text in ("\ufeff" + HEAD + "---\nb\n", HEAD.replace("---\n", "--- \t\n", 1) + "---\nb\n",
-                 (HEAD + "---\nb\n").replace("\n", "\r\n")):
+    for text in (
+        "\ufeff" + HEAD + "---\nb\n",
+        HEAD.replace("---\n", "--- \t\n", 1) + "---\nb\n",
+        (HEAD + "---\nb\n").replace("\n", "\r\n"),
+    ):
         r = parse(text).record
         assert r is not None and r.id == "A" and r.title == "T", repr(text)
     assert parse("----\nid: A\n----\n").skipped == "no frontmatter"
@@ -167,8 +173,10 @@ def test_empty_required_value_is_missing():
 
 
 def test_every_record_error_carries_its_line():
-    out = parse("---\nid: 'a b'\nkind: fact\nstatus: verified\ntitle: [x]\ntags: {a: 1}\nsupersedes: {x: y}\n"
-                "superseded_by: [[1]]\n---\n")
+    out = parse(
+        "---\nid: 'a b'\nkind: fact\nstatus: verified\ntitle: [x]\ntags: {a: 1}\nsupersedes: {x: y}\n"
+        "superseded_by: [[1]]\n---\n"
+    )
     lines = {i.message.split()[0]: i.line for i in out.issues}
     assert lines == {"invalid": 2, "`title`": 5, "`tags`": 6, "`supersedes`": 7, "`superseded_by`": 8}
     assert all(i.fix for i in out.issues) and any("[A, B]" in i.fix for i in out.issues)
@@ -182,8 +190,10 @@ def test_long_invalid_ids_are_cut_in_the_message():
 
 
 def test_values_are_normalised():
-    r = parse("---\nid: ' A-1 '\nkind: ' Fact '\nstatus: ' Verified '\ntitle: '  Spaced  '\n"
-              "supersedes: [' B ', '', 7]\nsuperseded_by: C\ntags: 'a, , b'\nsource: 42\n---\n\n  Body.  \n\n").record
+    r = parse(
+        "---\nid: ' A-1 '\nkind: ' Fact '\nstatus: ' Verified '\ntitle: '  Spaced  '\n"
+        "supersedes: [' B ', '', 7]\nsuperseded_by: C\ntags: 'a, , b'\nsource: 42\n---\n\n  Body.  \n\n"
+    ).record
     assert (r.id, r.kind, r.status, r.title, r.body) == ("A-1", "fact", "verified", "Spaced", "Body.")
     assert r.supersedes == ("B", "7") and r.superseded_by == ("C",) and r.tags == ("a", "b") and r.source == "42"
     assert parse(HEAD + "tags: [1, x, 2.5]\n---\n").record.tags == ("1", "x", "2.5")
@@ -193,13 +203,15 @@ def test_values_are_normalised():
 def test_madr_link_is_added_once_and_stripped_of_brackets():
     r = parse('---\nid: A\nkind: adr\nstatus: "Superseded by [ADR-7]"\ntitle: T\nsuperseded_by: ADR-7\n---\n').record
     assert r.status == "superseded" and r.superseded_by == ("ADR-7",)
-    r = parse('---\nid: A\nkind: adr\nstatus: superseded by (ADR-8)\ntitle: T\nsuperseded_by: ADR-7\n---\n').record
+    r = parse("---\nid: A\nkind: adr\nstatus: superseded by (ADR-8)\ntitle: T\nsuperseded_by: ADR-7\n---\n").record
     assert r.superseded_by == ("ADR-7", "ADR-8")
 
 
 def test_key_lines_are_top_level_frontmatter_keys_only():
-    r = parse("---\nid: A\nkind: fact\nstatus: verified\ntitle: T\nnested:\n  status: x\ntitle2: y\n---\n"
-              "other: not frontmatter\n").record
+    r = parse(
+        "---\nid: A\nkind: fact\nstatus: verified\ntitle: T\nnested:\n  status: x\ntitle2: y\n---\n"
+        "other: not frontmatter\n"
+    ).record
     assert r.lines == {"id": 2, "kind": 3, "status": 4, "title": 5, "nested": 6, "title2": 8}
 
 
@@ -207,20 +219,31 @@ def test_content_hash_covers_the_raw_bytes_and_metadata_stays_json_safe():
     import hashlib
     import json
 
-    raw = (HEAD + "when: 2026-01-02\nextra: {at: 2026-01-03, list: [1, 2026-01-04, {b: true}], n: null}\n---\n")
+    raw = HEAD + "when: 2026-01-02\nextra: {at: 2026-01-03, list: [1, 2026-01-04, {b: true}], n: null}\n---\n"
     r = parse(raw).record
     assert r.content_hash == hashlib.sha256(raw.encode()).hexdigest()
-    assert r.metadata == {"when": "2026-01-02", "extra": {"at": "2026-01-03", "list": [1, "2026-01-04", {"b": True}],
-                                                          "n": None}}
+    assert r.metadata == {
+        "when": "2026-01-02",
+        "extra": {"at": "2026-01-03", "list": [1, "2026-01-04", {"b": True}], "n": None},
+    }
     json.dumps(r.metadata)
     assert parse(HEAD + "date: 2026-01-02 10:00:00\n---\n").record.date.startswith("2026-01-02T10:00")
 
 
 def test_every_parse_error_names_the_file():
-    bad = [b"---\nid: A\x00\n---\n", b"---\nid: \xff\n---\n", HEAD.encode(), b"---\n- a\n---\n",
-           b"---\nid: A\nkind: x: y\n---\n", b"---\n---\n", (HEAD + "supersedes: {a: 1}\n---\n").encode(),
-           (HEAD + "---\n" + "x" * MAX_RECORD_BYTES).encode(), (HEAD + "superseded_by: {a: 1}\n---\n").encode(),
-           (HEAD + "tags: {a: 1}\n---\n").encode(), b"---\nid: a b\nkind: memo\nstatus: s\ntitle: [t]\n---\n"]
+    bad = [
+        b"---\nid: A\x00\n---\n",
+        b"---\nid: \xff\n---\n",
+        HEAD.encode(),
+        b"---\n- a\n---\n",
+        b"---\nid: A\nkind: x: y\n---\n",
+        b"---\n---\n",
+        (HEAD + "supersedes: {a: 1}\n---\n").encode(),
+        (HEAD + "---\n" + "x" * MAX_RECORD_BYTES).encode(),
+        (HEAD + "superseded_by: {a: 1}\n---\n").encode(),
+        (HEAD + "tags: {a: 1}\n---\n").encode(),
+        b"---\nid: a b\nkind: memo\nstatus: s\ntitle: [t]\n---\n",
+    ]
     for raw in bad:
         out = parse_record("knowledge/sub/y.md", raw)
         assert out.record is None and out.issues and all(i.path == "knowledge/sub/y.md" for i in out.issues), raw[:30]
@@ -241,11 +264,12 @@ def test_a_body_repeating_the_frontmatter_does_not_move_the_error_line():
 
 def test_no_tags_is_an_empty_tuple_and_ids_ending_in_x_survive_madr_links():
     assert parse(HEAD + "---\n").record.tags == ()
-    r = parse('---\nid: A\nkind: adr\nstatus: superseded by ADR-X\ntitle: T\n---\n').record
+    r = parse("---\nid: A\nkind: adr\nstatus: superseded by ADR-X\ntitle: T\n---\n").record
     assert r.superseded_by == ("ADR-X",)
 
 
 # --- bounded frontmatter (records/safe_yaml.py): every refusal names the file and its line ---
+
 
 def _refusal(extra: str):
     (issue,) = parse(HEAD + extra + "---\nbody\n").issues
@@ -270,7 +294,9 @@ def test_nesting_is_allowed_up_to_the_limit_and_refused_past_it():
     deep = _refusal(nested(MAX_DEPTH + 1))
     assert deep.line == 6 and str(MAX_DEPTH) in deep.message and "flatten" in deep.fix
     assert parse(HEAD + "a: [[1]]\nb: [[2]]\n" + nested(MAX_DEPTH) + "---\n").record is not None  # depth unwinds
-    after_sibling = "x: [[1], " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "]\n"  # 17 levels, past a nested sibling
+    after_sibling = (
+        "x: [[1], " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "]\n"
+    )  # 17 levels, past a nested sibling
     assert _refusal(after_sibling).line == 6
 
 
@@ -319,8 +345,10 @@ def test_frontmatter_is_allowed_up_to_its_byte_limit():
 
 
 def test_ids_links_and_titles_are_read_as_written():
-    r = parse("---\nid: 0012\nkind: fact\nstatus: verified\ntitle: yes\nsupersedes: [1.50, 007]\n"
-              "superseded_by: 0x1F\ntags: [on, 1e3]\nsource: 2024-01-01\nscope: 1_000\npriority: 1.50\n---\n").record
+    r = parse(
+        "---\nid: 0012\nkind: fact\nstatus: verified\ntitle: yes\nsupersedes: [1.50, 007]\n"
+        "superseded_by: 0x1F\ntags: [on, 1e3]\nsource: 2024-01-01\nscope: 1_000\npriority: 1.50\n---\n"
+    ).record
     assert (r.id, r.title, r.supersedes, r.superseded_by) == ("0012", "yes", ("1.50", "007"), ("0x1F",))
     assert (r.tags, r.source, r.scope) == (("on", "1e3"), "2024-01-01", "1_000")
     assert r.metadata == {"priority": 1.5}  # other keys keep YAML's types

@@ -3,8 +3,16 @@
 import pytest
 
 from jupiter_git_memory.recall.floors import round_up
-from jupiter_git_memory.recall.ranking import (DEFAULT_WEIGHTS, Hit, check_mode, fts_match, fts_terms, merge_weights, rank,
-                                               relevance)
+from jupiter_git_memory.recall.ranking import (
+    DEFAULT_WEIGHTS,
+    Hit,
+    check_mode,
+    fts_match,
+    fts_terms,
+    merge_weights,
+    rank,
+    relevance,
+)
 
 W = merge_weights(None)
 
@@ -84,6 +92,7 @@ def test_discriminating_drops_terms_in_most_chunks():
 
 # --- rules the mutation bench showed no test stated (issue 17) ---
 
+
 def test_cos_exactly_at_the_floor_is_not_returned_in_any_floored_mode():
     at = hit("AT", "fact", "verified", 0.375, lexical=5.0)
     for mode in ("dense", "hybrid"):
@@ -123,8 +132,9 @@ def test_any_lexical_match_corroborates_a_near_floor_record():
 
 
 def test_every_kind_and_status_weight_is_read_from_config():
-    table = {kind: {status: 3.0 + i / 100 for i, status in enumerate(statuses)}
-             for kind, statuses in DEFAULT_WEIGHTS.items()}
+    table = {
+        kind: {status: 3.0 + i / 100 for i, status in enumerate(statuses)} for kind, statuses in DEFAULT_WEIGHTS.items()
+    }
     table["candidate"] = {"candidate": 0.25}
     w = merge_weights(table)
     for kind, statuses in table.items():
@@ -171,8 +181,14 @@ def test_hybrid_relevance_blends_dense_and_normalised_lexical():
     out = {h.record_id: h for h in rank([a, b], 0.3, W, 5, "hybrid", lexical_weight=0.25)}
     assert abs(out["A"].relevance - (0.75 * 0.5 + 0.25 * 0.5)) < 1e-9
     assert abs(out["B"].relevance - (0.75 * 0.5 + 0.25 * 1.0)) < 1e-9
-    assert out["B"].why == {"cos": 0.65, "dense": 0.5, "lexical": 1.0, "relevance": 0.625, "weight": 1.0,
-                            "admitted": "dense"}
+    assert out["B"].why == {
+        "cos": 0.65,
+        "dense": 0.5,
+        "lexical": 1.0,
+        "relevance": 0.625,
+        "weight": 1.0,
+        "admitted": "dense",
+    }
 
 
 def test_dense_mode_ignores_lexical_evidence():
@@ -186,8 +202,11 @@ def test_hybrid_without_any_lexical_match_is_dense():
 
 
 def test_ties_break_by_cosine_then_id_and_k_limits():
-    same_score = [hit("B", "fact", "unverified", 0.65), hit("A", "fact", "unverified", 0.65),
-                  hit("C", "fact", "unverified", 0.9, lexical=0.0)]
+    same_score = [
+        hit("B", "fact", "unverified", 0.65),
+        hit("A", "fact", "unverified", 0.65),
+        hit("C", "fact", "unverified", 0.9, lexical=0.0),
+    ]
     out = rank(same_score, 0.3, W, 3, "dense")
     assert [h.record_id for h in out] == ["C", "A", "B"]
     w = merge_weights({"fact": {"unverified": 1.0, "verified": 2.0}})
@@ -306,8 +325,13 @@ def test_an_empty_answer_names_the_closest_record_and_why():
 
     far, near = hit("FAR", "fact", "verified", 0.12345), hit("NEAR", "fact", "verified", 0.28765)
     why = no_answer_reason([far, near, hit("MID", "fact", "verified", 0.2)], 0.3, "hybrid", 0.1)
-    assert why == {"decision": "no-answer", "best_record": "NEAR", "best_cos": 0.2877, "floor": 0.3,
-                   "reason": why["reason"]}
+    assert why == {
+        "decision": "no-answer",
+        "best_record": "NEAR",
+        "best_cos": 0.2877,
+        "floor": 0.3,
+        "reason": why["reason"],
+    }
     assert "0.288" in why["reason"] and "0.30" in why["reason"] and "at or below the floor" in why["reason"]
     at = no_answer_reason([hit("AT", "fact", "verified", 0.3)], 0.3, "dense", 0.0)
     assert at["best_record"] == "AT" and "at or below the floor" in at["reason"]

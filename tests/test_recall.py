@@ -1,12 +1,11 @@
 """Recall under the memory contract, end to end with the real model and embedded Chroma."""
 
-
 import pytest
 
 from jupiter_git_memory.recall.calibrate import calibrate
 from jupiter_git_memory.recall.context import build_context
 from jupiter_git_memory.recall.receipts import get_receipt
-from jupiter_git_memory.recall.service import RecallError, Recaller
+from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.recall.task import recall_task
 from jupiter_git_memory.recall.verify import verify_receipt
 from jupiter_git_memory.seed.seeder import Seeder
@@ -14,18 +13,45 @@ from jupiter_git_memory.seed.seeder import Seeder
 
 @pytest.fixture
 def kb(repo):
-    repo.record("dec-postgres", title="Use PostgreSQL as the primary database",
-                body="All services store their relational data in PostgreSQL 16, managed by the platform team.")
-    repo.record("dec-mysql", status="superseded", title="Use MySQL as the primary database",
-                body="Services store relational data in MySQL 5.7.", superseded_by="dec-postgres")
-    repo.record("fact-port", kind="fact", status="verified", title="The API server listens on port 8321",
-                body="By default the HTTP API binds 127.0.0.1:8321; override it with --port.")
-    repo.record("fact-py39", kind="fact", status="false", title="The CI pipeline runs on Python 3.9",
-                body="CI uses Python 3.9 for every job.")
-    repo.record("cand-redis", kind="candidate", status="candidate", title="Maybe cache sessions in Redis",
-                body="An agent noticed session lookups are slow and suggests caching them in Redis.")
-    repo.record("dec-logging", status="proposed", title="Log in JSON lines",
-                body="Proposal: emit structured logs as JSON lines.")
+    repo.record(
+        "dec-postgres",
+        title="Use PostgreSQL as the primary database",
+        body="All services store their relational data in PostgreSQL 16, managed by the platform team.",
+    )
+    repo.record(
+        "dec-mysql",
+        status="superseded",
+        title="Use MySQL as the primary database",
+        body="Services store relational data in MySQL 5.7.",
+        superseded_by="dec-postgres",
+    )
+    repo.record(
+        "fact-port",
+        kind="fact",
+        status="verified",
+        title="The API server listens on port 8321",
+        body="By default the HTTP API binds 127.0.0.1:8321; override it with --port.",
+    )
+    repo.record(
+        "fact-py39",
+        kind="fact",
+        status="false",
+        title="The CI pipeline runs on Python 3.9",
+        body="CI uses Python 3.9 for every job.",
+    )
+    repo.record(
+        "cand-redis",
+        kind="candidate",
+        status="candidate",
+        title="Maybe cache sessions in Redis",
+        body="An agent noticed session lookups are slow and suggests caching them in Redis.",
+    )
+    repo.record(
+        "dec-logging",
+        status="proposed",
+        title="Log in JSON lines",
+        body="Proposal: emit structured logs as JSON lines.",
+    )
     repo.commit()
     Seeder(repo.path).seed()
     return repo
@@ -74,9 +100,17 @@ def test_no_answer_is_empty_in_every_dense_mode(kb):
 
 def test_floor_bound_to_identity(kb, tmp_path, minilm_dir):
     probes = tmp_path / "probes.txt"
-    probes.write_text("\n".join(["What is the recipe for banana bread?", "Who won the 2010 world cup?",
-                                 "How do I book a vacation day?", "Which font does the logo use?",
-                                 "What is the weather tomorrow?"]))
+    probes.write_text(
+        "\n".join(
+            [
+                "What is the recipe for banana bread?",
+                "Who won the 2010 world cup?",
+                "How do I book a vacation day?",
+                "Which font does the logo use?",
+                "What is the weather tomorrow?",
+            ]
+        )
+    )
     rc = Recaller(kb.path)
     assert rc.floor()[1] == "shipped-default" and rc.floor()[2]
     res = calibrate(rc, probes)
@@ -105,8 +139,13 @@ def test_receipt_stored_and_verified_then_detects_change(kb):
     assert stored["index"]["identity"] and stored["provider"]["name"] == "jupiter-git-memory"
     assert stored["filters"]["statuses"] == ["accepted", "verified", "unverified"] and stored["k"] == 2
     assert verify_receipt(rc, rid)["same"] is True
-    kb.record("fact-port", kind="fact", status="false", title="The API server listens on port 8321",
-              body="By default the HTTP API binds 127.0.0.1:8321; override it with --port.")
+    kb.record(
+        "fact-port",
+        kind="fact",
+        status="false",
+        title="The API server listens on port 8321",
+        body="By default the HTTP API binds 127.0.0.1:8321; override it with --port.",
+    )
     kb.commit("port fact was wrong")
     Seeder(kb.path).seed()
     v = verify_receipt(rc, rid)
@@ -116,8 +155,9 @@ def test_receipt_stored_and_verified_then_detects_change(kb):
 
 def test_recall_task_statuses(kb, monkeypatch):
     rc = Recaller(kb.path)
-    ok = recall_task(rc, "which database should my new service use?", errors=["psycopg.OperationalError"],
-                     files=["db/schema.sql"])
+    ok = recall_task(
+        rc, "which database should my new service use?", errors=["psycopg.OperationalError"], files=["db/schema.sql"]
+    )
     assert ok["status"] == "ok" and ok["results"][0]["id"] == "dec-postgres" and ok["receipt"]["mode"] == "task"
     none = recall_task(rc, "bake a chocolate cake for the party")
     assert none["status"] == "no-matches" and none["results"] == []
@@ -136,8 +176,11 @@ def test_recall_task_statuses(kb, monkeypatch):
 def test_recall_task_global_workspaces(kb, make_repo):
     other = make_repo("shared")
     other.write("jgm.toml", "global = true\n")
-    other.record("dec-shared-style", title="All teams use Black for Python formatting",
-                 body="Python code across the company is formatted with Black.")
+    other.record(
+        "dec-shared-style",
+        title="All teams use Black for Python formatting",
+        body="Python code across the company is formatted with Black.",
+    )
     other.commit()
     Seeder(other.path).seed()
     rc = Recaller(kb.path)
@@ -165,8 +208,13 @@ def test_context_respects_budget(kb):
 def test_long_lived_recaller_sees_new_seed(kb):
     rc = Recaller(kb.path)
     assert "fact-new" not in ids(rc.recall("how many replicas does the queue have?"))
-    kb.record("fact-new", kind="fact", status="verified", title="The job queue runs three replicas",
-              body="RabbitMQ runs as three replicas.")
+    kb.record(
+        "fact-new",
+        kind="fact",
+        status="verified",
+        title="The job queue runs three replicas",
+        body="RabbitMQ runs as three replicas.",
+    )
     kb.commit()
     Seeder(kb.path).seed()
     assert "fact-new" in ids(rc.recall("how many replicas does the queue have?"))

@@ -166,8 +166,12 @@ def test_worktrees_share_workspace(repo, tmp_path):
 def test_remote_url_normalisation():
     from jupiter_git_memory.index.workspace import normalise_remote
 
-    forms = ["git@github.com:Org/Repo.git", "https://github.com/org/repo", "ssh://git@github.com/org/repo.git",
-             "https://user@github.com/org/repo.git/"]
+    forms = [
+        "git@github.com:Org/Repo.git",
+        "https://github.com/org/repo",
+        "ssh://git@github.com/org/repo.git",
+        "https://user@github.com/org/repo.git/",
+    ]
     assert {normalise_remote(f) for f in forms} == {"github.com/org/repo"}
 
 

@@ -10,9 +10,14 @@ def test_running_server_follows_config_edits(tmp_path):
     home = tmp_path / "home"
     repo = make_beta(tmp_path / "beta")
     repo.write("jgm.toml", 'roots = ["knowledge"]\n')
-    repo.record("note-refunds", rel="notes/note-refunds.md", kind="fact", status="verified",
-                title="Refunds reach the customer within five working days",
-                body="A refund through Stripe shows on the customer's statement within five working days.")
+    repo.record(
+        "note-refunds",
+        rel="notes/note-refunds.md",
+        kind="fact",
+        status="verified",
+        title="Refunds reach the customer within five working days",
+        body="A refund through Stripe shows on the customer's statement within five working days.",
+    )
     repo.commit("config and a note outside the roots")
     seed_in_process(repo.path, home)
     server = Server([repo.path], home)

@@ -25,8 +25,11 @@ def chroma_server(tmp_path_factory):
     exe = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
     port = _free_port()
     data = tmp_path_factory.mktemp("chroma-server")
-    proc = subprocess.Popen([exe, "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [exe, "run", "--path", str(data), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -46,8 +49,13 @@ def chroma_server(tmp_path_factory):
 def test_seed_and_recall_through_chroma_server(repo, chroma_server, monkeypatch):
     monkeypatch.setenv("JGM_CHROMA_URL", chroma_server)
     repo.record("DEC-DB", title="Store vectors in Chroma", body="Embeddings are persisted in a Chroma collection.")
-    repo.record("FACT-PY", kind="fact", status="verified", title="CI runs Python 3.11 and 3.12",
-                body="The CI matrix covers Python 3.11 and 3.12.")
+    repo.record(
+        "FACT-PY",
+        kind="fact",
+        status="verified",
+        title="CI runs Python 3.11 and 3.12",
+        body="The CI matrix covers Python 3.11 and 3.12.",
+    )
     repo.commit()
     s = Seeder(repo.path)
     r = s.seed()

@@ -16,7 +16,6 @@ import resource
 import time
 
 import pytest
-
 from api_helpers import Server, workspace_id
 from conftest import record_text
 
@@ -45,8 +44,12 @@ def proc_stats(pid: int) -> dict:
         except OSError:
             pass
     pool = sum(t.endswith(POOL) for t in targets)
-    return {"rss": int(status["VmRSS"].split()[0]), "fds": len(targets) - pool, "pool": pool,
-            "threads": sum(not n.startswith("sqlx-sqlite") for n in names)}
+    return {
+        "rss": int(status["VmRSS"].split()[0]),
+        "fds": len(targets) - pool,
+        "pool": pool,
+        "threads": sum(not n.startswith("sqlx-sqlite") for n in names),
+    }
 
 
 def settled_stats(pid: int, base: dict | None, wait: float = 5.0) -> dict:
@@ -56,7 +59,11 @@ def settled_stats(pid: int, base: dict | None, wait: float = 5.0) -> dict:
     deadline = time.monotonic() + wait
     while True:
         now = proc_stats(pid)
-        if base is None or (now["fds"] <= base["fds"] and now["threads"] <= base["threads"]) or time.monotonic() > deadline:
+        if (
+            base is None
+            or (now["fds"] <= base["fds"] and now["threads"] <= base["threads"])
+            or time.monotonic() > deadline
+        ):
             return now
         time.sleep(0.05)
 
@@ -72,8 +79,11 @@ def test_server_stays_flat_and_fresh_over_outside_writes(repo, jgm_home):
     from jupiter_git_memory.seed.seeder import Seeder
 
     for n in range(4):
-        repo.record(f"dec-base-{n}", title=f"Base decision {n} about the build cache",
-                    body=f"The build cache keeps artefacts for {n + 2} days because CI reruns are frequent.")
+        repo.record(
+            f"dec-base-{n}",
+            title=f"Base decision {n} about the build cache",
+            body=f"The build cache keeps artefacts for {n + 2} days because CI reruns are frequent.",
+        )
     repo.commit("base")
     seeder = Seeder(repo.path)  # the outside writer: another process than the server
     seeder.seed()
@@ -84,8 +94,12 @@ def test_server_stays_flat_and_fresh_over_outside_writes(repo, jgm_home):
         with server.client() as c:
             for i in range(WRITES):
                 rid, title = probe(i)
-                repo.write(f"knowledge/probes/{rid}.md", record_text(rid, kind="fact", status="verified", title=title,
-                                                                    body=f"{title}. Measured by the soak test."))
+                repo.write(
+                    f"knowledge/probes/{rid}.md",
+                    record_text(
+                        rid, kind="fact", status="verified", title=title, body=f"{title}. Measured by the soak test."
+                    ),
+                )
                 if i >= 3:  # keep the repo small: the probe of three writes ago goes
                     os.unlink(repo.path / f"knowledge/probes/{probe(i - 3)[0]}.md")
                 report = seeder.seed()
@@ -124,8 +138,11 @@ def test_every_500_is_our_json_even_when_file_descriptors_run_out(repo, jgm_home
             soft, hard = resource.prlimit(server.proc.pid, resource.RLIMIT_NOFILE)
             resource.prlimit(server.proc.pid, resource.RLIMIT_NOFILE, (used, hard))
             try:
-                answers = [c.get(base + "/records"), c.get(base + "/records/dec-a"),
-                           c.post(base + "/recall", json={"query": "which database?"})]
+                answers = [
+                    c.get(base + "/records"),
+                    c.get(base + "/records/dec-a"),
+                    c.post(base + "/recall", json={"query": "which database?"}),
+                ]
             finally:
                 resource.prlimit(server.proc.pid, resource.RLIMIT_NOFILE, (soft, hard))
             failed = [r for r in answers if r.status_code >= 500]

@@ -7,8 +7,12 @@ from jupiter_git_memory.surfaces.api.app import create_app
 def test_openapi_shows_success_bodies():
     schema = create_app(warm=False).openapi()
     base = "/v1/workspaces/{workspace}"
-    want = {("post", "/recall"): "RecallAnswer", ("post", "/recall-task"): "TaskAnswer",
-            ("post", "/context"): "ContextPack", ("get", "/receipts/{receipt_id}"): "Receipt"}
+    want = {
+        ("post", "/recall"): "RecallAnswer",
+        ("post", "/recall-task"): "TaskAnswer",
+        ("post", "/context"): "ContextPack",
+        ("get", "/receipts/{receipt_id}"): "Receipt",
+    }
     for (method, path), model in want.items():
         ok = schema["paths"][base + path][method]["responses"]["200"]["content"]["application/json"]["schema"]
         assert ok == {"$ref": f"#/components/schemas/{model}"}, (path, ok)

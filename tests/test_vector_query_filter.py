@@ -13,8 +13,13 @@ def test_view_query_equals_filtering_a_full_search(repo, embedder):
     for i in range(45):
         kind = "fact" if i % 5 == 0 else "decision"
         status = ("verified" if i % 2 else "false") if kind == "fact" else STATUSES[i % len(STATUSES)]
-        repo.record(f"r-{i:02d}", kind=kind, status=status, title=f"Rule {i} for the cache and retry layer",
-                    body=f"Record {i}: the cache layer retries {i % 7} times under load, then gives up.")
+        repo.record(
+            f"r-{i:02d}",
+            kind=kind,
+            status=status,
+            title=f"Rule {i} for the cache and retry layer",
+            body=f"Record {i}: the cache layer retries {i % 7} times under load, then gives up.",
+        )
     repo.commit()
     Seeder(repo.path).seed()
     r = Recaller(repo.path)

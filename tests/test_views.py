@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from jupiter_git_memory.maintenance.doctor import diagnose
 from jupiter_git_memory.index.handle import open_index
+from jupiter_git_memory.maintenance.doctor import diagnose
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
@@ -52,8 +52,10 @@ def test_removing_a_worktree_loses_nothing_another_uses(repo, tmp_path):
     main.seed()
     wt = tmp_path / "wt"
     repo.git("worktree", "add", "-q", "-b", "side", str(wt))
-    (wt / "knowledge/only-side.md").write_text("---\nid: only-side\nkind: fact\nstatus: verified\n"
-                                               "title: Side branch uses a queue\n---\nThe side branch adds a queue.\n")
+    (wt / "knowledge/only-side.md").write_text(
+        "---\nid: only-side\nkind: fact\nstatus: verified\n"
+        "title: Side branch uses a queue\n---\nThe side branch adds a queue.\n"
+    )
     Seeder(wt).seed()
     repo.git("worktree", "remove", "--force", str(wt))
     r = main.seed()  # prunes the removed worktree's view
@@ -68,8 +70,12 @@ def superseded_after_tag(repo, tag: str) -> None:
     repo.record("dec-old", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
     repo.commit()
     repo.git("tag", tag)
-    repo.record("dec-new", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
-                supersedes="dec-old")
+    repo.record(
+        "dec-new",
+        title="Orders are stored in MongoDB",
+        body="The application's orders live in MongoDB.",
+        supersedes="dec-old",
+    )
     repo.commit("supersede")
     Seeder(repo.path).seed()
 
@@ -121,8 +127,12 @@ def seeded_supersede(repo) -> str:
     """dec-pg committed, then superseded by dec-mongo in a second commit, seeded; returns the first commit."""
     repo.record("dec-pg", title="Orders are stored in PostgreSQL", body="The application's orders live in PostgreSQL.")
     first = repo.commit()
-    repo.record("dec-mongo", title="Orders are stored in MongoDB", body="The application's orders live in MongoDB.",
-                supersedes="dec-pg")
+    repo.record(
+        "dec-mongo",
+        title="Orders are stored in MongoDB",
+        body="The application's orders live in MongoDB.",
+        supersedes="dec-pg",
+    )
     repo.commit()
     Seeder(repo.path).seed()
     return first
@@ -198,6 +208,7 @@ def test_a_candidate_promoted_on_a_branch_stays_in_review_in_other_worktrees(rep
     """Promotion is per view: the proposal branch checked out in a review worktree promotes the candidate
     there, not in main (where the file is not merged yet), and main's seeds do not take it back there."""
     from candidates_helpers import recall_ids, seed_repo
+
     from jupiter_git_memory.candidates.model import CandidateInput
     from jupiter_git_memory.candidates.propose import propose
     from jupiter_git_memory.candidates.service import CandidateService
@@ -205,8 +216,14 @@ def test_a_candidate_promoted_on_a_branch_stays_in_review_in_other_worktrees(rep
     seed_repo(repo)
     svc = CandidateService(repo.path)
     q = "Which Python version does CI use?"
-    a = svc.record(CandidateInput("decision", "Pin the Python version in CI to 3.12",
-                                  "CI runs on Python 3.12 only, because the ONNX wheels are built for it.", agent="a"))
+    a = svc.record(
+        CandidateInput(
+            "decision",
+            "Pin the Python version in CI to 3.12",
+            "CI runs on Python 3.12 only, because the ONNX wheels are built for it.",
+            agent="a",
+        )
+    )
     res = propose(svc, a.id, status="accepted")
     wt = tmp_path / "review"
     repo.git("worktree", "add", "-q", str(wt), res["branch"])

@@ -8,8 +8,15 @@ import shutil
 import signal
 
 from conftest import record_text
-from hooks_helpers import (DEADLINE, WatchProcess, assert_index_matches_files, atomic_write, next_reseed_with, snapshot,
-                           wait_for)
+from hooks_helpers import (
+    DEADLINE,
+    WatchProcess,
+    assert_index_matches_files,
+    atomic_write,
+    next_reseed_with,
+    snapshot,
+    wait_for,
+)
 
 from jupiter_git_memory.surfaces.watch import Watcher
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from hooks_helpers import DEADLINE, assert_index_matches_files, atomic_write, next_reseed_with
 
-from jupiter_git_memory.index.catalog import Catalog
 from jupiter_git_memory.base.store import workspace_dir
+from jupiter_git_memory.index.catalog import Catalog
 from jupiter_git_memory.index.views import worktree_view
 from jupiter_git_memory.index.workspace import find_workspace
 from jupiter_git_memory.surfaces.watch import Watcher
@@ -62,7 +62,6 @@ def test_watcher_follows_roots_changes_and_survives_a_broken_config(repo):
         assert r.config["source"].startswith(str(repo.path / "pyproject.toml")) and r.config["error"] is None
         assert indexed(repo.path) == {"k1", "n1", "n2", "n3"}
     assert_index_matches_files(repo.path)
-
 
 
 def test_watcher_discovers_an_adr_folder_created_while_it_runs(repo):

@@ -16,8 +16,14 @@ def test_markdown_escapes_raw_html_and_drops_script_links():
 
 
 def edge(id, status, retires=True, declared=None, missing=False, title="t"):
-    return {"id": id, "status": status, "declared_status": declared or status, "retires": retires,
-            "missing": missing, "title": title}
+    return {
+        "id": id,
+        "status": status,
+        "declared_status": declared or status,
+        "retires": retires,
+        "missing": missing,
+        "title": title,
+    }
 
 
 def test_status_why_names_the_record_that_retires_it():
@@ -35,14 +41,21 @@ def test_status_why_names_the_record_that_retires_it():
 
 
 def test_graph_links_every_related_record_and_reads_new_relation_kinds():
-    rel = {"id": "dec-b", "title": "B", "status": "accepted", "supersedes": [edge("dec-a", "superseded")],
-           "superseded_by": [edge("dec-c", "proposed", retires=False)],
-           "amends": [edge("adr-7", "accepted")], "current": ["dec-b"], "note": "text"}
+    rel = {
+        "id": "dec-b",
+        "title": "B",
+        "status": "accepted",
+        "supersedes": [edge("dec-a", "superseded")],
+        "superseded_by": [edge("dec-c", "proposed", retires=False)],
+        "amends": [edge("adr-7", "accepted")],
+        "current": ["dec-b"],
+        "note": "text",
+    }
     svg = graph.svg(rel, lambda rid: f"/ui/w/ws/records/{rid}")
     for rid in ("dec-a", "dec-c", "adr-7"):
         assert f'href="/ui/w/ws/records/{rid}"' in svg
     assert "amends" in svg and "superseded by" in svg
-    assert 'stroke-dasharray' in svg  # a link that does not retire is drawn dashed
+    assert "stroke-dasharray" in svg  # a link that does not retire is drawn dashed
     assert graph.svg({"id": "x", "supersedes": [], "superseded_by": []}, str) == ""
     hostile = {"id": "x", "supersedes": [edge('"><script>', "accepted", title="<b>")]}
     assert "<script>" not in graph.svg(hostile, lambda rid: "/r/" + rid)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import run_git
 from web_helpers import Attacker, Env, csrf_of, http_login, launch_browser, login, shot
 
@@ -169,8 +168,11 @@ def test_a_cross_site_post_without_the_csrf_token_is_refused_and_changes_nothing
     assert "csrf/" in page.inner_text("h1")
     # same origin but no token (a script on our own origin, or a stale form): refused as well
     page.goto(f"{env.ui}/w/{env.ws_a}/")
-    status = page.evaluate("""async (url) => (await fetch(url, {method: 'POST',
-        body: new URLSearchParams({why: 'no token'})})).status""", action)
+    status = page.evaluate(
+        """async (url) => (await fetch(url, {method: 'POST',
+        body: new URLSearchParams({why: 'no token'})})).status""",
+        action,
+    )
     assert status == 403
     c = env.candidate("target")
     assert (c["state"], c["reason"]) == ("open", None)
@@ -201,18 +203,32 @@ def test_forms_need_the_session_csrf_token_and_a_revoked_token_ends_the_session(
         http_login(c, secret)
         csrf = csrf_of(c.get(f"/ui/w/{env.ws_a}/candidates/{env.ids['target']}").text)
         assert c.post(action, data={"why": "no token"}).status_code == 403
-        assert c.post(action, data={"why": "forged", "csrf": csrf},
-                      headers={"origin": "http://evil.example"}).status_code == 403
+        assert (
+            c.post(action, data={"why": "forged", "csrf": csrf}, headers={"origin": "http://evil.example"}).status_code
+            == 403
+        )
         assert c.post(action, data={"why": "stale", "csrf": csrf + "x"}).status_code == 403
         assert env.candidate("target")["state"] == "open"
         # with the token, revise and forget go through the candidate service (re-checked like a new one)
-        made = env.http.post(f"/v1/workspaces/{env.ws_a}/candidates", json={
-            "kind": "decision", "title": "Lint commit messages in CI", "agent": "codex-7",
-            "body": "CI lints commit messages because release notes are generated from them."}).json()["id"]
+        made = env.http.post(
+            f"/v1/workspaces/{env.ws_a}/candidates",
+            json={
+                "kind": "decision",
+                "title": "Lint commit messages in CI",
+                "agent": "codex-7",
+                "body": "CI lints commit messages because release notes are generated from them.",
+            },
+        ).json()["id"]
         page = f"/ui/w/{env.ws_a}/candidates/{made}"
-        r = c.post(page + "/revise", data={"csrf": csrf, "title": "Lint commit messages with commitlint in CI",
-                                           "body": "CI runs commitlint because release notes are generated from "
-                                                   "commit messages.", "tags": "ci, release"})
+        r = c.post(
+            page + "/revise",
+            data={
+                "csrf": csrf,
+                "title": "Lint commit messages with commitlint in CI",
+                "body": "CI runs commitlint because release notes are generated from commit messages.",
+                "tags": "ci, release",
+            },
+        )
         assert r.status_code == 303
         got = env.http.get(f"/v1/workspaces/{env.ws_a}/candidates/{made}").json()["candidate"]
         assert (got["title"], got["tags"]) == ("Lint commit messages with commitlint in CI", ["ci", "release"])
@@ -243,11 +259,18 @@ def test_records_filters_and_health_with_the_doctor_summary(env):
             if "data-doctor-running" not in html or time.monotonic() > deadline:
                 break
             time.sleep(0.5)
-        found = {q: re.findall(r'class="rowlink" href="[^"]+/records/([^"]+)"', c.get(
-            f"/ui/w/{env.ws_a}/records", params=q).text) for q in ("q=replication", "q=dec-a-mysql", "tag=cache",
-                                                                   "kind=fact&status=invalidated")}
-    assert found == {"q=replication": ["dec-a-db"], "q=dec-a-mysql": ["dec-a-mysql"],
-                     "tag=cache": ["dec-a-cache", "dec-a-redis"], "kind=fact&status=invalidated": ["fact-a-old-port"]}
+        found = {
+            q: re.findall(
+                r'class="rowlink" href="[^"]+/records/([^"]+)"', c.get(f"/ui/w/{env.ws_a}/records", params=q).text
+            )
+            for q in ("q=replication", "q=dec-a-mysql", "tag=cache", "kind=fact&status=invalidated")
+        }
+    assert found == {
+        "q=replication": ["dec-a-db"],
+        "q=dec-a-mysql": ["dec-a-mysql"],
+        "tag=cache": ["dec-a-cache", "dec-a-redis"],
+        "kind=fact&status=invalidated": ["fact-a-old-port"],
+    }
     assert head[:12] in html and "shipped-default" in html
     assert re.search(r'records\?kind=decision&(amp;)?status=superseded">1<', html)  # counts link to the filtered list
     assert "consistent" in html and "vectors" in html  # the doctor's verdict and counts

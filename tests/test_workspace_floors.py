@@ -15,14 +15,39 @@ from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
 PROJECT = Path(__file__).resolve().parents[1]
-TOPICS = ["database", "cache", "queue", "logging", "metrics", "tracing", "auth", "billing", "search", "email",
-          "storage", "backups", "deploys", "feature flags", "rate limits", "retries", "timeouts", "pagination",
-          "webhooks", "exports", "imports", "locales"]
+TOPICS = [
+    "database",
+    "cache",
+    "queue",
+    "logging",
+    "metrics",
+    "tracing",
+    "auth",
+    "billing",
+    "search",
+    "email",
+    "storage",
+    "backups",
+    "deploys",
+    "feature flags",
+    "rate limits",
+    "retries",
+    "timeouts",
+    "pagination",
+    "webhooks",
+    "exports",
+    "imports",
+    "locales",
+]
 
 
 def _corpus(repo, n=MIN_RECORDS + 2):
     for i, topic in enumerate(TOPICS[:n]):
-        repo.record(f"dec-{i:02d}", title=f"How we handle {topic}", body=f"We handle {topic} with tool {i} because it is simple.")
+        repo.record(
+            f"dec-{i:02d}",
+            title=f"How we handle {topic}",
+            body=f"We handle {topic} with tool {i} because it is simple.",
+        )
     repo.commit("corpus")
 
 
@@ -78,8 +103,17 @@ def test_calibrate_command_floor_is_kept_by_seed(make_repo, tmp_path):
     from jupiter_git_memory.recall.calibrate import calibrate
 
     probes = tmp_path / "p.txt"
-    probes.write_text("\n".join(["Who won the chess final?", "What is the best pasta shape?", "How tall is K2?",
-                                 "Which birds migrate south?", "What is a haiku?"]))
+    probes.write_text(
+        "\n".join(
+            [
+                "Who won the chess final?",
+                "What is the best pasta shape?",
+                "How tall is K2?",
+                "Which birds migrate south?",
+                "What is a haiku?",
+            ]
+        )
+    )
     res = calibrate(Recaller(repo.path), probes)
     assert res["source"] == "probes" and res["median_cos"] <= res["floor"]
     assert auto_calibrate(Recaller(repo.path))["action"] == "kept"  # a team's own probes win over ours
@@ -88,7 +122,10 @@ def test_calibrate_command_floor_is_kept_by_seed(make_repo, tmp_path):
 
 def test_eval_lint_flags_copied_runs():
     record = "This is how recall decides that it has no answer for a question."
-    assert shared_run("How does the tool decide that it has no answer for a question?", record) == "decid no answer question"
+    assert (
+        shared_run("How does the tool decide that it has no answer for a question?", record)
+        == "decid no answer question"
+    )
     assert shared_run("How does the memory tell that a question lies outside what it knows?", record) is None
     assert content_words("The Decisions were made") == ["decision", "made"]
 

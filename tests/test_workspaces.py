@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from api_helpers import make_alpha, make_beta, seed_in_process, workspace_id
 from typer.testing import CliRunner
 
-from api_helpers import make_alpha, make_beta, seed_in_process, workspace_id
 from jupiter_git_memory.surfaces.cli.main import app
 
 runner = CliRunner()
@@ -66,4 +66,6 @@ def test_empty_store_says_how_to_start(jgm_home):
     res = runner.invoke(app, ["workspaces"])
     assert res.exit_code == 0 and "jgm seed" in res.stdout and str(jgm_home) in res.stdout
     assert json.loads(runner.invoke(app, ["workspaces", "--json"]).stdout) == {
-        "store": {"path": str(jgm_home), "source": "JGM_HOME"}, "workspaces": []}
+        "store": {"path": str(jgm_home), "source": "JGM_HOME"},
+        "workspaces": [],
+    }

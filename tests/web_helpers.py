@@ -11,7 +11,6 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from api_helpers import Server, make_alpha, make_beta, workspace_id
 from conftest import run_git
 
@@ -19,20 +18,41 @@ ARTIFACTS = Path(os.environ.get("JGM_ARTIFACTS") or Path(__file__).resolve().par
 REQUIRE = os.environ.get("JGM_REQUIRE_BROWSER") == "1"  # set by .ci/run: no browser is a failure there
 
 CANDIDATES = {  # name -> API body; each passes the checks and none duplicates another
-    "redis": {"kind": "decision", "title": "Keep user sessions in Redis with AOF persistence",
-              "body": "Sessions move to Redis with append-only persistence because Memcached drops every session "
-                      "on restart.", "tags": ["cache"], "source": "incident review 2026-05", "agent": "codex-7",
-              "session": "s-991", "work_item": "WI-310", "run_key": "ui-redis", "evidence": ["ops/postmortem-42.md"]},
-    "friday": {"kind": "decision", "title": "Freeze production deploys on Fridays",
-               "body": "No production deploys after Friday noon because weekend on-call coverage is thin.",
-               "agent": "claude-3", "run_key": "ui-friday"},
-    "xss": {"kind": "fact", "title": "Webhook signatures use HMAC-SHA256",
-            "body": "Checked `src/webhooks.py`: signatures are HMAC-SHA256. <script>window.__pwned = 1</script> "
-                    "<img src=x onerror=\"window.__pwned = 2\"> [click](javascript:window.__pwned=3)",
-            "source": "src/webhooks.py", "agent": "mallory", "run_key": "ui-xss"},
-    "target": {"kind": "decision", "title": "Pin the Node.js runtime to version 22 in CI",
-               "body": "CI pins Node.js 22 because the build tool breaks on 23.", "agent": "codex-7",
-               "run_key": "ui-target"},
+    "redis": {
+        "kind": "decision",
+        "title": "Keep user sessions in Redis with AOF persistence",
+        "body": "Sessions move to Redis with append-only persistence because Memcached drops every session on restart.",
+        "tags": ["cache"],
+        "source": "incident review 2026-05",
+        "agent": "codex-7",
+        "session": "s-991",
+        "work_item": "WI-310",
+        "run_key": "ui-redis",
+        "evidence": ["ops/postmortem-42.md"],
+    },
+    "friday": {
+        "kind": "decision",
+        "title": "Freeze production deploys on Fridays",
+        "body": "No production deploys after Friday noon because weekend on-call coverage is thin.",
+        "agent": "claude-3",
+        "run_key": "ui-friday",
+    },
+    "xss": {
+        "kind": "fact",
+        "title": "Webhook signatures use HMAC-SHA256",
+        "body": "Checked `src/webhooks.py`: signatures are HMAC-SHA256. <script>window.__pwned = 1</script> "
+        '<img src=x onerror="window.__pwned = 2"> [click](javascript:window.__pwned=3)',
+        "source": "src/webhooks.py",
+        "agent": "mallory",
+        "run_key": "ui-xss",
+    },
+    "target": {
+        "kind": "decision",
+        "title": "Pin the Node.js runtime to version 22 in CI",
+        "body": "CI pins Node.js 22 because the build tool breaks on 23.",
+        "agent": "codex-7",
+        "run_key": "ui-target",
+    },
 }
 
 
@@ -125,8 +145,10 @@ class Attacker:
 
     def __init__(self, action: str, fields: dict[str, str]):
         inputs = "".join(f'<input name="{k}" value="{v}">' for k, v in fields.items())
-        html = (f'<form id="f" method="post" action="{action}">{inputs}</form>'
-                '<script>document.getElementById("f").submit()</script>').encode()
+        html = (
+            f'<form id="f" method="post" action="{action}">{inputs}</form>'
+            '<script>document.getElementById("f").submit()</script>'
+        ).encode()
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):

@@ -17,11 +17,18 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import cut, run, write_corpus  # noqa: E402
+from common import cut, run, write_corpus
 
-STATUS = {"implemented": "accepted", "implementable": "accepted", "provisional": "proposed",
-          "rejected": "rejected", "withdrawn": "rejected", "deferred": "deprecated", "replaced": "superseded",
-          "superseded": "superseded"}
+STATUS = {
+    "implemented": "accepted",
+    "implementable": "accepted",
+    "provisional": "proposed",
+    "rejected": "rejected",
+    "withdrawn": "rejected",
+    "deferred": "deprecated",
+    "replaced": "superseded",
+    "superseded": "superseded",
+}
 SIGS = ("sig-node", "sig-storage")
 
 
@@ -40,7 +47,7 @@ def body_of(readme: Path) -> str:
     text = readme.read_text("utf-8", errors="replace")
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     m = re.search(r"^##\s+Summary\s*$", text, re.M)
-    return text[m.start():] if m else text
+    return text[m.start() :] if m else text
 
 
 def main(checkout: str, out_repo: str) -> None:
@@ -64,10 +71,16 @@ def main(checkout: str, out_repo: str) -> None:
     records = []
     for n in chosen:
         folder, data, status = keps[n]
-        meta = {"id": f"kep-{n}", "kind": "adr", "status": status, "title": f"KEP-{n}: {data.get('title', '')}",
-                "supersedes": [f"kep-{x}" for x in kep_numbers(data.get("replaces")) if x in keps],
-                "superseded_by": [f"kep-{x}" for x in kep_numbers(data.get("superseded-by")) if x in keps],
-                "tags": [folder.parent.name], "source": f"keps/{folder.parent.name}/{folder.name}"}
+        meta = {
+            "id": f"kep-{n}",
+            "kind": "adr",
+            "status": status,
+            "title": f"KEP-{n}: {data.get('title', '')}",
+            "supersedes": [f"kep-{x}" for x in kep_numbers(data.get("replaces")) if x in keps],
+            "superseded_by": [f"kep-{x}" for x in kep_numbers(data.get("superseded-by")) if x in keps],
+            "tags": [folder.parent.name],
+            "source": f"keps/{folder.parent.name}/{folder.name}",
+        }
         records.append((f"knowledge/{folder.parent.name}/kep-{n}.md", meta, cut(body_of(folder / "README.md"))))
     write_corpus(out_repo, records, "KEPs")
 

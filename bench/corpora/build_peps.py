@@ -14,11 +14,19 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import cut, rst_to_markdown, run, write_corpus  # noqa: E402
+from common import cut, rst_to_markdown, run, write_corpus
 
-STATUS = {"accepted": "accepted", "final": "accepted", "active": "accepted", "draft": "proposed",
-          "provisional": "proposed", "rejected": "rejected", "withdrawn": "deprecated", "deferred": "deprecated",
-          "superseded": "superseded"}
+STATUS = {
+    "accepted": "accepted",
+    "final": "accepted",
+    "active": "accepted",
+    "draft": "proposed",
+    "provisional": "proposed",
+    "rejected": "rejected",
+    "withdrawn": "deprecated",
+    "deferred": "deprecated",
+    "superseded": "superseded",
+}
 RANGE = range(500, 700)
 
 
@@ -59,10 +67,16 @@ def main(checkout: str, out_repo: str) -> None:
         fields, body = peps[n]
         sup = [pep_id(int(x)) for x in re.findall(r"\d+", fields.get("superseded-by", "")) if int(x) in peps]
         rep = [pep_id(int(x)) for x in re.findall(r"\d+", fields.get("replaces", "")) if int(x) in peps]
-        meta = {"id": pep_id(n), "kind": "adr", "status": STATUS[fields["status"].lower()],
-                "title": f"PEP {n}: {fields.get('title', '')}", "superseded_by": sup, "supersedes": rep,
-                "tags": [fields.get("type", "").lower()] if fields.get("type") else [],
-                "source": f"https://peps.python.org/pep-{n:04d}/"}
+        meta = {
+            "id": pep_id(n),
+            "kind": "adr",
+            "status": STATUS[fields["status"].lower()],
+            "title": f"PEP {n}: {fields.get('title', '')}",
+            "superseded_by": sup,
+            "supersedes": rep,
+            "tags": [fields.get("type", "").lower()] if fields.get("type") else [],
+            "source": f"https://peps.python.org/pep-{n:04d}/",
+        }
         records.append((f"knowledge/peps/{pep_id(n)}.md", meta, cut(rst_to_markdown(body))))
     write_corpus(out_repo, records, "PEPs")
 

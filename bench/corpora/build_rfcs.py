@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import cut, run, write_corpus  # noqa: E402
+from common import cut, run, write_corpus
 
 RANGE = range(2000, 3000)
 
@@ -42,9 +42,15 @@ def main(checkout: str, out_repo: str) -> None:
         feature, head, body = split(f.read_text("utf-8", errors="replace"))
         title = slug.replace("-", " ").replace("_", " ")
         sup = [f"rfc-{int(x)}" for x in re.findall(r"[Ss]uperseded[- ][Bb]y:?.*?#?(\d{3,4})", head) if int(x) in files]
-        meta = {"id": f"rfc-{n}", "kind": "decision", "status": "accepted", "title": f"RFC {n}: {title}",
-                "superseded_by": sup, "tags": [feature] if feature and feature.lower() not in ("n/a", "none") else [],
-                "source": f"https://rust-lang.github.io/rfcs/{f.stem}.html"}
+        meta = {
+            "id": f"rfc-{n}",
+            "kind": "decision",
+            "status": "accepted",
+            "title": f"RFC {n}: {title}",
+            "superseded_by": sup,
+            "tags": [feature] if feature and feature.lower() not in ("n/a", "none") else [],
+            "source": f"https://rust-lang.github.io/rfcs/{f.stem}.html",
+        }
         records.append((f"knowledge/rfcs/rfc-{n}.md", meta, cut(body)))
     write_corpus(out_repo, records, "Rust RFCs")
 

@@ -46,15 +46,16 @@ def cut(body: str, limit: int = MAX_BODY) -> str:
         return body
     head = body[:limit]
     end = head.rfind("\n\n")
-    return head[:end if end > limit // 2 else limit].rstrip()
+    return head[: end if end > limit // 2 else limit].rstrip()
 
 
 def write_record(root: Path, rel: str, meta: dict, body: str) -> None:
     """One record file: YAML frontmatter (empty fields dropped) and the body."""
     p = root / rel
     p.parent.mkdir(parents=True, exist_ok=True)
-    front = yaml.safe_dump({k: v for k, v in meta.items() if v not in (None, [], "")}, sort_keys=False,
-                           allow_unicode=True, width=1000)
+    front = yaml.safe_dump(
+        {k: v for k, v in meta.items() if v not in (None, [], "")}, sort_keys=False, allow_unicode=True, width=1000
+    )
     p.write_text(f"---\n{front}---\n{body}\n", "utf-8")
 
 
@@ -67,10 +68,15 @@ def init_repo(out: Path) -> Path:
 
 
 def commit(out: Path, message: str) -> None:
-    env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-           "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-           "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-           "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+    }
     for cmd in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", message]):
         subprocess.run(cmd, cwd=out, check=True, env=env, timeout=120)
 

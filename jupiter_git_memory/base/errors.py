@@ -18,8 +18,15 @@ class JgmError(Exception):
     exit_code = 2  # the CLI's usage/environment exit; recall's contract statuses use 3, 4 and 5
     retry_after: int | None = None  # seconds, for errors worth retrying (the API sends Retry-After)
 
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None,
-                 exit_code: int | None = None, **details: Any):
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        status: int | None = None,
+        exit_code: int | None = None,
+        **details: Any,
+    ):
         super().__init__(message)
         self.message = message
         if code is not None:

@@ -22,11 +22,15 @@ from ..records.row import RecordRow
 
 DUPLICATE_COS = 0.85
 SIMILAR_COS = 0.70
-_NUM_WORDS = {w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_NUM_WORDS = {
+    w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+}
 # numbers that stand alone ("5 times", "24h", "2-core"), not digits inside names ("S3", "ec2", "md5")
 _NUM_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?|\b(?:" + "|".join(_NUM_WORDS) + r")\b", re.IGNORECASE)
-_NEG_RE = re.compile(r"(?i)\b(not|no|never|none|nor|without|cannot|can't|won't|don't|doesn't|didn't|isn't|aren't|"
-                     r"wasn't|weren't|shouldn't|mustn't|mustnt|avoid|avoids|stop|stopped|disable[sd]?|reject(?:ed|s)?)\b")
+_NEG_RE = re.compile(
+    r"(?i)\b(not|no|never|none|nor|without|cannot|can't|won't|don't|doesn't|didn't|isn't|aren't|"
+    r"wasn't|weren't|shouldn't|mustn't|mustnt|avoid|avoids|stop|stopped|disable[sd]?|reject(?:ed|s)?)\b"
+)
 
 
 @dataclass
@@ -37,8 +41,16 @@ class Match:
 
     def summary(self) -> dict[str, Any]:
         r = self.row
-        return {"id": r.id, "kind": r.kind, "status": r.effective_status, "title": r.title, "origin": r.origin,
-                "path": r.path, "cos": round(self.cos, 4), "state": r.data.get("state") if r.origin == "candidate" else None}
+        return {
+            "id": r.id,
+            "kind": r.kind,
+            "status": r.effective_status,
+            "title": r.title,
+            "origin": r.origin,
+            "path": r.path,
+            "cos": round(self.cos, 4),
+            "state": r.data.get("state") if r.origin == "candidate" else None,
+        }
 
 
 def _numbers(text: str) -> set[str]:
@@ -63,7 +75,9 @@ def row_text(row: RecordRow) -> str:
 
 
 # Queries the vector index with the embedder: covered by the integration tests, not the pure mutation bench.
-def nearest(index: Any, embedder: Any, chunker: Any, title: str, body: str, exclude: AbstractSet[str] = frozenset(), n: int = 20) -> list[Match]:  # pragma: no mutate block
+def nearest(
+    index: Any, embedder: Any, chunker: Any, title: str, body: str, exclude: AbstractSet[str] = frozenset(), n: int = 20
+) -> list[Match]:  # pragma: no mutate block
     """Records nearest to the text, best first. A long text's score for a record is the mean over its
     chunks of each chunk's best cosine to that record (0 where the record is not among the chunk's top n),
     so one shared paragraph does not make two long texts duplicates."""
@@ -118,12 +132,21 @@ def classify(matches: list[Match], text: str) -> DedupOutcome:
             warnings.append(f"near-duplicate of {label}")
     if in_force:
         r = in_force.row
-        return DedupOutcome("skipped", "duplicate-of-record",
-                            f"{r.effective_status} {r.kind} {r.id} already says this (cos {in_force.cos:.2f}); nothing was stored",
-                            in_force, warnings)
+        return DedupOutcome(
+            "skipped",
+            "duplicate-of-record",
+            f"{r.effective_status} {r.kind} {r.id} already says this (cos {in_force.cos:.2f}); nothing was stored",
+            in_force,
+            warnings,
+        )
     if mergeable:
         r = mergeable.row
-        return DedupOutcome("merged", "duplicate-of-candidate",
-                            f"candidate {r.id} already says this (cos {mergeable.cos:.2f}); this observation's provenance "
-                            "and evidence were appended to it", mergeable, warnings)
+        return DedupOutcome(
+            "merged",
+            "duplicate-of-candidate",
+            f"candidate {r.id} already says this (cos {mergeable.cos:.2f}); this observation's provenance "
+            "and evidence were appended to it",
+            mergeable,
+            warnings,
+        )
     return DedupOutcome("created", "new", "no record or open candidate says this yet", None, warnings)

@@ -16,18 +16,30 @@ class CandidateError(OperationError):
 
 
 def not_found(rid: str, workspace: str) -> CandidateError:
-    return CandidateError("memory/not-found", f"no record or candidate {rid!r} in workspace {workspace}; "
-                          "`jgm candidates list` shows the candidates", 404, id=rid, exit_code=2)
+    return CandidateError(
+        "memory/not-found",
+        f"no record or candidate {rid!r} in workspace {workspace}; `jgm candidates list` shows the candidates",
+        404,
+        id=rid,
+        exit_code=2,
+    )
 
 
 def file_backed(rid: str, path: str | None, commit: str | None, dirty: bool) -> CandidateError:
     """Records that live in files change only through Git, so review and history stay in one place."""
     where = f"{path}" + (f" (last changed in commit {commit[:12]})" if commit else " (not committed yet)")
     extra = "; it also has uncommitted changes in the working tree" if dirty else ""
-    return CandidateError("memory/file-backed",
-                          f"{rid} is a file-backed record: edit {where} and commit{extra}. The next `jgm seed` "
-                          "(or the post-merge hook) reindexes it; only candidates are revised or forgotten in the store.",
-                          409, id=rid, path=path, commit=commit, dirty=dirty, exit_code=4)
+    return CandidateError(
+        "memory/file-backed",
+        f"{rid} is a file-backed record: edit {where} and commit{extra}. The next `jgm seed` "
+        "(or the post-merge hook) reindexes it; only candidates are revised or forgotten in the store.",
+        409,
+        id=rid,
+        path=path,
+        commit=commit,
+        dirty=dirty,
+        exit_code=4,
+    )
 
 
 def invalid_state(rid: str, state: str, fix: str) -> CandidateError:

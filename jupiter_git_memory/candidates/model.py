@@ -15,8 +15,12 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..lifecycle.promote import (CANDIDATE_ID_PREFIX, EFFECTIVE_BY_STATE, OPEN, PROMOTED, PROPOSED,  # noqa: F401
-                                REJECTED, STATES)
+from ..lifecycle.promote import (
+    CANDIDATE_ID_PREFIX,
+    EFFECTIVE_BY_STATE,
+    OPEN,
+    PROPOSED,  # noqa: F401
+)
 from ..records.row import RecordRow
 
 REQUESTABLE_KINDS = ("decision", "adr", "fact", "finding", "history")
@@ -86,8 +90,10 @@ class Answer:
         # the candidate is saved but its indexing is still owed (a retry with the run key, or a seed, pays it)
         d["pending"] = "index" if self.id and self.indexed is False and not self.dry_run else None
         if self.index_error:
-            d["retry"] = ("the candidate is saved but not indexed yet: call again with the same run key, "
-                          "or run `jgm seed`, to finish indexing")
+            d["retry"] = (
+                "the candidate is saved but not indexed yet: call again with the same run key, "
+                "or run `jgm seed`, to finish indexing"
+            )
         return d
 
 
@@ -109,16 +115,40 @@ def evidence_entry(inp: CandidateInput, now: float) -> dict[str, Any]:
     return {k: v for k, v in e.items() if v not in (None, [], "")}
 
 
-def new_row(cid: str, inp: CandidateInput, run: dict | None, warnings: list[str], now: float | None = None) -> RecordRow:
+def new_row(
+    cid: str, inp: CandidateInput, run: dict | None, warnings: list[str], now: float | None = None
+) -> RecordRow:
     now = now or time.time()
     data = {
-        "title": inp.title.strip(), "body": inp.body.strip(), "tags": list(inp.tags or []), "source": inp.source,
-        "requested_kind": inp.kind, "provenance": inp.provenance(), "evidence": [evidence_entry(inp, now)],
-        "runs": [run] if run else [], "state": OPEN, "reason": None, "proposal": None, "promoted_to": None,
-        "warnings": warnings, "created_at": now, "updated_at": now,
+        "title": inp.title.strip(),
+        "body": inp.body.strip(),
+        "tags": list(inp.tags or []),
+        "source": inp.source,
+        "requested_kind": inp.kind,
+        "provenance": inp.provenance(),
+        "evidence": [evidence_entry(inp, now)],
+        "runs": [run] if run else [],
+        "state": OPEN,
+        "reason": None,
+        "proposal": None,
+        "promoted_to": None,
+        "warnings": warnings,
+        "created_at": now,
+        "updated_at": now,
     }
-    return RecordRow(cid, None, inp.kind, "candidate", EFFECTIVE_BY_STATE[OPEN], inp.title.strip(),
-                     inp.content_sha(), None, False, "candidate", data)
+    return RecordRow(
+        cid,
+        None,
+        inp.kind,
+        "candidate",
+        EFFECTIVE_BY_STATE[OPEN],
+        inp.title.strip(),
+        inp.content_sha(),
+        None,
+        False,
+        "candidate",
+        data,
+    )
 
 
 def with_data(row: RecordRow, **changes: Any) -> RecordRow:
@@ -126,20 +156,48 @@ def with_data(row: RecordRow, **changes: Any) -> RecordRow:
     data = dict(row.data, **changes, updated_at=time.time())
     effective = EFFECTIVE_BY_STATE.get(data.get("state", OPEN), row.effective_status)
     title = data.get("title", row.title)
-    return RecordRow(row.id, row.path, row.kind, row.declared_status, effective, title,
-                     content_hash(title, data.get("body", "")), row.commit_sha, row.dirty, row.origin, data, row.error)
+    return RecordRow(
+        row.id,
+        row.path,
+        row.kind,
+        row.declared_status,
+        effective,
+        title,
+        content_hash(title, data.get("body", "")),
+        row.commit_sha,
+        row.dirty,
+        row.origin,
+        data,
+        row.error,
+    )
 
 
 def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
     """A candidate as shown to reviewers and agents."""
     d = row.data
-    out = {"id": row.id, "kind": row.kind, "status": row.declared_status, "effective": row.effective_status, "state": d.get("state"),
-           "title": row.title, "body": d.get("body", ""), "tags": d.get("tags", []), "source": d.get("source"),
-           "provenance": d.get("provenance", {}), "evidence": d.get("evidence", []), "reason": d.get("reason"),
-           "proposal": d.get("proposal"), "promoted_to": d.get("promoted_to"), "warnings": d.get("warnings", []),
-           "created_at": d.get("created_at"), "updated_at": d.get("updated_at"),
-           "run_keys": [{"agent": r.get("agent"), "run_key": r.get("run_key"), "decision": r.get("decision")}
-                        for r in d.get("runs", [])]}
+    out = {
+        "id": row.id,
+        "kind": row.kind,
+        "status": row.declared_status,
+        "effective": row.effective_status,
+        "state": d.get("state"),
+        "title": row.title,
+        "body": d.get("body", ""),
+        "tags": d.get("tags", []),
+        "source": d.get("source"),
+        "provenance": d.get("provenance", {}),
+        "evidence": d.get("evidence", []),
+        "reason": d.get("reason"),
+        "proposal": d.get("proposal"),
+        "promoted_to": d.get("promoted_to"),
+        "warnings": d.get("warnings", []),
+        "created_at": d.get("created_at"),
+        "updated_at": d.get("updated_at"),
+        "run_keys": [
+            {"agent": r.get("agent"), "run_key": r.get("run_key"), "decision": r.get("decision")}
+            for r in d.get("runs", [])
+        ],
+    }
     if indexed is not None:
         out["indexed"] = indexed
     return out

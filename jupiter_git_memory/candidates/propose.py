@@ -21,8 +21,8 @@ from typing import Any
 
 import yaml
 
-from ..records.row import RecordRow
 from ..records.parse import parse_record
+from ..records.row import RecordRow
 from ..seed.sources import is_record_path
 from .errors import CandidateError, invalid_state
 from .model import OPEN, PROMOTED, PROPOSED, REJECTED
@@ -36,7 +36,9 @@ BRANCH_PREFIX = "jgm/"
 def record_status(kind: str, chosen: str) -> str:
     """The reviewer's choice in the kind's own vocabulary (facts are verified, not accepted)."""
     if chosen not in CHOSEN_STATUSES:
-        raise CandidateError("request/bad-status", f"--status must be one of {', '.join(CHOSEN_STATUSES)}, not {chosen!r}")
+        raise CandidateError(
+            "request/bad-status", f"--status must be one of {', '.join(CHOSEN_STATUSES)}, not {chosen!r}"
+        )
     if kind in ("fact", "finding"):
         return {"proposed": "unverified", "accepted": "verified"}[chosen]
     if kind == "history":
@@ -55,8 +57,12 @@ def _git(root: Path, *args: str, env: dict | None = None, input: bytes | None = 
     proc = subprocess.run(["git", "-C", str(root), *args], input=input, capture_output=True, env=env)
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise CandidateError("propose/git-failed", f"`git {args[0]}` failed in {root}: {msg[-1] if msg else 'no output'}"
-                             + ("; set `git config user.name` and `user.email`" if args[0] == "commit-tree" else ""), 409)
+        raise CandidateError(
+            "propose/git-failed",
+            f"`git {args[0]}` failed in {root}: {msg[-1] if msg else 'no output'}"
+            + ("; set `git config user.name` and `user.email`" if args[0] == "commit-tree" else ""),
+            409,
+        )
     return proc.stdout.decode("utf-8", "replace").strip()
 
 
@@ -90,13 +96,19 @@ def render(row: RecordRow, record_id: str, status: str, today: str) -> str:
 
 def commit_message(row: RecordRow, record_id: str, status: str) -> str:
     prov = row.data.get("provenance") or {}
-    trailers = [f"Candidate: {row.id}"] + [f"{label}: {prov[k]}" for k, label in
-                                           (("agent", "Agent"), ("session", "Session"), ("work_item", "Work-Item"),
-                                            ("run_key", "Run-Key")) if prov.get(k)]
+    trailers = [f"Candidate: {row.id}"] + [
+        f"{label}: {prov[k]}"
+        for k, label in (("agent", "Agent"), ("session", "Session"), ("work_item", "Work-Item"), ("run_key", "Run-Key"))
+        if prov.get(k)
+    ]
     trailers.append(f"Status: {status}")
-    return (f"Propose {row.kind} {record_id}: {row.title}\n\n"
-            f"Recorded as candidate {row.id} by {prov.get('agent', 'an unknown agent')}. Merging this pull request\n"
-            "makes it a project record; the post-merge reseed marks the candidate promoted.\n\n" + "\n".join(trailers) + "\n")
+    return (
+        f"Propose {row.kind} {record_id}: {row.title}\n\n"
+        f"Recorded as candidate {row.id} by {prov.get('agent', 'an unknown agent')}. Merging this pull request\n"
+        "makes it a project record; the post-merge reseed marks the candidate promoted.\n\n"
+        + "\n".join(trailers)
+        + "\n"
+    )
 
 
 def write_branch(root: Path, base: str, path: str, content: bytes, branch: str, message: str) -> str:
@@ -131,20 +143,30 @@ def open_pr(root: Path, remote: str | None, branch: str, base_branch: str | None
         return {"opened": False, "error": f"the GitHub CLI `gh` is not installed; push and open the PR with: {command}"}
     if remote is None:
         return {"opened": False, "error": f"the repository has no remote to push to; add one, then run: {command}"}
-    steps = [["git", "-C", str(root), "push", "-u", remote, branch],
-             ["gh", "pr", "create", "--head", branch, "--fill"] + (["--base", base_branch] if base_branch else [])]
+    steps = [
+        ["git", "-C", str(root), "push", "-u", remote, branch],
+        ["gh", "pr", "create", "--head", branch, "--fill"] + (["--base", base_branch] if base_branch else []),
+    ]
     for cmd in steps:
         proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()
-            return {"opened": False, "error": f"`{shlex.join(cmd[:3])}` failed: {tail[-1] if tail else 'no output'}; "
-                    f"retry with: {command}"}
+            return {
+                "opened": False,
+                "error": f"`{shlex.join(cmd[:3])}` failed: {tail[-1] if tail else 'no output'}; retry with: {command}",
+            }
     url = proc.stdout.strip().splitlines()
     return {"opened": True, "url": url[-1] if url else None}
 
 
-def propose(service, cid: str, status: str = "proposed", base: str | None = None, open_pull_request: bool = False,
-            today: str | None = None) -> dict[str, Any]:
+def propose(
+    service,
+    cid: str,
+    status: str = "proposed",
+    base: str | None = None,
+    open_pull_request: bool = False,
+    today: str | None = None,
+) -> dict[str, Any]:
     row = service.row(cid)
     state = row.data.get("state")
     root: Path = service.workspace.root
@@ -160,8 +182,11 @@ def propose(service, cid: str, status: str = "proposed", base: str | None = None
         raise invalid_state(cid, str(state), "only open candidates can be proposed")
     base_commit = _git(root, "rev-parse", "--verify", "--quiet", f"{base or 'HEAD'}^{{commit}}", check=False)
     if not base_commit:
-        raise CandidateError("propose/no-base", f"{base or 'HEAD'} is not a commit in {root}; commit something first "
-                             "or pass --base REV", 400)
+        raise CandidateError(
+            "propose/no-base",
+            f"{base or 'HEAD'} is not a commit in {root}; commit something first or pass --base REV",
+            400,
+        )
     base_branch = base if base else (_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None)
     settings = service.seeder.settings
     today = today or _dt.date.today().isoformat()
@@ -169,25 +194,45 @@ def propose(service, cid: str, status: str = "proposed", base: str | None = None
         record_id = f"{KIND_PREFIX[row.kind]}-{slug(row.title)}-{secrets.token_hex(2)}"
         path = f"{settings.roots[0].rstrip('/')}/{KIND_DIRS[row.kind]}/{record_id}.md"
         branch = BRANCH_PREFIX + record_id
-        taken = (service.exists(record_id) or _branch_exists(root, branch)
-                 or subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{base_commit}:{path}"],
-                                   capture_output=True).returncode == 0)
+        taken = (
+            service.exists(record_id)
+            or _branch_exists(root, branch)
+            or subprocess.run(
+                ["git", "-C", str(root), "cat-file", "-e", f"{base_commit}:{path}"], capture_output=True
+            ).returncode
+            == 0
+        )
         if not taken:
             break
     else:
         raise CandidateError("propose/no-id", "could not find a free record id; try again", 500)
     if not is_record_path(path, settings):
-        raise CandidateError("propose/ignored-path", f"{path} would be ignored by the knowledge settings "
-                             f"({settings.source or 'defaults'}); check `roots` and `ignore`", 400)
+        raise CandidateError(
+            "propose/ignored-path",
+            f"{path} would be ignored by the knowledge settings "
+            f"({settings.source or 'defaults'}); check `roots` and `ignore`",
+            400,
+        )
     content = render(row, record_id, chosen, today).encode("utf-8")
     parsed = parse_record(path, content)
     if parsed.record is None:  # our own rendering must always be a valid record
-        raise CandidateError("propose/invalid-record", f"the rendered record does not parse: "
-                             f"{'; '.join(i.render() for i in parsed.issues) or parsed.skipped}", 500)
+        raise CandidateError(
+            "propose/invalid-record",
+            f"the rendered record does not parse: {'; '.join(i.render() for i in parsed.issues) or parsed.skipped}",
+            500,
+        )
     commit = write_branch(root, base_commit, path, content, branch, commit_message(row, record_id, chosen))
     remote, command = pr_command(root, branch, base_branch)
-    proposal = {"record_id": record_id, "path": path, "branch": branch, "commit": commit, "base": base_commit,
-                "base_branch": base_branch, "status": chosen, "pr_command": command}
+    proposal = {
+        "record_id": record_id,
+        "path": path,
+        "branch": branch,
+        "commit": commit,
+        "base": base_commit,
+        "base_branch": base_branch,
+        "status": chosen,
+        "pr_command": command,
+    }
     service.mark_proposed(cid, proposal)
     out = dict(proposal, candidate=cid, already_proposed=False)
     if open_pull_request:

@@ -13,23 +13,26 @@ from collections import Counter
 from dataclasses import dataclass
 
 # (what it is, pattern). Specific formats first; the generic "key = value" rules last.
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx)) for name, rx in (
-    ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    ("an AWS access key id", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"),
-    ("an AWS secret access key", r"(?i)aws_?secret_?access_?key\s*[:=]\s*['\"]?[A-Za-z0-9/+=]{40}"),
-    ("a GitHub token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b"),
-    ("a GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{22,}\b"),
-    ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}\b"),
-    ("a Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}\b"),
-    ("a Slack webhook URL", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-    ("a Stripe key", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),
-    ("an OpenAI/Anthropic-style API key", r"\bsk-(?:[A-Za-z]+-)*[A-Za-z0-9_-]{20,}"),
-    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
-    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}\b"),
-    ("an npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-    ("a JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ("a bearer token", r"(?i)\bbearer\s+[A-Za-z0-9_\-.=~+/]{20,}"),
-))
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(rx))
+    for name, rx in (
+        ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        ("an AWS access key id", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"),
+        ("an AWS secret access key", r"(?i)aws_?secret_?access_?key\s*[:=]\s*['\"]?[A-Za-z0-9/+=]{40}"),
+        ("a GitHub token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b"),
+        ("a GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{22,}\b"),
+        ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}\b"),
+        ("a Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}\b"),
+        ("a Slack webhook URL", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
+        ("a Stripe key", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),
+        ("an OpenAI/Anthropic-style API key", r"\bsk-(?:[A-Za-z]+-)*[A-Za-z0-9_-]{20,}"),
+        ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+        ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}\b"),
+        ("an npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ("a JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        ("a bearer token", r"(?i)\bbearer\s+[A-Za-z0-9_\-.=~+/]{20,}"),
+    )
+)
 # scheme://user:password@host — the password part is what matters; masked examples are allowed.
 _URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@[^\s/@]+", re.IGNORECASE)
 _MASKED = re.compile(r"^(?:\*+|x+|X+|\.\.\.|…|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[^%]+%|\{\{[^}]*\}\})$")
@@ -42,16 +45,49 @@ _KEY_SEP = re.compile(r"(?P<kq>[\"'`]?)(?P<key>[A-Za-z_][A-Za-z0-9_.-]{1,80})(?P
 _VALUE = re.compile(r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,})(?P=q)")  # matched where a `name =` ends
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "passcode"})
 _SECRET_WORDS = frozenset({"secret", "token", "apikey", "credential", "credentials", "auth"}) | _PASSWORD_WORDS
-_KEY_QUALIFIERS = frozenset({"api", "access", "secret", "private", "signing", "encryption", "master", "client",
-                             "session", "account", "service", "auth", "app", "license", "webhook"})
+_KEY_QUALIFIERS = frozenset(
+    {
+        "api",
+        "access",
+        "secret",
+        "private",
+        "signing",
+        "encryption",
+        "master",
+        "client",
+        "session",
+        "account",
+        "service",
+        "auth",
+        "app",
+        "license",
+        "webhook",
+    }
+)
 _WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _REFERENCE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")  # settings.db_password, os.environ
-_PLACEHOLDER_WORDS = frozenset({"none", "null", "true", "false", "required", "optional", "changeme", "redacted",
-                                "example", "placeholder", "password", "secret", "string", "undefined"})
+_PLACEHOLDER_WORDS = frozenset(
+    {
+        "none",
+        "null",
+        "true",
+        "false",
+        "required",
+        "optional",
+        "changeme",
+        "redacted",
+        "example",
+        "placeholder",
+        "password",
+        "secret",
+        "string",
+        "undefined",
+    }
+)
 
 
 def _key_kind(key: str) -> str | None:
-    """"password", "token" or None for a key name, by its words."""
+    """ "password", "token" or None for a key name, by its words."""
     words = [w.lower() for w in _WORD_RE.findall(key)]
     if any(w in _PASSWORD_WORDS for w in words):
         return "password"
@@ -72,7 +108,11 @@ def entropy(value: str) -> float:
 def _assignment_is_secret(kind: str | None, key: str, sep: str, quoted: str, value: str) -> bool:
     if _MASKED.match(value) or any(c in value for c in "()[]") or value.startswith(("$", "%", "<", "{", "http")):
         return False
-    if (_REFERENCE.match(value) and not quoted) or value.lower().strip("*x.") in _PLACEHOLDER_WORDS or len(set(value)) <= 2:
+    if (
+        (_REFERENCE.match(value) and not quoted)
+        or value.lower().strip("*x.") in _PLACEHOLDER_WORDS
+        or len(set(value)) <= 2
+    ):
         return False
     if kind == "password":
         # an env assignment (`X=v`, no spaces), a quoted literal or a config-style key (`DB_PASSWORD:`); a plain
@@ -103,8 +143,7 @@ def scan_text(text: str) -> list[str]:
         kind = _key_kind(k.group("key"))
         v = _VALUE.match(text, k.end()) if kind else None
         sep = "=" if k.group("sep") == "=" and not any(c in k.group(0) for c in " \t") else k.group("sep") + " "
-        if v and _assignment_is_secret(kind, k.group("key"), sep, v.group("q") or k.group("kq"),
-                                       v.group("val")):
+        if v and _assignment_is_secret(kind, k.group("key"), sep, v.group("q") or k.group("kq"), v.group("val")):
             found.append(f"a value assigned to {k.group('key').lower()}")
             break
     return found

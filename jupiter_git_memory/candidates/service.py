@@ -16,20 +16,33 @@ import json
 import threading
 import time
 import weakref
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
+from ..base.store import workspace_lock
 from ..index.catalog import CatalogChanges
+from ..index.handle import Index
+from ..index.plan import plan_changes
+from ..index.writer import WritePlan, apply_plan
 from ..records.checks import check_id
 from ..records.row import RecordRow
-from ..index.handle import Index
-from ..base.store import workspace_lock
-from ..index.writer import WritePlan, apply_plan
-from ..index.plan import plan_changes
 from . import dedup
 from .errors import CandidateError, file_backed, invalid_state, not_found
-from .model import (OPEN, PROPOSED, REJECTED, STATES, Answer, CandidateInput, evidence_entry,
-                    is_candidate, new_candidate_id, new_row, view, with_data)
+from .model import (
+    OPEN,
+    PROPOSED,
+    REJECTED,
+    STATES,
+    Answer,
+    CandidateInput,
+    evidence_entry,
+    is_candidate,
+    new_candidate_id,
+    new_row,
+    view,
+    with_data,
+)
 from .validate import check
 
 MAX_REASON_CHARS = 2000
@@ -39,8 +52,13 @@ SERVER_LOCK_TIMEOUT = 120.0  # servers answer "index busy" (LockTimeout) rather 
 class CandidateService:
     """One workspace's candidates. Pass a Seeder to share its loaded model (API/MCP servers)."""
 
-    def __init__(self, repo: Path | str | None = None, seeder=None, store_root: Path | None = None,
-                 lock_timeout: float | None = None):
+    def __init__(
+        self,
+        repo: Path | str | None = None,
+        seeder=None,
+        store_root: Path | None = None,
+        lock_timeout: float | None = None,
+    ):
         if seeder is None:
             from ..seed.seeder import Seeder
 
@@ -69,8 +87,9 @@ class CandidateService:
         """Bring one record's chunks and vectors in line with `row` (None: remove it) via the one write path."""
         previous = index.catalog.records_by_ids([rid])
         known = index.catalog.version_chunks([(rid, row.content_hash)]) if row else {}
-        plan, _ = plan_changes({rid: row} if row else {}, previous, known, index.vectors.ids(), self.seeder.chunker,
-                               scope={rid})
+        plan, _ = plan_changes(
+            {rid: row} if row else {}, previous, known, index.vectors.ids(), self.seeder.chunker, scope={rid}
+        )
         vectors = self.seeder.embedder.embed_passages([c.text for c, _ in plan.embed]) if plan.embed else None
         apply_plan(index, plan, vectors, self.fault)
 
@@ -107,8 +126,16 @@ class CandidateService:
         inp = dataclasses.replace(inp, agent=inp.agent or "unknown")
         verdict = check(inp)
         if verdict.code:  # nothing of the input is stored or logged past this point
-            return Answer("rejected", verdict.code, verdict.reason, verdict.warnings, dry_run=dry_run,
-                          agent=inp.agent, run_key=inp.run_key, fields=verdict.fields)
+            return Answer(
+                "rejected",
+                verdict.code,
+                verdict.reason,
+                verdict.warnings,
+                dry_run=dry_run,
+                agent=inp.agent,
+                run_key=inp.run_key,
+                fields=verdict.fields,
+            )
         with self._index(exclusive=not dry_run) as index:
             if inp.run_key:
                 prior = self._find_run(index, inp.agent, inp.run_key)
@@ -117,12 +144,23 @@ class CandidateService:
             try:
                 matches = dedup.nearest(index, self.seeder.embedder, self.seeder.chunker, inp.title, inp.body)
             except Exception as e:  # without the check we cannot answer honestly: write nothing
-                raise CandidateError("memory/retrieval-failed", f"the near-duplicate check could not run "
-                                     f"({e.__class__.__name__}: {e}); nothing was stored, try again", 503) from None
+                raise CandidateError(
+                    "memory/retrieval-failed",
+                    f"the near-duplicate check could not run "
+                    f"({e.__class__.__name__}: {e}); nothing was stored, try again",
+                    503,
+                ) from None
             out = dedup.classify(matches, f"{inp.title}\n\n{inp.body}")
-            answer = Answer(out.decision, out.reason_code, out.reason, verdict.warnings + out.warnings,
-                            matched=out.matched.summary() if out.matched else None, dry_run=dry_run,
-                            agent=inp.agent, run_key=inp.run_key)
+            answer = Answer(
+                out.decision,
+                out.reason_code,
+                out.reason,
+                verdict.warnings + out.warnings,
+                matched=out.matched.summary() if out.matched else None,
+                dry_run=dry_run,
+                agent=inp.agent,
+                run_key=inp.run_key,
+            )
             if dry_run:
                 if out.decision == "merged":
                     answer.id = out.matched.record_id
@@ -132,16 +170,30 @@ class CandidateService:
             if out.decision == "skipped":
                 return answer
             now = time.time()
-            run = {"agent": inp.agent, "run_key": inp.run_key, "decision": out.decision, "at": now,
-                   "content_sha": inp.content_sha(), "reason_code": out.reason_code} if inp.run_key else None
+            run = (
+                {
+                    "agent": inp.agent,
+                    "run_key": inp.run_key,
+                    "decision": out.decision,
+                    "at": now,
+                    "content_sha": inp.content_sha(),
+                    "reason_code": out.reason_code,
+                }
+                if inp.run_key
+                else None
+            )
             if out.decision == "created":
                 row = new_row(new_candidate_id(), inp, run, answer.warnings, now)
             else:
                 target = out.matched.row
                 entry = dict(evidence_entry(inp, now), title=inp.title.strip(), body=inp.body.strip())
                 tags = list(dict.fromkeys(list(target.data.get("tags", [])) + list(inp.tags or [])))
-                row = with_data(target, evidence=list(target.data.get("evidence", [])) + [entry], tags=tags,
-                                runs=list(target.data.get("runs", [])) + ([run] if run else []))
+                row = with_data(
+                    target,
+                    evidence=list(target.data.get("evidence", [])) + [entry],
+                    tags=tags,
+                    runs=list(target.data.get("runs", [])) + ([run] if run else []),
+                )
             self._save(index, row)
             answer.id, answer.written = row.id, True
             answer.indexed, answer.index_error = self._try_index(index, row)
@@ -151,12 +203,23 @@ class CandidateService:
         """The same (agent, run key) gets the first answer again; a pending index is finished now."""
         warnings = []
         if run.get("content_sha") != inp.content_sha():
-            warnings.append(f"run key {inp.run_key!r} was already used by {inp.agent} with other content; "
-                            "this is the first answer (use a new run key for a new observation)")
-        answer = Answer(run.get("decision", "created"), run.get("reason_code", "new"),
-                        f"run key {inp.run_key!r} of {inp.agent} was answered before ({run.get('decision', 'created')} "
-                        f"{row.id}); this is that answer", warnings, id=row.id,
-                        written=False, dry_run=dry_run, replayed=True, agent=inp.agent, run_key=inp.run_key)
+            warnings.append(
+                f"run key {inp.run_key!r} was already used by {inp.agent} with other content; "
+                "this is the first answer (use a new run key for a new observation)"
+            )
+        answer = Answer(
+            run.get("decision", "created"),
+            run.get("reason_code", "new"),
+            f"run key {inp.run_key!r} of {inp.agent} was answered before ({run.get('decision', 'created')} "
+            f"{row.id}); this is that answer",
+            warnings,
+            id=row.id,
+            written=False,
+            dry_run=dry_run,
+            replayed=True,
+            agent=inp.agent,
+            run_key=inp.run_key,
+        )
         indexed = self._indexed(index, row.id)
         if not indexed and not dry_run and row.data.get("state") in (OPEN, PROPOSED):
             indexed, answer.index_error = self._try_index(index, row)
@@ -168,7 +231,9 @@ class CandidateService:
     def list(self, state: str | None = "queue") -> list[dict[str, Any]]:
         """Candidates oldest first. `state`: one of STATES, `queue` (open + proposed, the default) or `all`."""
         if state not in (None, "all", "queue", *STATES):
-            raise CandidateError("request/bad-filter", f"unknown state {state!r}; use one of all, queue, {', '.join(STATES)}")
+            raise CandidateError(
+                "request/bad-filter", f"unknown state {state!r}; use one of all, queue, {', '.join(STATES)}"
+            )
         wanted = {"queue": (OPEN, PROPOSED), None: STATES, "all": STATES}.get(state, (state,))
         with self._index(exclusive=False) as index:
             rows = index.catalog.records(origin="candidate")
@@ -213,25 +278,48 @@ class CandidateService:
             return dict(view(new, indexed), index_error=err)
 
     # -- revise / forget: candidates only -------------------------------------------------------
-    def revise(self, rid: str, title: str | None = None, body: str | None = None, tags: list[str] | None = None,
-               source: str | None = None, agent: str | None = None) -> dict[str, Any]:
+    def revise(
+        self,
+        rid: str,
+        title: str | None = None,
+        body: str | None = None,
+        tags: list[str] | None = None,
+        source: str | None = None,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
         """Edit an open candidate in the store (re-checked like a new one). File-backed: memory/file-backed."""
         with self._index(exclusive=True) as index:
             row = self._candidate(index, check_id(rid))
             if row.data.get("state") != OPEN:
-                raise invalid_state(rid, row.data.get("state"), "only open candidates can be revised; a proposed one "
-                                    "is edited on its branch, a rejected one is recorded anew")
+                raise invalid_state(
+                    rid,
+                    row.data.get("state"),
+                    "only open candidates can be revised; a proposed one "
+                    "is edited on its branch, a rejected one is recorded anew",
+                )
             d = row.data
-            inp = CandidateInput(row.kind, d["title"] if title is None else title, d["body"] if body is None else body,
-                                 list(d.get("tags", [])) if tags is None else tags,
-                                 d.get("source") if source is None else source, [],
-                                 agent or d.get("provenance", {}).get("agent"))
+            inp = CandidateInput(
+                row.kind,
+                d["title"] if title is None else title,
+                d["body"] if body is None else body,
+                list(d.get("tags", [])) if tags is None else tags,
+                d.get("source") if source is None else source,
+                [],
+                agent or d.get("provenance", {}).get("agent"),
+            )
             verdict = check(inp)
             if verdict.code:
                 raise CandidateError(f"candidate/{verdict.code}", verdict.reason, 422, id=rid, fields=verdict.fields)
             revisions = list(d.get("revisions", [])) + [{"at": time.time(), "agent": agent}]
-            new = with_data(row, title=inp.title.strip(), body=inp.body.strip(), tags=list(inp.tags), source=inp.source,
-                            revisions=revisions, warnings=verdict.warnings)
+            new = with_data(
+                row,
+                title=inp.title.strip(),
+                body=inp.body.strip(),
+                tags=list(inp.tags),
+                source=inp.source,
+                revisions=revisions,
+                warnings=verdict.warnings,
+            )
             self._save(index, new)
             indexed, err = self._try_index(index, new)
             return dict(view(new, indexed), index_error=err)
@@ -249,7 +337,9 @@ def _checked_reason(why: str) -> str:
 
     why = (why or "").strip()
     if not why:
-        raise CandidateError("request/missing-reason", "say why it is rejected (--why): the reason is kept for the agent")
+        raise CandidateError(
+            "request/missing-reason", "say why it is rejected (--why): the reason is kept for the agent"
+        )
     if len(why) > MAX_REASON_CHARS:
         raise CandidateError("request/too-long", f"the reason must be at most {MAX_REASON_CHARS} characters")
     if scan_text(why):
@@ -257,7 +347,7 @@ def _checked_reason(why: str) -> str:
     return why
 
 
-_by_handle: "weakref.WeakKeyDictionary[Any, CandidateService]" = weakref.WeakKeyDictionary()
+_by_handle: weakref.WeakKeyDictionary[Any, CandidateService] = weakref.WeakKeyDictionary()
 _by_handle_lock = threading.Lock()
 
 

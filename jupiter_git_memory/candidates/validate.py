@@ -25,29 +25,44 @@ _TAG_RE = re.compile(r"^[\w][\w.+/-]{0,39}$")
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'-]*")
 
 # Placeholders and non-statements. Upper-case markers are matched case-sensitively ("todo app" is fine).
-_PLACEHOLDERS = tuple((label, re.compile(rx)) for label, rx in (
-    ("TODO", r"\bTODO\b"), ("TBD", r"\bTBD\b"), ("FIXME", r"\bFIXME\b"), ("XXX", r"(?<![\w*])XXX(?![\w*])"),
-    ("n/a", r"(?i)(?<![\w/])n/a(?![\w/])"), ("fixed it", r"(?i)\bfixed it\b"),
-    ("should work", r"(?i)\bshould (?:now |probably |hopefully )?work\b"), ("lorem ipsum", r"(?i)\blorem ipsum\b"),
-    ("to be determined", r"(?i)\bto be (?:determined|decided|defined)\b"), ("<fill in>", r"(?i)<\s*(?:fill|insert|add|your)\b[^>]{0,40}>"),
-))
+_PLACEHOLDERS = tuple(
+    (label, re.compile(rx))
+    for label, rx in (
+        ("TODO", r"\bTODO\b"),
+        ("TBD", r"\bTBD\b"),
+        ("FIXME", r"\bFIXME\b"),
+        ("XXX", r"(?<![\w*])XXX(?![\w*])"),
+        ("n/a", r"(?i)(?<![\w/])n/a(?![\w/])"),
+        ("fixed it", r"(?i)\bfixed it\b"),
+        ("should work", r"(?i)\bshould (?:now |probably |hopefully )?work\b"),
+        ("lorem ipsum", r"(?i)\blorem ipsum\b"),
+        ("to be determined", r"(?i)\bto be (?:determined|decided|defined)\b"),
+        ("<fill in>", r"(?i)<\s*(?:fill|insert|add|your)\b[^>]{0,40}>"),
+    )
+)
 # Words that say nothing on their own: a title made only of these (and numbers) is generic.
-_GENERIC = frozenset("""a an the this that it its my our some various general misc miscellaneous new old
+_GENERIC = frozenset(
+    """a an the this that it its my our some various general misc miscellaneous new old
 fix fixed fixes fixing update updated updates change changes changed bug bugs issue issues problem problems
 note notes finding findings decision decisions fact facts adr history observation observations info information
 learning learnings lesson lessons important memo stuff thing things test tests testing todo wip work done
-result results summary session run task record candidate about on in of for and to re from with""".split())
+result results summary session run task record candidate about on in of for and to re from with""".split()
+)
 _RATIONALE = re.compile(
     r"(?i)\b(because|since|so that|so we|in order to|to (?:avoid|keep|make|reduce|prevent|allow|ensure|support|stop|get)|"
     r"due to|given that|as a result|otherwise|reason|rationale|why|trade-?offs?|consequences?|instead of|rather than|"
     r"motivat\w*|drive[nrs]? by|which (?:means|lets|avoids)|thus|therefore|hence|so (?:the|we|it|they|each|every|our)|"
-    r"needs? to|goal)\b|,\s*so\b")
+    r"needs? to|goal)\b|,\s*so\b"
+)
 _EVIDENCE = re.compile(
     r"(?i)(https?://\S+|\b[\w./-]+\.(?:py|js|ts|go|rs|java|rb|md|toml|yaml|yml|json|sql|sh|c|h|cpp|txt|lock|cfg|ini)\b|"
     r"`[^`\n]{3,}`|\b[0-9a-f]{7,40}\b|\b(?:measured|observed|reproduced|verified|benchmark\w*|according to|"
-    r"logs? show|stack ?trace|traceback|see )\b)")
-_DATE = re.compile(r"(?i)\b(\d{4}-\d{2}(-\d{2})?|\d{1,2}/\d{1,2}/\d{2,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d{4}|"
-                   r"v?\d+\.\d+(\.\d+)?|q[1-4]\s*\d{4}|\d{4})\b")
+    r"logs? show|stack ?trace|traceback|see )\b)"
+)
+_DATE = re.compile(
+    r"(?i)\b(\d{4}-\d{2}(-\d{2})?|\d{1,2}/\d{1,2}/\d{2,4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d{4}|"
+    r"v?\d+\.\d+(\.\d+)?|q[1-4]\s*\d{4}|\d{4})\b"
+)
 
 
 _BAD_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -93,36 +108,61 @@ def check(inp: CandidateInput) -> Verdict:
     if hits:
         where = sorted({h.field for h in hits})
         kinds = sorted({h.what for h in hits})
-        return Verdict("secret", f"{', '.join(where)} contains {' and '.join(kinds)}; nothing was stored. Remove "
-                       "the secret (name where it lives instead, e.g. `the DEPLOY_TOKEN CI secret`) and send it again",
-                       where)
+        return Verdict(
+            "secret",
+            f"{', '.join(where)} contains {' and '.join(kinds)}; nothing was stored. Remove "
+            "the secret (name where it lives instead, e.g. `the DEPLOY_TOKEN CI secret`) and send it again",
+            where,
+        )
     for name, text in inp.text_fields().items():
         if _BAD_CHARS.search(text) or _has_surrogates(text):
-            return Verdict("bad-text", f"{name} contains control characters or invalid Unicode; send plain UTF-8 text",
-                           [name])
+            return Verdict(
+                "bad-text", f"{name} contains control characters or invalid Unicode; send plain UTF-8 text", [name]
+            )
     if inp.kind not in REQUESTABLE_KINDS:
-        return Verdict("unknown-kind", f"kind {inp.kind!r} cannot be requested; use one of {', '.join(REQUESTABLE_KINDS)}",
-                       ["kind"])
+        return Verdict(
+            "unknown-kind",
+            f"kind {inp.kind!r} cannot be requested; use one of {', '.join(REQUESTABLE_KINDS)}",
+            ["kind"],
+        )
     title, body = (inp.title or "").strip(), (inp.body or "").strip()
     if not title:
-        return Verdict("missing-title", "the title is empty; give a one-line statement of what is true or decided", ["title"])
+        return Verdict(
+            "missing-title", "the title is empty; give a one-line statement of what is true or decided", ["title"]
+        )
     if "\n" in title or len(title) > MAX_TITLE_CHARS:
         return Verdict("bad-title", f"the title must be one line of at most {MAX_TITLE_CHARS} characters", ["title"])
     if len(body.encode("utf-8")) > MAX_BODY_BYTES:
-        return Verdict("too-long", f"the body is over {MAX_BODY_BYTES} bytes; keep one observation per candidate", ["body"])
+        return Verdict(
+            "too-long", f"the body is over {MAX_BODY_BYTES} bytes; keep one observation per candidate", ["body"]
+        )
     if len(inp.tags or []) > MAX_TAGS or any(not _TAG_RE.match(str(t)) for t in inp.tags or []):
-        return Verdict("bad-tags", f"tags must be at most {MAX_TAGS} single words (letters, digits, . _ - + /)", ["tags"])
+        return Verdict(
+            "bad-tags", f"tags must be at most {MAX_TAGS} single words (letters, digits, . _ - + /)", ["tags"]
+        )
     for name, text in (("title", title), ("body", body)):
         label = _placeholder(text)
         if label:
-            return Verdict("placeholder", f"the {name} contains the placeholder {label!r}; state what was actually "
-                           "found or decided, or do not record it yet", [name])
+            return Verdict(
+                "placeholder",
+                f"the {name} contains the placeholder {label!r}; state what was actually "
+                "found or decided, or do not record it yet",
+                [name],
+            )
     if len(title) < MIN_TITLE_CHARS or len(_words(title)) < 2:
-        return Verdict("too-short", f"the title is too short to say anything; write a statement of at least two words "
-                       f"and {MIN_TITLE_CHARS} characters", ["title"])
+        return Verdict(
+            "too-short",
+            f"the title is too short to say anything; write a statement of at least two words "
+            f"and {MIN_TITLE_CHARS} characters",
+            ["title"],
+        )
     if _generic_title(title):
-        return Verdict("generic-title", "the title is generic; name the specific thing that is true or decided "
-                       "(e.g. `Retry S3 uploads with exponential backoff`)", ["title"])
+        return Verdict(
+            "generic-title",
+            "the title is generic; name the specific thing that is true or decided "
+            "(e.g. `Retry S3 uploads with exponential backoff`)",
+            ["title"],
+        )
     if len(_words(body)) < MIN_BODY_WORDS or len(body) < MIN_BODY_CHARS:
         return Verdict("too-short", f"the body is too short; explain it in at least {MIN_BODY_WORDS} words", ["body"])
     return _kind_content(inp, title, body)
@@ -131,12 +171,19 @@ def check(inp: CandidateInput) -> Verdict:
 def _kind_content(inp: CandidateInput, title: str, body: str) -> Verdict:
     warnings: list[str] = []
     if inp.kind in ("decision", "adr") and not _RATIONALE.search(body):
-        return Verdict("missing-rationale", f"a {inp.kind} states the decision (the title) and why: add the reason to "
-                       "the body (`because ...`, `so that ...`, or a `## Why` section)", ["body"])
+        return Verdict(
+            "missing-rationale",
+            f"a {inp.kind} states the decision (the title) and why: add the reason to "
+            "the body (`because ...`, `so that ...`, or a `## Why` section)",
+            ["body"],
+        )
     has_evidence = bool(inp.source or inp.evidence) or bool(_EVIDENCE.search(body))
     if inp.kind == "fact" and not has_evidence:
-        return Verdict("missing-evidence", "a fact names its evidence: pass a source/evidence (a path, URL, command "
-                       "or commit) or cite it in the body", ["source", "evidence"])
+        return Verdict(
+            "missing-evidence",
+            "a fact names its evidence: pass a source/evidence (a path, URL, command or commit) or cite it in the body",
+            ["source", "evidence"],
+        )
     if inp.kind == "finding" and not has_evidence:
         warnings.append("a finding without evidence is hard to verify: add a source (path, URL, command or commit)")
     if inp.kind == "history" and not _DATE.search(f"{title} {body}"):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 CHUNKER_VERSION = "md-heading-paragraph-1"
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")

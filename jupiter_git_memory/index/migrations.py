@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..base.errors import JgmError
 from ..lifecycle.promote import PROMOTION  # a view's own row for a shared candidate, read back as `candidate`
@@ -105,13 +105,18 @@ def check_version(db: sqlite3.Connection, path: Path | str = "catalog") -> int:
     """The schema version of the catalog on `db`, when this code can read it as it is."""
     found = _version(db)
     if found > SCHEMA_VERSION:
-        raise CatalogTooNew(f"{path}: the catalog has schema v{found}, newer than this jgm knows (v{SCHEMA_VERSION}); "
-                            "a newer jupiter-git-memory wrote it: upgrade (`pip install -U jupiter-git-memory`), or "
-                            "use another store (`--home DIR`)", path=str(path))
+        raise CatalogTooNew(
+            f"{path}: the catalog has schema v{found}, newer than this jgm knows (v{SCHEMA_VERSION}); "
+            "a newer jupiter-git-memory wrote it: upgrade (`pip install -U jupiter-git-memory`), or "
+            "use another store (`--home DIR`)",
+            path=str(path),
+        )
     if found < SCHEMA_VERSION:
-        raise CatalogNeedsMigration(f"{path}: the catalog has schema v{found}; this jgm reads v{SCHEMA_VERSION}: "
-                                    "run `jgm seed` once (it migrates the catalog, keeping every vector)",
-                                    path=str(path))
+        raise CatalogNeedsMigration(
+            f"{path}: the catalog has schema v{found}; this jgm reads v{SCHEMA_VERSION}: "
+            "run `jgm seed` once (it migrates the catalog, keeping every vector)",
+            path=str(path),
+        )
     return found
 
 
@@ -158,19 +163,37 @@ def _from_v1(db: sqlite3.Connection) -> None:
     root = json.loads(meta.get("workspace") or "{}").get("root") or "?"
     name = f"wt:{root}"
     now = float(meta.get("last_seed_at") or 0) or 0.0
-    db.execute("INSERT OR REPLACE INTO views(name, kind, root, rev, commit_sha, dirty, fingerprint, commits_at, "
-               "built_at, used_at) VALUES(?, 'worktree', ?, NULL, ?, ?, '', ?, ?, ?)",
-               (name, root, meta.get("last_seeded_commit") or None, int(meta.get("dirty") == "true"),
-                meta.get("commits_at") or "", now, now))
-    db.execute("INSERT OR IGNORE INTO contents(id, content_hash, kind, status, title, data) "
-               "SELECT id, content_hash, kind, status, title, data FROM records_v1")
-    db.execute("INSERT INTO view_records(view, id, content_hash, effective, path, commit_sha, dirty, origin, error, "
-               "updated_at) SELECT CASE origin WHEN 'file' THEN ? ELSE ? END, id, content_hash, effective, path, "
-               "commit_sha, dirty, origin, error, updated_at FROM records_v1", (name, SHARED_VIEW))
-    db.execute("INSERT OR IGNORE INTO chunk_store(id, record_id, text_hash, text, body) "
-               "SELECT id, record_id, text_hash, text, body FROM chunks_v1")
-    db.execute("INSERT OR REPLACE INTO version_chunks(record_id, content_hash, ordinal, chunk_id) "
-               "SELECT c.record_id, r.content_hash, c.ordinal, c.id FROM chunks_v1 c JOIN records_v1 r ON r.id = c.record_id")
+    db.execute(
+        "INSERT OR REPLACE INTO views(name, kind, root, rev, commit_sha, dirty, fingerprint, commits_at, "
+        "built_at, used_at) VALUES(?, 'worktree', ?, NULL, ?, ?, '', ?, ?, ?)",
+        (
+            name,
+            root,
+            meta.get("last_seeded_commit") or None,
+            int(meta.get("dirty") == "true"),
+            meta.get("commits_at") or "",
+            now,
+            now,
+        ),
+    )
+    db.execute(
+        "INSERT OR IGNORE INTO contents(id, content_hash, kind, status, title, data) "
+        "SELECT id, content_hash, kind, status, title, data FROM records_v1"
+    )
+    db.execute(
+        "INSERT INTO view_records(view, id, content_hash, effective, path, commit_sha, dirty, origin, error, "
+        "updated_at) SELECT CASE origin WHEN 'file' THEN ? ELSE ? END, id, content_hash, effective, path, "
+        "commit_sha, dirty, origin, error, updated_at FROM records_v1",
+        (name, SHARED_VIEW),
+    )
+    db.execute(
+        "INSERT OR IGNORE INTO chunk_store(id, record_id, text_hash, text, body) "
+        "SELECT id, record_id, text_hash, text, body FROM chunks_v1"
+    )
+    db.execute(
+        "INSERT OR REPLACE INTO version_chunks(record_id, content_hash, ordinal, chunk_id) "
+        "SELECT c.record_id, r.content_hash, c.ordinal, c.id FROM chunks_v1 c JOIN records_v1 r ON r.id = c.record_id"
+    )
     db.execute("DROP TABLE records_v1")
     db.execute("DROP TABLE chunks_v1")
 

@@ -6,8 +6,8 @@ changes, branches and commits: only chunks no view has embedded yet are embedded
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..chunking.chunker import Chunk
 from ..records.row import RecordRow
@@ -34,8 +34,16 @@ def chunk_meta(row: RecordRow, ordinal: int = 0) -> dict:
 
 
 def _row_changed(a: RecordRow, b: RecordRow) -> bool:
-    return (a.content_hash, a.effective_status, a.path, a.commit_sha, a.dirty, a.declared_status, a.error, a.data) != \
-           (b.content_hash, b.effective_status, b.path, b.commit_sha, b.dirty, b.declared_status, b.error, b.data)
+    return (a.content_hash, a.effective_status, a.path, a.commit_sha, a.dirty, a.declared_status, a.error, a.data) != (
+        b.content_hash,
+        b.effective_status,
+        b.path,
+        b.commit_sha,
+        b.dirty,
+        b.declared_status,
+        b.error,
+        b.data,
+    )
 
 
 def chunk_rows(row: RecordRow, chunks: list[Chunk]) -> list[ChunkRow]:
@@ -51,9 +59,15 @@ def chunk_rows(row: RecordRow, chunks: list[Chunk]) -> list[ChunkRow]:
     return out
 
 
-def plan_changes(desired: dict[str, RecordRow], previous: dict[str, RecordRow],
-                 known: dict[tuple[str, str], list[ChunkRow]], chroma_ids: set[str], chunker: Chunker,
-                 scope: set[str] | None = None, stored_chunks: set[str] | None = None) -> tuple[WritePlan, SeedCounts]:
+def plan_changes(
+    desired: dict[str, RecordRow],
+    previous: dict[str, RecordRow],
+    known: dict[tuple[str, str], list[ChunkRow]],
+    chroma_ids: set[str],
+    chunker: Chunker,
+    scope: set[str] | None = None,
+    stored_chunks: set[str] | None = None,
+) -> tuple[WritePlan, SeedCounts]:
     """`desired` is the complete wanted state of one view's records in `scope` (default: every previous one).
 
     `known` holds the stored chunks of record versions (id, content hash) any view already has: those are

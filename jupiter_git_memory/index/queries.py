@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any, Iterable
+from typing import Any
 
 from ..records.row import RecordRow
 
@@ -35,10 +36,20 @@ def record_row(row: sqlite3.Row) -> RecordRow:
     data = json.loads(row["data"])
     if row["origin"] == "file":  # contents are shared by every path holding the same bytes: the view's wins
         data["path"] = row["path"]
-    return RecordRow(id=row["id"], path=row["path"], kind=row["kind"], declared_status=row["status"],
-                     effective_status=row["effective"], title=row["title"], content_hash=row["content_hash"],
-                     commit_sha=row["commit_sha"], dirty=bool(row["dirty"]), origin=row["origin"], data=data,
-                     error=row["error"])
+    return RecordRow(
+        id=row["id"],
+        path=row["path"],
+        kind=row["kind"],
+        declared_status=row["status"],
+        effective_status=row["effective"],
+        title=row["title"],
+        content_hash=row["content_hash"],
+        commit_sha=row["commit_sha"],
+        dirty=bool(row["dirty"]),
+        origin=row["origin"],
+        data=data,
+        error=row["error"],
+    )
 
 
 class CatalogReads:
@@ -98,20 +109,28 @@ class CatalogReads:
     def parsed_by_hash(self, hashes: Iterable[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """content hash -> (record id, parsed data) of stored file records: a new view reuses other views'
         parses instead of parsing the same bytes again."""
-        return {r[0]: (r[1], json.loads(r[2])) for r in self._where_in(
-            "SELECT content_hash, id, data FROM contents WHERE content_hash IN ({})", hashes)}
+        return {
+            r[0]: (r[1], json.loads(r[2]))
+            for r in self._where_in("SELECT content_hash, id, data FROM contents WHERE content_hash IN ({})", hashes)
+        }
 
     def unreferenced_chunks(self) -> list[str]:
         """Stored chunks no record version uses (a crash or a manual edit; the doctor reports them)."""
-        return sorted(r[0] for r in self._db.execute(
-            "SELECT id FROM chunk_store s WHERE NOT EXISTS (SELECT 1 FROM version_chunks v WHERE v.chunk_id = s.id)"))
+        return sorted(
+            r[0]
+            for r in self._db.execute(
+                "SELECT id FROM chunk_store s WHERE NOT EXISTS (SELECT 1 FROM version_chunks v WHERE v.chunk_id = s.id)"
+            )
+        )
 
     def version_chunks(self, versions: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[ChunkRow]]:
         """Stored chunks of record versions (id, content hash), in order; versions not stored are absent."""
         out: dict[tuple[str, str], list[ChunkRow]] = {}
-        sql = ("SELECT s.id, s.record_id, vc.ordinal, s.text_hash, s.text, s.body, vc.content_hash "
-               "FROM version_chunks vc JOIN chunk_store s ON s.id = vc.chunk_id "
-               "WHERE vc.record_id = ? AND vc.content_hash = ? ORDER BY vc.ordinal")
+        sql = (
+            "SELECT s.id, s.record_id, vc.ordinal, s.text_hash, s.text, s.body, vc.content_hash "
+            "FROM version_chunks vc JOIN chunk_store s ON s.id = vc.chunk_id "
+            "WHERE vc.record_id = ? AND vc.content_hash = ? ORDER BY vc.ordinal"
+        )
         for key in versions:
             rows = self._db.execute(sql, key).fetchall()
             if rows:
@@ -120,9 +139,13 @@ class CatalogReads:
 
     def view_chunk_map(self) -> dict[str, tuple[str, str, str]]:
         """chunk id -> (record id, kind, effective status) for every chunk the current view holds."""
-        return {r[0]: (r[1], r[2], r[3]) for r in self._db.execute(
-            "SELECT c.id, r.id, r.kind, r.effective FROM records r JOIN version_chunks vc "
-            "ON vc.record_id = r.id AND vc.content_hash = r.content_hash JOIN chunk_store c ON c.id = vc.chunk_id")}
+        return {
+            r[0]: (r[1], r[2], r[3])
+            for r in self._db.execute(
+                "SELECT c.id, r.id, r.kind, r.effective FROM records r JOIN version_chunks vc "
+                "ON vc.record_id = r.id AND vc.content_hash = r.content_hash JOIN chunk_store c ON c.id = vc.chunk_id"
+            )
+        }
 
     # -- views --------------------------------------------------------------------------------
     def get_view(self, name: str | None = None) -> dict[str, Any] | None:
@@ -132,8 +155,15 @@ class CatalogReads:
     def views(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self._db.execute("SELECT * FROM views ORDER BY used_at")]
 
-    def lexical(self, match: str, allowed: dict[str, tuple[str, str, str]], statuses: list[str],
-                kinds: list[str] | None, limit: int, chunk_window: int = 200) -> list[tuple[str, str, str, str, float]]:
+    def lexical(
+        self,
+        match: str,
+        allowed: dict[str, tuple[str, str, str]],
+        statuses: list[str],
+        kinds: list[str] | None,
+        limit: int,
+        chunk_window: int = 200,
+    ) -> list[tuple[str, str, str, str, float]]:
         """Best lexical chunk per allowed record: [(record_id, chunk_id, kind, effective, score)], best first.
 
         `allowed` is the view's chunk map (view_chunk_map): the FTS index holds the chunks of every view,
@@ -143,7 +173,9 @@ class CatalogReads:
         try:
             rows = self._db.execute(
                 "SELECT chunk_id, bm25(chunks_fts, 0, 0, 2.0, 1.0) AS s FROM chunks_fts "
-                "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?", (match, chunk_window)).fetchall()
+                "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
+                (match, chunk_window),
+            ).fetchall()
         except sqlite3.OperationalError:  # a query FTS5 cannot parse: no lexical evidence
             return []
         out: list[tuple[str, str, str, str, float]] = []
@@ -164,7 +196,9 @@ class CatalogReads:
         out = {}
         for t in terms:
             try:
-                out[t] = self._db.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',)).fetchone()[0]
+                out[t] = self._db.execute(
+                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',)
+                ).fetchone()[0]
             except sqlite3.OperationalError:
                 out[t] = 0
         return out
@@ -174,8 +208,12 @@ class CatalogReads:
         out = {}
         for t in terms:
             try:
-                out[t] = {r[0] for r in self._db.execute(
-                    "SELECT DISTINCT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',))}
+                out[t] = {
+                    r[0]
+                    for r in self._db.execute(
+                        "SELECT DISTINCT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',)
+                    )
+                }
             except sqlite3.OperationalError:
                 out[t] = set()
         return out
@@ -194,33 +232,47 @@ class CatalogReads:
 
     def list_field_links(self, field: str) -> Iterable[tuple[str, str]]:
         """(record id, JSON array) of every record whose data holds the list `field` (supersedes, tags ...)."""
-        return self._db.execute(f"SELECT id, json_extract(data, '$.{field}') FROM records "
-                                f"WHERE json_type(data, '$.{field}') = 'array'").fetchall()
+        return self._db.execute(
+            f"SELECT id, json_extract(data, '$.{field}') FROM records WHERE json_type(data, '$.{field}') = 'array'"
+        ).fetchall()
 
     def candidate_run(self, agent: str, run_key: str) -> tuple[str, str] | None:
         """(candidate id, run JSON) of the candidate an agent's run already recorded, if any."""
         return self._db.execute(
             "SELECT r.id, j.value FROM records r, json_each(r.data, '$.runs') j WHERE r.origin = 'candidate' "
             "AND json_extract(j.value, '$.agent') = ? AND json_extract(j.value, '$.run_key') = ? LIMIT 1",
-            (agent, run_key)).fetchone()
+            (agent, run_key),
+        ).fetchone()
 
     def indexed_candidates(self) -> set[str]:
         """Ids of the candidates that have chunks (by the chunks' record index, not a join)."""
-        return {r[0] for r in self._db.execute(
-            "SELECT DISTINCT record_id FROM chunks WHERE record_id IN (SELECT id FROM records WHERE origin='candidate')")}
+        return {
+            r[0]
+            for r in self._db.execute(
+                "SELECT DISTINCT record_id FROM chunks WHERE record_id IN (SELECT id FROM records WHERE origin='candidate')"
+            )
+        }
 
     def meta_items(self, hide: tuple[str, ...] = ("workspace",)) -> dict[str, str]:
         return {k: v for k, v in self._db.execute("SELECT key, value FROM meta") if k not in hide}
 
     def counts_by_kind(self) -> list[tuple[str, str, int]]:
         """(kind, effective status, count) of the view's file records."""
-        return [tuple(r) for r in self._db.execute(
-            "SELECT kind, effective, COUNT(*) FROM records WHERE origin = 'file' GROUP BY kind, effective "
-            "ORDER BY kind, effective")]
+        return [
+            tuple(r)
+            for r in self._db.execute(
+                "SELECT kind, effective, COUNT(*) FROM records WHERE origin = 'file' GROUP BY kind, effective "
+                "ORDER BY kind, effective"
+            )
+        ]
 
     def counts_by_candidate_state(self) -> list[tuple[str, int]]:
-        return [tuple(r) for r in self._db.execute(
-            "SELECT json_extract(data, '$.state'), COUNT(*) FROM records WHERE origin = 'candidate' GROUP BY 1 ORDER BY 1")]
+        return [
+            tuple(r)
+            for r in self._db.execute(
+                "SELECT json_extract(data, '$.state'), COUNT(*) FROM records WHERE origin = 'candidate' GROUP BY 1 ORDER BY 1"
+            )
+        ]
 
     # -- receipts (written through Catalog.apply) ---------------------------------------------
     def receipt(self, rid: str) -> dict | None:
@@ -235,5 +287,7 @@ class CatalogReads:
         rows = self._db.execute(
             "SELECT data FROM (SELECT rowid, data FROM receipts ORDER BY rowid DESC LIMIT ?) AS r "
             "WHERE instr(r.data, ?) > 0 AND EXISTS (SELECT 1 FROM json_each(r.data, '$.ids') WHERE json_each.value = ?) "
-            "ORDER BY rowid DESC LIMIT ?", (window, json.dumps(rid), rid, limit)).fetchall()
+            "ORDER BY rowid DESC LIMIT ?",
+            (window, json.dumps(rid), rid, limit),
+        ).fetchall()
         return [json.loads(d) for (d,) in rows]

@@ -8,12 +8,12 @@ moved-aside file, which the warning names.
 
 from __future__ import annotations
 
-from ..base.errors import JgmError
-
 import os
 import sqlite3
 import time
 from pathlib import Path
+
+from ..base.errors import JgmError
 
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
@@ -23,8 +23,10 @@ class CatalogCorrupt(JgmError, RuntimeError):
 
     def __init__(self, path: Path, cause: BaseException):
         self.path = path
-        super().__init__(f"{path}: the catalog is corrupt ({cause}); run `jgm doctor --repair` (or `jgm seed`), "
-                         "which moves it aside and rebuilds it from the record files")
+        super().__init__(
+            f"{path}: the catalog is corrupt ({cause}); run `jgm doctor --repair` (or `jgm seed`), "
+            "which moves it aside and rebuilds it from the record files"
+        )
 
 
 def is_corruption(e: BaseException) -> bool:

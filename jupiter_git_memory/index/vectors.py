@@ -10,8 +10,8 @@ import contextlib
 import json
 import threading
 import weakref
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import urlparse
 
 import numpy as np
@@ -29,7 +29,8 @@ class IdentityMismatch(JgmError, RuntimeError):
             "the index was built with another embedding identity and cannot take these vectors.\n"
             f"  index:     {identity_hash(stored)} {json.dumps(_summary(stored))}\n"
             f"  requested: {identity_hash(wanted)} {json.dumps(_summary(wanted))}\n"
-            "  rebuild it with `jgm seed --rebuild` (or select the index's model with JGM_MODEL / jgm.toml `model`)")
+            "  rebuild it with `jgm seed --rebuild` (or select the index's model with JGM_MODEL / jgm.toml `model`)"
+        )
 
 
 def _summary(identity: dict) -> dict:
@@ -76,8 +77,12 @@ def _open_epoch(location: str) -> _Chroma:
     settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
     if location.startswith(("http://", "https://")):
         u = urlparse(location)
-        c = chromadb.HttpClient(host=u.hostname or "127.0.0.1", port=u.port or (443 if u.scheme == "https" else 80),
-                                ssl=u.scheme == "https", settings=settings)
+        c = chromadb.HttpClient(
+            host=u.hostname or "127.0.0.1",
+            port=u.port or (443 if u.scheme == "https" else 80),
+            ssl=u.scheme == "https",
+            settings=settings,
+        )
     else:
         try:
             Path(location).mkdir(parents=True, exist_ok=True)
@@ -209,8 +214,14 @@ class VectorIndex:
     def _open(self):
         ident = identity_hash(self.identity)
         col = self.client.get_or_create_collection(
-            self.name, embedding_function=None,
-            metadata={"hnsw:space": "cosine", "jgm_identity": ident, "jgm_identity_json": json.dumps(self.identity, sort_keys=True)})
+            self.name,
+            embedding_function=None,
+            metadata={
+                "hnsw:space": "cosine",
+                "jgm_identity": ident,
+                "jgm_identity_json": json.dumps(self.identity, sort_keys=True),
+            },
+        )
         meta = col.metadata or {}
         if meta.get("jgm_identity") != ident:
             stored = json.loads(meta.get("jgm_identity_json") or "{}")
@@ -268,4 +279,3 @@ class VectorIndex:
             return {}
         res = self.col.get(ids=ids, include=["embeddings"])
         return {i: np.asarray(e, dtype=np.float32) for i, e in zip(res["ids"], res["embeddings"])}
-

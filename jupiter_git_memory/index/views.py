@@ -78,8 +78,11 @@ def resolve_commit(root: Path, rev: str) -> str:
 def stale_views(views: list[dict], keep_at: int, current: str | None) -> list[str]:
     """Views to drop: worktree views whose folder is gone (`git worktree remove`), and `--at` views beyond
     the `keep_at` most recently used. Dropping a view deletes only what no other view holds."""
-    drop = [v["name"] for v in views if v["kind"] == "worktree" and v["name"] != current
-            and not (v.get("root") and Path(v["root"]).is_dir())]
+    drop = [
+        v["name"]
+        for v in views
+        if v["kind"] == "worktree" and v["name"] != current and not (v.get("root") and Path(v["root"]).is_dir())
+    ]
     ats = sorted((v for v in views if v["kind"] == "at" and v["name"] != current), key=lambda v: -v["used_at"])
     budget = max(keep_at - (1 if current and current.startswith("at:") else 0), 0)
     return drop + [v["name"] for v in ats[budget:]]

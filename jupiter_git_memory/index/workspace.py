@@ -56,8 +56,10 @@ def find_workspace(path: Path | str | None = None) -> Workspace:
         top = git(start, "rev-parse", "--show-toplevel").decode().strip()
         common = git(start, "rev-parse", "--path-format=absolute", "--git-common-dir").decode().strip()
     except (subprocess.CalledProcessError, FileNotFoundError, NotADirectoryError):
-        raise NotARepo(f"{start} is not inside a git repository: cd into your repository or pass --repo PATH "
-                       "(`git init` starts one)") from None
+        raise NotARepo(
+            f"{start} is not inside a git repository: cd into your repository or pass --repo PATH "
+            "(`git init` starts one)"
+        ) from None
     remote = git(start, "config", "--get", "remote.origin.url", check=False).decode().strip()
     key = f"remote:{normalise_remote(remote)}" if remote else f"dir:{Path(common).resolve()}"
     base = normalise_remote(remote).rsplit("/", 1)[-1] if remote else Path(common).resolve().parent.name

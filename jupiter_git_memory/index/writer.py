@@ -26,8 +26,16 @@ class WritePlan:
 
     def empty(self) -> bool:
         c = self.catalog
-        return not (self.embed or self.update_meta or self.delete_vectors or c.upsert_records or c.delete_records
-                    or c.upsert_chunks or c.delete_chunks or c.meta)
+        return not (
+            self.embed
+            or self.update_meta
+            or self.delete_vectors
+            or c.upsert_records
+            or c.delete_records
+            or c.upsert_chunks
+            or c.delete_chunks
+            or c.meta
+        )
 
 
 def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=None) -> int:

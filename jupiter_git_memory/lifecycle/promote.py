@@ -43,13 +43,31 @@ def claims(desired: dict[str, RecordRow]) -> dict[str, RecordRow]:
 def _own(row: RecordRow, effective: str, data: dict[str, Any]) -> RecordRow:
     """The view's own row: a version keyed by what it says, so views promoting differently never share one."""
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return RecordRow(row.id, row.path, row.kind, row.declared_status, effective, row.title,
-                     f"{row.content_hash}~{digest}", row.commit_sha, row.dirty, PROMOTION, data, row.error)
+    return RecordRow(
+        row.id,
+        row.path,
+        row.kind,
+        row.declared_status,
+        effective,
+        row.title,
+        f"{row.content_hash}~{digest}",
+        row.commit_sha,
+        row.dirty,
+        PROMOTION,
+        data,
+        row.error,
+    )
 
 
 def _promoted(row: RecordRow, by: RecordRow) -> RecordRow:
-    data = dict(row.data, state=PROMOTED, promoted_to=by.id, promoted_path=by.path, promoted_commit=by.commit_sha,
-                state_before_promotion=row.data.get("state_before_promotion") or row.data.get("state") or OPEN)
+    data = dict(
+        row.data,
+        state=PROMOTED,
+        promoted_to=by.id,
+        promoted_path=by.path,
+        promoted_commit=by.commit_sha,
+        state_before_promotion=row.data.get("state_before_promotion") or row.data.get("state") or OPEN,
+    )
     return _own(row, EFFECTIVE_BY_STATE[PROMOTED], data)
 
 

@@ -28,12 +28,12 @@ class Resolution:
     rejected_paths: set[str] = field(default_factory=set)  # files that are errors after resolution
 
 
-
 def retires(declared_status: str) -> bool:
     """Only an in-force record retires what it supersedes: a proposed or rejected successor does not, so
     the record it names stays in force until the successor is accepted (dec-supersede-needs-in-force).
     Every place that decides or explains supersession asks this."""
     return declared_status in IN_FORCE
+
 
 def _edges(records: dict[str, Record]) -> dict[str, set[str]]:
     """new -> {old}: the supersede graph, with links from both sides merged."""
@@ -111,24 +111,44 @@ def resolve(records: list[Record]) -> Resolution:
         shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
         for g in group:
             rejected.add(g.path)
-            issues.append(Issue(g.path, f"duplicate id {rid!r}, also claimed by {shown}",
-                                "give each record a unique `id`", line=g.lines.get("id"), record_id=rid))
+            issues.append(
+                Issue(
+                    g.path,
+                    f"duplicate id {rid!r}, also claimed by {shown}",
+                    "give each record a unique `id`",
+                    line=g.lines.get("id"),
+                    record_id=rid,
+                )
+            )
 
     edges = _edges(valid)
     for r in valid.values():
         for key in LINK_KEYS:
             for t in getattr(r, key):
                 if t not in valid and t not in by_id:
-                    issues.append(Issue(r.path, f"`{key}` points to unknown id {t!r}",
-                                        "fix the id or remove the link", severity="warning",
-                                        line=r.lines.get(key) or r.lines.get("status"), record_id=r.id))
+                    issues.append(
+                        Issue(
+                            r.path,
+                            f"`{key}` points to unknown id {t!r}",
+                            "fix the id or remove the link",
+                            severity="warning",
+                            line=r.lines.get(key) or r.lines.get("status"),
+                            record_id=r.id,
+                        )
+                    )
     cyclic = _cycle_members(edges, set(valid))
     for rid in sorted(cyclic):
         r = valid.pop(rid)
         rejected.add(r.path)
-        issues.append(Issue(r.path, f"record {rid!r} is on a supersede cycle",
-                            "break the cycle: a record cannot (indirectly) supersede itself",
-                            line=r.lines.get("supersedes") or r.lines.get("superseded_by"), record_id=rid))
+        issues.append(
+            Issue(
+                r.path,
+                f"record {rid!r} is on a supersede cycle",
+                "break the cycle: a record cannot (indirectly) supersede itself",
+                line=r.lines.get("supersedes") or r.lines.get("superseded_by"),
+                record_id=rid,
+            )
+        )
 
     retired_by: dict[str, list[str]] = defaultdict(list)
     for new, olds in edges.items():

@@ -45,7 +45,9 @@ class Problem:
 
     def render(self) -> str:
         where = f"{self.path}{':' + str(self.line) if self.line else ''}: " if self.path else ""
-        shown = ", ".join(self.ids[:SHOWN_IDS]) + (f" … (+{len(self.ids) - SHOWN_IDS})" if len(self.ids) > SHOWN_IDS else "")
+        shown = ", ".join(self.ids[:SHOWN_IDS]) + (
+            f" … (+{len(self.ids) - SHOWN_IDS})" if len(self.ids) > SHOWN_IDS else ""
+        )
         return f"{where}{self.check}: {self.message}{f' [{shown}]' if self.ids and not self.path else ''} — fix: {self.fix}"
 
     def to_dict(self) -> dict:
@@ -64,8 +66,12 @@ class Diagnosis:
         return not self.problems
 
     def to_json(self) -> dict:
-        return {"workspace": self.workspace, "ok": self.ok, "counts": self.counts,
-                "problems": [p.to_dict() for p in self.problems]}
+        return {
+            "workspace": self.workspace,
+            "ok": self.ok,
+            "counts": self.counts,
+            "problems": [p.to_dict() for p in self.problems],
+        }
 
 
 REPAIR = "run `jgm doctor --repair` (or `jgm seed`)"
@@ -102,29 +108,54 @@ def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordR
     for rid, rec in sorted(resolution.records.items()):
         row = records.get(rid)
         if row is None:
-            problems.append(Problem("record-not-indexed", f"record {rid!r} is not in the catalog", REPAIR,
-                                    [rid], rec.path))
+            problems.append(
+                Problem("record-not-indexed", f"record {rid!r} is not in the catalog", REPAIR, [rid], rec.path)
+            )
         elif row.origin != "file":
             continue  # a candidate promoted by this file: the seed's promotion logic owns it
         elif row.content_hash != rec.content_hash or row.path != rec.path or row.error:
-            problems.append(Problem("record-stale", f"the catalog holds another version of {rid!r} "
-                                    f"(catalog {row.path} {row.content_hash[:12]}, file {rec.content_hash[:12]})",
-                                    REPAIR, [rid], rec.path))
+            problems.append(
+                Problem(
+                    "record-stale",
+                    f"the catalog holds another version of {rid!r} "
+                    f"(catalog {row.path} {row.content_hash[:12]}, file {rec.content_hash[:12]})",
+                    REPAIR,
+                    [rid],
+                    rec.path,
+                )
+            )
         elif row.effective_status != resolution.effective[rid]:
-            problems.append(Problem("status-stale", f"{rid!r} is indexed as {row.effective_status!r} but resolves to "
-                                    f"{resolution.effective[rid]!r}", REPAIR, [rid], rec.path))
+            problems.append(
+                Problem(
+                    "status-stale",
+                    f"{rid!r} is indexed as {row.effective_status!r} but resolves to {resolution.effective[rid]!r}",
+                    REPAIR,
+                    [rid],
+                    rec.path,
+                )
+            )
     for rid, row in sorted(records.items()):
         if row.origin != "file" or rid in resolution.records:
             continue
         if row.error and row.path in failed_paths:
             continue  # the file turned bad: the last good record is kept on purpose, flagged with its error
-        problems.append(Problem("record-without-file", f"record {rid!r} is indexed but no valid file defines it "
-                                f"(was {row.path})", REPAIR, [rid]))
+        problems.append(
+            Problem(
+                "record-without-file",
+                f"record {rid!r} is indexed but no valid file defines it (was {row.path})",
+                REPAIR,
+                [rid],
+            )
+        )
     return problems, len(files)
 
 
-def diagnose(repo: Path | str | None = None, settings: Settings | None = None, store_root: Path | None = None,
-             workspace: Workspace | None = None) -> Diagnosis:
+def diagnose(
+    repo: Path | str | None = None,
+    settings: Settings | None = None,
+    store_root: Path | None = None,
+    workspace: Workspace | None = None,
+) -> Diagnosis:
     """Read catalog, Chroma and files under the shared lock and list every disagreement, for the view of
     the worktree `repo` (what recall there answers from) plus the store-wide vector/chunk invariants."""
     ws = workspace or find_workspace(repo)
@@ -138,13 +169,25 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, s
         try:  # a reader: opening creates, migrates and writes nothing
             cat = None if never else open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.root))[0]
         except CatalogCorrupt as e:
-            return Diagnosis(ws.id, [Problem("catalog-corrupt", f"the catalog is corrupt ({str(e).split('(', 1)[-1].split(')')[0]})",
-                                             "run `jgm doctor --repair` (or `jgm seed`): it moves the file aside and "
-                                             "rebuilds the catalog from the record files, reusing the vectors",
-                                             path=str(e.path))], zero)
+            return Diagnosis(
+                ws.id,
+                [
+                    Problem(
+                        "catalog-corrupt",
+                        f"the catalog is corrupt ({str(e).split('(', 1)[-1].split(')')[0]})",
+                        "run `jgm doctor --repair` (or `jgm seed`): it moves the file aside and "
+                        "rebuilds the catalog from the record files, reusing the vectors",
+                        path=str(e.path),
+                    )
+                ],
+                zero,
+            )
         except (CatalogNeedsMigration, CatalogTooNew) as e:
-            fix = "run `jgm seed` (or `jgm doctor --repair`)" if isinstance(e, CatalogNeedsMigration) else \
-                "upgrade jupiter-git-memory, or use another store (`--home DIR`)"
+            fix = (
+                "run `jgm seed` (or `jgm doctor --repair`)"
+                if isinstance(e, CatalogNeedsMigration)
+                else "upgrade jupiter-git-memory, or use another store (`--home DIR`)"
+            )
             return Diagnosis(ws.id, [Problem(e.code.split("/")[-1], e.message, fix, path=e.details.get("path"))], zero)
         if cat is not None:
             try:
@@ -158,9 +201,11 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, s
         try:
             col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection_name(ws.id))
         except ChromaUnavailable as e:
-            return Diagnosis(ws.id, [Problem("chroma-unavailable", e.reason, e.fix,
-                                             path=e.location)],
-                             {"records": len(records), "chunks": len(chunks), "vectors": 0, "files": 0})
+            return Diagnosis(
+                ws.id,
+                [Problem("chroma-unavailable", e.reason, e.fix, path=e.location)],
+                {"records": len(records), "chunks": len(chunks), "vectors": 0, "files": 0},
+            )
     problems: list[Problem] = []
     if never:
         problems.append(Problem("never-seeded", f"workspace {ws.id} has no index yet", "run `jgm seed`"))
@@ -169,32 +214,51 @@ def diagnose(repo: Path | str | None = None, settings: Settings | None = None, s
         cat_hash = identity_hash(json.loads(ident))
         if col_meta.get("jgm_identity") != cat_hash:
             identity_mismatch = True
-            problems.append(Problem("identity-mismatch", f"the catalog's vector identity {cat_hash} differs from "
-                                    f"the collection's {col_meta.get('jgm_identity')}",
-                                    "run `jgm doctor --repair` (re-embeds everything) or `jgm seed --rebuild`"))
+            problems.append(
+                Problem(
+                    "identity-mismatch",
+                    f"the catalog's vector identity {cat_hash} differs from "
+                    f"the collection's {col_meta.get('jgm_identity')}",
+                    "run `jgm doctor --repair` (re-embeds everything) or `jgm seed --rebuild`",
+                )
+            )
     elif col_meta is None and stored:
-        problems.append(Problem("collection-missing", f"the Chroma collection is missing but the catalog lists "
-                                f"{len(stored)} chunks", REPAIR))
+        problems.append(
+            Problem(
+                "collection-missing",
+                f"the Chroma collection is missing but the catalog lists {len(stored)} chunks",
+                REPAIR,
+            )
+        )
     vector_ids = set(metas or {})
     orphans = sorted(vector_ids - stored)
     if orphans:
-        problems.append(Problem("orphan-vectors", f"{len(orphans)} vectors in Chroma have no catalog chunk", REPAIR,
-                                orphans))
+        problems.append(
+            Problem("orphan-vectors", f"{len(orphans)} vectors in Chroma have no catalog chunk", REPAIR, orphans)
+        )
     missing = sorted(cid for cid in chunks if cid not in vector_ids)
     if missing and col_meta is not None:
-        problems.append(Problem("missing-vectors", f"{len(missing)} catalog chunks have no vector in Chroma", REPAIR,
-                                missing))
+        problems.append(
+            Problem("missing-vectors", f"{len(missing)} catalog chunks have no vector in Chroma", REPAIR, missing)
+        )
     if unused:
-        problems.append(Problem("chunks-without-record", f"{len(unused)} catalog chunks belong to no record",
-                                REPAIR, unused))
+        problems.append(
+            Problem("chunks-without-record", f"{len(unused)} catalog chunks belong to no record", REPAIR, unused)
+        )
     with_chunks = {c.record_id for c in chunks.values()}
     bare = sorted(rid for rid in records if rid not in with_chunks)
     if bare:
         problems.append(Problem("records-without-chunks", f"{len(bare)} records have no chunks", REPAIR, bare))
     wrong = sorted(cid for cid, c in chunks.items() if cid in vector_ids and _meta_disagrees(metas[cid], c.record_id))
     if wrong:
-        problems.append(Problem("metadata-mismatch", f"{len(wrong)} vectors carry a record_id that disagrees with "
-                                "the catalog", REPAIR, wrong))
+        problems.append(
+            Problem(
+                "metadata-mismatch",
+                f"{len(wrong)} vectors carry a record_id that disagrees with the catalog",
+                REPAIR,
+                wrong,
+            )
+        )
     file_problems, n_files = _file_problems(ws, settings, records)
     problems += file_problems
     counts = {"records": len(records), "chunks": len(chunks), "vectors": len(vector_ids), "files": n_files}
@@ -212,9 +276,14 @@ def repair(repo: Path | str | None = None, store_root: Path | None = None, lock_
     before = diagnose(repo, store_root=store_root)
     seeder = Seeder(repo, store_root=store_root, calibrate=after_seed)
     report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout)
-    done = {"seed": report.to_json()["counts"], "rebuilt": before.identity_mismatch,
-            "catalog_moved_aside": report.recovered_from, "deleted_orphan_vectors": 0,
-            "metadata_fixed": 0, "deleted_dangling_chunks": 0}
+    done = {
+        "seed": report.to_json()["counts"],
+        "rebuilt": before.identity_mismatch,
+        "catalog_moved_aside": report.recovered_from,
+        "deleted_orphan_vectors": 0,
+        "metadata_fixed": 0,
+        "deleted_dangling_chunks": 0,
+    }
     with workspace_lock(seeder.wsdir, exclusive=True, timeout=lock_timeout):
         reset_clients(location_for(seeder.wsdir, seeder.settings.chroma_url))
         index = seeder.open()
@@ -230,8 +299,11 @@ def repair(repo: Path | str | None = None, store_root: Path | None = None, lock_
                     plan.update_meta.append((cid, chunk_meta(records[c.record_id], c.ordinal)))
             if not plan.empty():
                 apply_plan(index, plan, None)
-            done.update(deleted_orphan_vectors=len(plan.delete_vectors), metadata_fixed=len(plan.update_meta),
-                        deleted_dangling_chunks=len(dangling))
+            done.update(
+                deleted_orphan_vectors=len(plan.delete_vectors),
+                metadata_fixed=len(plan.update_meta),
+                deleted_dangling_chunks=len(dangling),
+            )
         finally:
             index.close()
     return done

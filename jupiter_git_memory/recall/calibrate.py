@@ -74,17 +74,33 @@ def calibrate(recaller: Recaller, path: Path, save: bool = True, source: str = "
     rows = measure(recaller, probes)
     top = max(rows, key=lambda r: r[1])
     floor, med, mad = robust_floor([c for _, c, _ in rows])
-    details = {"source": source, "statistic": f"median + {MAD_K:g}·MAD of the probes' best cosines",
-               "probes_file": str(path), "probes_sha256": digest, "probe_count": len(probes),
-               "median_cos": round(med, 4), "mad_cos": round(mad, 4), "max_cos": round(top[1], 4),
-               "max_probe": top[0], "max_record": top[2],
-               "corpus": {"records": len(index.catalog.records()), **corpus_sketch(chunk_ids),
-                          "commit": index.catalog.get_meta("last_seeded_commit") or None}}
+    details = {
+        "source": source,
+        "statistic": f"median + {MAD_K:g}·MAD of the probes' best cosines",
+        "probes_file": str(path),
+        "probes_sha256": digest,
+        "probe_count": len(probes),
+        "median_cos": round(med, 4),
+        "mad_cos": round(mad, 4),
+        "max_cos": round(top[1], 4),
+        "max_probe": top[0],
+        "max_record": top[2],
+        "corpus": {
+            "records": len(index.catalog.records()),
+            **corpus_sketch(chunk_ids),
+            "commit": index.catalog.get_meta("last_seeded_commit") or None,
+        },
+    }
     if save:
         save_floor(recaller.workspace.id, recaller.identity, floor, details, recaller.store_root)
     details["corpus"] = {k: v for k, v in details["corpus"].items() if k != "sketch"}
-    return {"floor": floor, "saved": save, "workspace": recaller.workspace.id, **details,
-            "probes": [{"probe": p, "max_cos": round(c, 4), "record": r} for p, c, r in rows]}
+    return {
+        "floor": floor,
+        "saved": save,
+        "workspace": recaller.workspace.id,
+        **details,
+        "probes": [{"probe": p, "max_cos": round(c, 4), "record": r} for p, c, r in rows],
+    }
 
 
 def auto_calibrate(recaller: Recaller) -> dict:
@@ -97,14 +113,25 @@ def auto_calibrate(recaller: Recaller) -> dict:
     if entry and entry.get("source") not in (None, "auto"):
         return {"action": "kept", "reason": f"floor set by `jgm calibrate` ({entry.get('probes_file')})"}
     if n_records < MIN_RECORDS:
-        return {"action": "skipped", "reason": f"{n_records} recallable records (< {MIN_RECORDS}): shipped default kept"}
+        return {
+            "action": "skipped",
+            "reason": f"{n_records} recallable records (< {MIN_RECORDS}): shipped default kept",
+        }
     change = corpus_change((entry or {}).get("corpus"), chunk_ids)
     if entry and change < MATERIAL_CHANGE:
-        return {"action": "kept", "reason": f"corpus changed {change:.0%} since calibration (< {MATERIAL_CHANGE:.0%})",
-                "floor": entry["floor"]}
+        return {
+            "action": "kept",
+            "reason": f"corpus changed {change:.0%} since calibration (< {MATERIAL_CHANGE:.0%})",
+            "floor": entry["floor"],
+        }
     res = calibrate(recaller, SHIPPED_PROBES, save=True, source="auto")
-    return {"action": "calibrated", "floor": res["floor"], "reason": "no floor yet" if not entry else
-            f"corpus changed {change:.0%} since calibration", "median_cos": res["median_cos"], "mad_cos": res["mad_cos"]}
+    return {
+        "action": "calibrated",
+        "floor": res["floor"],
+        "reason": "no floor yet" if not entry else f"corpus changed {change:.0%} since calibration",
+        "median_cos": res["median_cos"],
+        "mad_cos": res["mad_cos"],
+    }
 
 
 def after_seed(seeder) -> dict | None:
@@ -113,11 +140,12 @@ def after_seed(seeder) -> dict | None:
     back and says so."""
     if not seeder.settings.auto_calibrate or seeder.settings.floor is not None:
         return None
-    recaller = Recaller(seeder.workspace.root, settings=seeder.settings, workspace=seeder.workspace,
-                        store_root=seeder.store_root)
+    recaller = Recaller(
+        seeder.workspace.root, settings=seeder.settings, workspace=seeder.workspace, store_root=seeder.store_root
+    )
     try:
         return auto_calibrate(recaller)
-    except Exception as e:  # noqa: BLE001 - reported in the seed report, recall still works
+    except Exception as e:
         return {"action": "failed", "reason": str(e)}
     finally:
         recaller.close()

@@ -43,8 +43,15 @@ def _question(path: Path, n: int, q) -> Question:
     split = str(q.get("split") or "dev")
     if split not in ("dev", "heldout"):
         raise ValueError(f"{path}: question {n}: `split` must be dev or heldout, not {split!r}")
-    return Question(str(q.get("id") or f"q{n}"), q["query"], expect, [str(x) for x in q.get("forbid") or []],
-                    [str(x) for x in q["status"]] if q.get("status") else None, split, kind)
+    return Question(
+        str(q.get("id") or f"q{n}"),
+        q["query"],
+        expect,
+        [str(x) for x in q.get("forbid") or []],
+        [str(x) for x in q["status"]] if q.get("status") else None,
+        split,
+        kind,
+    )
 
 
 def load_questions(path: Path) -> tuple[list[Question], str]:
@@ -73,10 +80,14 @@ def _rate(num: int, den: int) -> float | None:
 def summarize(rows: list[dict]) -> dict:
     """Figures over per-question rows (see `evaluate`)."""
     ans = [r for r in rows if r["expect"]]
-    empty = {kind: [not r["returned"] for r in rows if not r["expect"] and r["kind"] == kind] for kind in NO_ANSWER_KINDS}
+    empty = {
+        kind: [not r["returned"] for r in rows if not r["expect"] and r["kind"] == kind] for kind in NO_ANSWER_KINDS
+    }
     noans = empty["in-domain"] + empty["off-topic"]
     return {
-        "questions": len(rows), "answerable": len(ans), "no_answer": len(noans),
+        "questions": len(rows),
+        "answerable": len(ans),
+        "no_answer": len(noans),
         "recall_at_k": _rate(sum(r["rank"] is not None for r in ans), len(ans)),
         "mrr": round(sum(1.0 / r["rank"] for r in ans if r["rank"]) / len(ans), 4) if ans else None,
         "no_answer_empty_rate": _rate(sum(noans), len(noans)),
@@ -94,9 +105,20 @@ def evaluate(recaller: Recaller, questions: list[Question], k: int = 3, mode: st
         rank = next((i + 1 for i, rid in enumerate(ids) if rid in q.expect), None)
         leaked = [rid for rid in ids if rid in q.forbid]
         why = res.results[0]["why"] if res.results else res.why
-        rows.append({"id": q.id, "query": q.query, "expect": q.expect, "returned": ids, "rank": rank, "leaked": leaked,
-                     "split": q.split, "kind": q.kind, "why": why,
-                     "ok": (rank is not None if q.expect else not ids) and not leaked})
+        rows.append(
+            {
+                "id": q.id,
+                "query": q.query,
+                "expect": q.expect,
+                "returned": ids,
+                "rank": rank,
+                "leaked": leaked,
+                "split": q.split,
+                "kind": q.kind,
+                "why": why,
+                "ok": (rank is not None if q.expect else not ids) and not leaked,
+            }
+        )
     report = {"mode": mode, "k": k, **summarize(rows)}
     splits = sorted({r["split"] for r in rows})
     if len(splits) > 1:
@@ -122,8 +144,9 @@ def lint(recaller: Recaller, questions: list[Question]) -> list[dict]:
     return out
 
 
-def run_eval(recaller: Recaller, path: Path, k: int = 3, modes: list[str] | None = None,
-             split: str | None = None) -> dict:
+def run_eval(
+    recaller: Recaller, path: Path, k: int = 3, modes: list[str] | None = None, split: str | None = None
+) -> dict:
     questions, digest = load_questions(path)
     if split:
         questions = [q for q in questions if q.split == split]
@@ -131,23 +154,42 @@ def run_eval(recaller: Recaller, path: Path, k: int = 3, modes: list[str] | None
             raise ValueError(f"{path}: no question in split {split!r}")
     floor = recaller.floor_info()
     reports = {m: evaluate(recaller, questions, k, m) for m in (modes or ["hybrid"])}
-    return {"eval_file": str(path), "eval_sha256": digest, "split": split or "all", "model": recaller.embedder.spec.name,
-            "identity": identity_hash(recaller.identity), "floor": floor.value, "floor_source": floor.source,
-            "floor_provenance": floor.provenance, "workspace": recaller.workspace.id, "warnings": floor.warnings,
-            "lint": lint(recaller, questions), "modes": reports}
+    return {
+        "eval_file": str(path),
+        "eval_sha256": digest,
+        "split": split or "all",
+        "model": recaller.embedder.spec.name,
+        "identity": identity_hash(recaller.identity),
+        "floor": floor.value,
+        "floor_source": floor.source,
+        "floor_provenance": floor.provenance,
+        "workspace": recaller.workspace.id,
+        "warnings": floor.warnings,
+        "lint": lint(recaller, questions),
+        "modes": reports,
+    }
 
 
-def gate(report: dict, mode: str, k: int, min_recall: float | None = None, min_no_answer: float | None = None,
-         min_in_domain: float | None = None, min_off_topic: float | None = None) -> dict:
+def gate(
+    report: dict,
+    mode: str,
+    k: int,
+    min_recall: float | None = None,
+    min_no_answer: float | None = None,
+    min_in_domain: float | None = None,
+    min_off_topic: float | None = None,
+) -> dict:
     """The eval gate over `report`'s `mode`: every threshold given must be met, and no forbidden id may leak.
     Here, not in the CLI, so the suite's gate over our knowledge base and `jgm eval` are the same rule."""
     main = report["modes"][mode]
     problems = []
     if min_recall is not None and (main["recall_at_k"] or 0) < min_recall:
         problems.append(f"recall@{k} {main['recall_at_k']} < {min_recall}")
-    for flag, key, name in ((min_no_answer, "no_answer_empty_rate", "no-answer-empty"),
-                            (min_in_domain, "in_domain_empty_rate", "in-domain empty"),
-                            (min_off_topic, "off_topic_empty_rate", "off-topic empty")):
+    for flag, key, name in (
+        (min_no_answer, "no_answer_empty_rate", "no-answer-empty"),
+        (min_in_domain, "in_domain_empty_rate", "in-domain empty"),
+        (min_off_topic, "off_topic_empty_rate", "off-topic empty"),
+    ):
         if flag is not None and main[key] is not None and main[key] < flag:
             problems.append(f"{name} {main[key]} < {flag}")
     if main["forbidden_leaks"]:

@@ -32,8 +32,8 @@ def shared_run(question: str, record_text: str, n: int = RUN) -> str | None:
     consecutively, among the content words of `record_text`; None when there is none."""
     q = content_words(question)
     r = content_words(record_text)
-    grams = {tuple(r[i:i + n]) for i in range(len(r) - n + 1)}
+    grams = {tuple(r[i : i + n]) for i in range(len(r) - n + 1)}
     for i in range(len(q) - n + 1):
-        if tuple(q[i:i + n]) in grams:
-            return " ".join(q[i:i + n])
+        if tuple(q[i : i + n]) in grams:
+            return " ".join(q[i : i + n])
     return None

@@ -15,11 +15,11 @@ import math
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any
 from pathlib import Path
+from typing import Any
 
-from ..embedding.specs import ModelSpec, identity_hash
 from ..base.store import store_root
+from ..embedding.specs import ModelSpec, identity_hash
 
 STORE_VERSION = 2
 MATERIAL_CHANGE = 0.10  # recalibrate once this share of the chunks differs from the calibrated corpus
@@ -64,10 +64,18 @@ def list_floors(root: Path | None = None) -> list[dict[str, Any]]:
     return sorted(_load(root)["floors"].values(), key=lambda e: (e.get("workspace", ""), e.get("measured_at", 0)))
 
 
-def save_floor(workspace: str, identity: dict[str, Any], floor: float, details: dict[str, Any], root: Path | None = None) -> dict[str, Any]:
+def save_floor(
+    workspace: str, identity: dict[str, Any], floor: float, details: dict[str, Any], root: Path | None = None
+) -> dict[str, Any]:
     data = _load(root)
-    entry = {"floor": floor, "workspace": workspace, "identity": identity, "identity_hash": identity_hash(identity),
-             "measured_at": time.time(), **details}
+    entry = {
+        "floor": floor,
+        "workspace": workspace,
+        "identity": identity,
+        "identity_hash": identity_hash(identity),
+        "measured_at": time.time(),
+        **details,
+    }
     data["floors"][_key(workspace, identity)] = entry
     p = floors_path(root)
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -102,17 +110,33 @@ def corpus_change(old: dict[str, Any] | None, chunk_ids: set[str]) -> float:
     return max(1.0 - similarity, size)  # type: ignore[no-any-return]  # floats read from floors.json
 
 
-def floor_for(workspace: str, identity: dict[str, Any], spec: ModelSpec, override: float | None = None,
-              root: Path | None = None) -> FloorInfo:
+def floor_for(
+    workspace: str, identity: dict[str, Any], spec: ModelSpec, override: float | None = None, root: Path | None = None
+) -> FloorInfo:
     if override is not None:
         return FloorInfo(override, "config", {"source": "config", "note": "`floor` set in the project settings"})
     entry = get_floor(workspace, identity, root)
     if entry:
-        prov = {k: entry.get(k) for k in ("source", "statistic", "probes_file", "probes_sha256", "probe_count",
-                                          "median_cos", "mad_cos", "max_cos", "measured_at", "corpus")}
+        prov = {
+            k: entry.get(k)
+            for k in (
+                "source",
+                "statistic",
+                "probes_file",
+                "probes_sha256",
+                "probe_count",
+                "median_cos",
+                "mad_cos",
+                "max_cos",
+                "measured_at",
+                "corpus",
+            )
+        }
         prov["corpus"] = {k: v for k, v in (entry.get("corpus") or {}).items() if k != "sketch"}
         return FloorInfo(float(entry["floor"]), "calibrated", prov)
-    warn = (f"no floor calibrated for workspace {workspace} and this model identity ({identity_hash(identity)}); "
-            f"using {spec.name}'s shipped default {spec.default_floor}. `jgm seed` calibrates one once the "
-            f"knowledge base is large enough, or run `jgm calibrate PROBES`.")
+    warn = (
+        f"no floor calibrated for workspace {workspace} and this model identity ({identity_hash(identity)}); "
+        f"using {spec.name}'s shipped default {spec.default_floor}. `jgm seed` calibrates one once the "
+        f"knowledge base is large enough, or run `jgm calibrate PROBES`."
+    )
     return FloorInfo(spec.default_floor, "shipped-default", {"source": "shipped-default", "model": spec.name}, [warn])

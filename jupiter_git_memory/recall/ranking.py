@@ -32,9 +32,11 @@ MODES = ("hybrid", "dense", "lexical")  # recall modes (check_mode refuses any o
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]+")
 CORROBORATION_MIN = 1.0  # IDF mass of matched query terms, in units of ln(N+1): a rare term plus another
 SECOND_CHUNK_WEIGHT = 0.3  # ordering: (1 - w) * best chunk + w * mean of the two best chunks
-STOPWORDS = frozenset("""a an and are as at be but by can do does did for from has have how i if in into is it its
+STOPWORDS = frozenset(
+    """a an and are as at be but by can do does did for from has have how i if in into is it its
 of on or our so that the their them then there these they this to was we were what when where which who why will
-with would you your should shall may might must not no any all about use used using""".split())
+with would you your should shall may might must not no any all about use used using""".split()
+)
 
 
 def merge_weights(overrides: dict[str, dict[str, float]] | None) -> dict[str, dict[str, float]]:
@@ -92,8 +94,15 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k: int, mode: str = "hybrid",
-         lexical_weight: float = 0.3, corroborate_margin: float = 0.0) -> list[Hit]:
+def rank(
+    hits: list[Hit],
+    floor: float,
+    weights: dict[str, dict[str, float]],
+    k: int,
+    mode: str = "hybrid",
+    lexical_weight: float = 0.3,
+    corroborate_margin: float = 0.0,
+) -> list[Hit]:
     """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring); another
     mode raises ValueError.
 
@@ -117,8 +126,12 @@ def rank(hits: list[Hit], floor: float, weights: dict[str, dict[str, float]], k:
             lex = (h.lexical / top) if (mode == "hybrid" and top > 0) else 0.0
             a = lexical_weight if mode == "hybrid" else 0.0
             h.relevance = (1 - a) * dense + a * lex
-            h.why = {"cos": round(h.cos, 4), "dense": round(dense, 4), "lexical": round(lex, 4),
-                     "admitted": "dense" if h.cos > floor + corroborate_margin or mode != "hybrid" else "corroborated"}
+            h.why = {
+                "cos": round(h.cos, 4),
+                "dense": round(dense, 4),
+                "lexical": round(lex, 4),
+                "admitted": "dense" if h.cos > floor + corroborate_margin or mode != "hybrid" else "corroborated",
+            }
             if h.corroboration is not None:
                 h.why["corroboration"] = round(h.corroboration, 3)
     for h in scored:
@@ -141,9 +154,11 @@ def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margi
         why["reason"] = f"best cosine {best.cos:.3f} is at or below the floor {floor:.2f}"
     else:
         why["corroboration"] = None if best.corroboration is None else round(best.corroboration, 3)
-        why["reason"] = (f"best cosine {best.cos:.3f} is within {corroborate_margin:.2f} of the floor {floor:.2f} and "
-                         f"no record there is corroborated by informative words (needs IDF mass >= "
-                         f"{CORROBORATION_MIN:g} x ln(N+1))")
+        why["reason"] = (
+            f"best cosine {best.cos:.3f} is within {corroborate_margin:.2f} of the floor {floor:.2f} and "
+            f"no record there is corroborated by informative words (needs IDF mass >= "
+            f"{CORROBORATION_MIN:g} x ln(N+1))"
+        )
     return why
 
 

@@ -21,8 +21,9 @@ def query_hash(q: str) -> str:
     return hashlib.sha256(normalise_query(q).encode("utf-8")).hexdigest()
 
 
-def make_receipt(query: str, ids: list[str], workspace: str, index_state: dict, filters: dict, k: int,
-                 mode: str) -> dict:
+def make_receipt(
+    query: str, ids: list[str], workspace: str, index_state: dict, filters: dict, k: int, mode: str
+) -> dict:
     return {
         "id": "rcpt_" + uuid.uuid4().hex[:20],
         "query_sha256": query_hash(query),
@@ -51,8 +52,9 @@ def require_receipt(catalog: Catalog, rid: str, workspace: str) -> dict:
     """The stored receipt, or `memory/not-found` naming the workspace (every surface reports it alike)."""
     rec = get_receipt(catalog, rid)
     if rec is None:
-        raise OperationError("memory/not-found", f"no receipt {rid!r} in workspace {workspace}", 404, exit_code=1,
-                             id=rid)
+        raise OperationError(
+            "memory/not-found", f"no receipt {rid!r} in workspace {workspace}", 404, exit_code=1, id=rid
+        )
     return rec
 
 

@@ -7,21 +7,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..base.errors import JgmError
+from ..base.store import LockTimeout, workspace_dir, workspace_lock
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..embedding.specs import identity_hash
 from ..index.handle import Index, open_index, vector_identity
 from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
-from ..base.store import LockTimeout, workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
 from ..index.workspace import Workspace, find_workspace
-from .view_query import view_query
 from ..records.model import ALL_EFFECTIVE, KINDS
 from .floors import FloorInfo, floor_for
-from .ranking import (DEFAULT_STATUSES, Hit, check_mode, discriminating, fts_match, fts_terms, idf_mass, merge_weights,
-                      no_answer_reason, rank)
+from .ranking import (
+    DEFAULT_STATUSES,
+    Hit,
+    check_mode,
+    discriminating,
+    fts_match,
+    fts_terms,
+    idf_mass,
+    merge_weights,
+    no_answer_reason,
+    rank,
+)
 from .receipts import make_receipt, store_receipt
+from .view_query import view_query
 
 SNIPPET_CHARS = 320
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
@@ -59,10 +69,17 @@ class RecallResult:
     floor_provenance: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
-        return {"status": "ok" if self.results else "no-matches", "results": self.results, "receipt": self.receipt,
-                "floor": self.floor, "floor_source": self.floor_source, "floor_provenance": self.floor_provenance,
-                "why": self.why, "warnings": self.warnings,
-                "note": EVIDENCE_NOTE}
+        return {
+            "status": "ok" if self.results else "no-matches",
+            "results": self.results,
+            "receipt": self.receipt,
+            "floor": self.floor,
+            "floor_source": self.floor_source,
+            "floor_provenance": self.floor_provenance,
+            "why": self.why,
+            "warnings": self.warnings,
+            "note": EVIDENCE_NOTE,
+        }
 
 
 def validate_filters(kinds: list[str] | None, statuses: list[str] | None) -> list[str] | None:
@@ -82,8 +99,13 @@ class Recaller:
     index when a writer bumped the catalog generation, so they never serve from a stale Chroma segment;
     a view whose git state moved since it was built is refreshed before it answers (views.fingerprint)."""
 
-    def __init__(self, repo: Path | str | None = None, settings: Settings | None = None,
-                 workspace: Workspace | None = None, store_root: Path | None = None):
+    def __init__(
+        self,
+        repo: Path | str | None = None,
+        settings: Settings | None = None,
+        workspace: Workspace | None = None,
+        store_root: Path | None = None,
+    ):
         self.workspace = workspace or find_workspace(repo)
         self.settings = settings or load_settings(self.workspace.root)
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.root
@@ -103,7 +125,9 @@ class Recaller:
     def index(self) -> Index:
         if self._index is None:
             try:
-                self._index = open_index(self.workspace, self.identity, self.settings.chroma_url, store_root=self.store_root)  # reads only
+                self._index = open_index(
+                    self.workspace, self.identity, self.settings.chroma_url, store_root=self.store_root
+                )  # reads only
             except CatalogCorrupt as e:
                 raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
@@ -125,8 +149,9 @@ class Recaller:
         from .calibrate import after_seed
 
         if self._seeder is None:
-            self._seeder = Seeder(self.workspace.root, self.settings, self.store_root, embedder=self.embedder,
-                                  calibrate=after_seed)
+            self._seeder = Seeder(
+                self.workspace.root, self.settings, self.store_root, embedder=self.embedder, calibrate=after_seed
+            )
         return self._seeder
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
@@ -155,8 +180,10 @@ class Recaller:
         try:
             self.seeder().seed(lock_timeout=REFRESH_WAIT)
         except LockTimeout:
-            return name, [f"the view of {self.workspace.root} may be stale (its git state moved since it was built) "
-                          "and another jgm process holds the index lock; run `jgm seed` to refresh it"]
+            return name, [
+                f"the view of {self.workspace.root} may be stale (its git state moved since it was built) "
+                "and another jgm process holds the index lock; run `jgm seed` to refresh it"
+            ]
         return name, []
 
     def close(self) -> None:
@@ -197,26 +224,37 @@ class Recaller:
         store = self.store_root or store_root()
         where = f"workspace {self.workspace.id} ({self.workspace.root})"
         if not (self.wsdir / "catalog.sqlite").exists():  # do not create a catalog just to find it empty
-            raise NotSeeded(f"{where} has never been seeded in store {store}: run "
-                            f"`{seed_command(self.workspace.root, store)}`")
+            raise NotSeeded(
+                f"{where} has never been seeded in store {store}: run `{seed_command(self.workspace.root, store)}`"
+            )
         index = self.index()
         if index.catalog.is_empty():
             if not index.catalog.get_meta("last_seed_at"):
-                raise NotSeeded(f"{where} has never been seeded in store {store}: run "
-                                f"`{seed_command(self.workspace.root, store)}`")
+                raise NotSeeded(
+                    f"{where} has never been seeded in store {store}: run `{seed_command(self.workspace.root, store)}`"
+                )
             roots = ", ".join(f"{r}/" for r in self.settings.roots)
-            raise NotSeeded(f"{where} in store {store} holds no records: {roots} in {self.workspace.root} had "
-                            f"none when it was seeded. Add records (README: Record format), then run "
-                            f"`{seed_command(self.workspace.root, store)}`")
+            raise NotSeeded(
+                f"{where} in store {store} holds no records: {roots} in {self.workspace.root} had "
+                f"none when it was seeded. Add records (README: Record format), then run "
+                f"`{seed_command(self.workspace.root, store)}`"
+            )
         return index
 
     def index_state(self, index: Index, floor: float) -> dict:
         """The receipt's view of the index: which view (worktree or `--at`), its commit and dirty flag."""
         cat = index.catalog
         v = cat.get_view() or {}
-        return {"view": cat.view, "worktree": str(self.workspace.root), "at": v.get("rev"),
-                "commit": v.get("commit_sha"), "dirty": bool(v.get("dirty")),
-                "identity": identity_hash(self.identity), "floor": floor, "generation": cat.generation()}
+        return {
+            "view": cat.view,
+            "worktree": str(self.workspace.root),
+            "at": v.get("rev"),
+            "commit": v.get("commit_sha"),
+            "dirty": bool(v.get("dirty")),
+            "identity": identity_hash(self.identity),
+            "floor": floor,
+            "generation": cat.generation(),
+        }
 
     def view_map(self, index: Index) -> dict[str, tuple[str, str, str]]:
         """chunk id -> (record id, kind, effective status) of the current view, cached per generation."""
@@ -225,8 +263,9 @@ class Recaller:
             self._map = (key, index.catalog.view_chunk_map())
         return self._map[1]
 
-    def _lexical(self, index: Index, allowed: dict, query: str, statuses: list[str], kinds: list[str] | None,
-                 n: int) -> list:
+    def _lexical(
+        self, index: Index, allowed: dict, query: str, statuses: list[str], kinds: list[str] | None, n: int
+    ) -> list:
         terms = fts_terms(query)
         total = index.vectors.count()
         if terms and total >= LEXICAL_PRUNE_FROM:
@@ -234,8 +273,9 @@ class Recaller:
         window = 200 * min(10, max(1, -(-total // max(len(allowed), 1))))  # other views' chunks share the FTS
         return index.catalog.lexical(fts_match(terms), allowed, statuses, kinds, n, window) if terms else []
 
-    def hits(self, index: Index, query: str, statuses: list[str], kinds: list[str] | None, n: int,
-             use_lexical: bool) -> list[Hit]:
+    def hits(
+        self, index: Index, query: str, statuses: list[str], kinds: list[str] | None, n: int, use_lexical: bool
+    ) -> list[Hit]:
         """Best evidence per record: dense top-n chunks plus lexical matches (their cosine computed too).
 
         The lexical query runs in a worker thread while the query is embedded and Chroma searched: SQLite,
@@ -271,8 +311,16 @@ class Recaller:
                 best[rid].lexical = score
         return list(best.values())
 
-    def recall(self, query: str, k: int = 5, kinds: list[str] | None = None, statuses: list[str] | None = None,
-               mode: str | None = None, store: bool = True, at: str | None = None) -> RecallResult:
+    def recall(
+        self,
+        query: str,
+        k: int = 5,
+        kinds: list[str] | None = None,
+        statuses: list[str] | None = None,
+        mode: str | None = None,
+        store: bool = True,
+        at: str | None = None,
+    ) -> RecallResult:
         """Recall from this worktree's view, or with `at` (a sha, tag or branch) from the records as they
         were at that commit, lifecycle included."""
         if not query or not query.strip():
@@ -293,8 +341,9 @@ class Recaller:
                 raise
             except Exception as e:
                 raise RecallError(f"index unavailable: {e}") from e
-            ranked = rank(hits, floor, self.weights, k, mode, self.settings.lexical_weight,
-                          self.settings.corroborate_margin)
+            ranked = rank(
+                hits, floor, self.weights, k, mode, self.settings.lexical_weight, self.settings.corroborate_margin
+            )
             rows = index.catalog.records_by_ids([h.record_id for h in ranked])
             chunks = index.catalog.chunks_by_id([h.chunk_id for h in ranked])
             results = []
@@ -303,21 +352,40 @@ class Recaller:
                 if row is None:  # vector without catalog row: a crash leftover the next seed removes
                     continue
                 body = chunks[h.chunk_id].body if h.chunk_id in chunks else ""
-                results.append({
-                    "id": row.id, "kind": row.kind, "status": row.effective_status, "title": row.title,
-                    "score": round(h.score, 4), "source": row.data.get("source"), "path": row.path,
-                    "commit": row.commit_sha, "dirty": row.dirty, "origin": row.origin,
-                    "snippet": body[:SNIPPET_CHARS] + ("…" if len(body) > SNIPPET_CHARS else ""),
-                    "content_hash": row.content_hash, "why": h.why,
-                })
-            receipt = make_receipt(query, [r["id"] for r in results], self.workspace.id, self.index_state(index, floor),
-                                   {"kinds": kinds or [], "statuses": statuses}, k, mode)
+                results.append(
+                    {
+                        "id": row.id,
+                        "kind": row.kind,
+                        "status": row.effective_status,
+                        "title": row.title,
+                        "score": round(h.score, 4),
+                        "source": row.data.get("source"),
+                        "path": row.path,
+                        "commit": row.commit_sha,
+                        "dirty": row.dirty,
+                        "origin": row.origin,
+                        "snippet": body[:SNIPPET_CHARS] + ("…" if len(body) > SNIPPET_CHARS else ""),
+                        "content_hash": row.content_hash,
+                        "why": h.why,
+                    }
+                )
+            receipt = make_receipt(
+                query,
+                [r["id"] for r in results],
+                self.workspace.id,
+                self.index_state(index, floor),
+                {"kinds": kinds or [], "statuses": statuses},
+                k,
+                mode,
+            )
             receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results}
             if store:
                 store_receipt(index, receipt)
         warnings = self._floor_warnings(floor_source, floor_warnings) + stale
         if not index.catalog.get_meta("last_seed_at"):  # candidates only: answers, but says so
-            warnings.append(f"workspace {self.workspace.id} has never been seeded in store "
-                            f"{self.store_root or self.wsdir.parent.parent}: run `jgm seed`")
+            warnings.append(
+                f"workspace {self.workspace.id} has never been seeded in store "
+                f"{self.store_root or self.wsdir.parent.parent}: run `jgm seed`"
+            )
         why = None if results else no_answer_reason(hits, floor, mode, self.settings.corroborate_margin)
         return RecallResult(results, receipt, floor, floor_source, warnings, why, info.provenance)

@@ -5,26 +5,35 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..base.errors import JgmError
-from ..index.catalog import Catalog
 from ..base.store import store_root as default_store
+from ..index.catalog import Catalog
 from ..index.workspace import Workspace
 from .receipts import make_receipt, store_receipt
-from .service import EVIDENCE_NOTE, NotSeeded, RecallError, Recaller
+from .service import EVIDENCE_NOTE, NotSeeded, Recaller, RecallError
 
 EXIT_CODES = {"ok": 0, "no-matches": 0, "retrieval-failed": 3, "no-workspace": 4, "not-seeded": 5}
 # the answer status a failure's error code stands for (NotARepo, NotSeeded, RecallError carry these codes)
-STATUS_BY_CODE = {"memory/no-workspace": "no-workspace", "memory/not-seeded": "not-seeded",
-                  "memory/retrieval-failed": "retrieval-failed"}
+STATUS_BY_CODE = {
+    "memory/no-workspace": "no-workspace",
+    "memory/not-seeded": "not-seeded",
+    "memory/retrieval-failed": "retrieval-failed",
+}
 
 
 def empty_answer(status: str, message: str) -> dict:
     """An answer that holds nothing because there was nothing to ask (or asking failed), never 'no-matches'."""
-    return {"status": status, "results": [], "global_results": [], "receipt": None, "message": message,
-            "warnings": [message]}
+    return {
+        "status": status,
+        "results": [],
+        "global_results": [],
+        "receipt": None,
+        "message": message,
+        "warnings": [message],
+    }
 
 
 def task_queries(goal: str, errors=(), files=()) -> list[str]:
@@ -35,7 +44,9 @@ def task_queries(goal: str, errors=(), files=()) -> list[str]:
     return [q for q in qs if q]
 
 
-def merged_recall(recaller: Recaller, queries: list[str], k: int, kinds=None, statuses=None) -> tuple[list[dict], list[str], dict]:
+def merged_recall(
+    recaller: Recaller, queries: list[str], k: int, kinds=None, statuses=None
+) -> tuple[list[dict], list[str], dict]:
     """Run each query, keep each record's best score; returns results, warnings, and the last index state."""
     best: dict[str, dict] = {}
     warnings: list[str] = []
@@ -71,17 +82,30 @@ def global_workspaces(exclude: str, store_root: Path | None = None) -> list[Work
     return out
 
 
-def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: int = 5, include_global: bool = False,
-                global_k: int = 3, store_root: Path | None = None, store: bool = True, no_workspace: str = "",
-                may_read: Callable[[str], bool] | None = None) -> dict:
+def recall_task(
+    recaller: Recaller | None,
+    goal: str,
+    errors=(),
+    files=(),
+    k: int = 5,
+    include_global: bool = False,
+    global_k: int = 3,
+    store_root: Path | None = None,
+    store: bool = True,
+    no_workspace: str = "",
+    may_read: Callable[[str], bool] | None = None,
+) -> dict:
     """`recaller` None means there is no workspace (`no_workspace` says why and what to do). `may_read` (a
     token's grants, on the API and MCP over HTTP) limits the global workspaces searched: a workspace marked
     global is shared with its readers, not with every token."""
     if not goal or not goal.strip():
         raise ValueError("--goal is empty: say what the task is")
     if recaller is None:
-        return empty_answer("no-workspace", no_workspace or "not inside a git repository: cd into one or pass "
-                            f"--repo PATH (store: {store_root or default_store()})")
+        return empty_answer(
+            "no-workspace",
+            no_workspace
+            or f"not inside a git repository: cd into one or pass --repo PATH (store: {store_root or default_store()})",
+        )
     queries = task_queries(goal, errors, files)
     try:
         results, warnings, state = merged_recall(recaller, queries, k)
@@ -102,14 +126,27 @@ def recall_task(recaller: Recaller | None, goal: str, errors=(), files=(), k: in
             except Exception as e:  # one broken global workspace must not hide the others
                 warnings.append(f"global workspace {ws.id} unavailable: {e}")
         global_results = sorted(global_results, key=lambda r: -r["score"])[:global_k]
-    receipt = make_receipt("\n".join(queries), [r["id"] for r in results], recaller.workspace.id, state,
-                           {"errors": list(errors), "files": list(files), "include_global": include_global}, k, "task")
+    receipt = make_receipt(
+        "\n".join(queries),
+        [r["id"] for r in results],
+        recaller.workspace.id,
+        state,
+        {"errors": list(errors), "files": list(files), "include_global": include_global},
+        k,
+        "task",
+    )
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results}
     receipt["request"] = {"type": "task", "goal": goal, "errors": list(errors), "files": list(files)}
     receipt["global_ids"] = [f"{r['workspace']}:{r['id']}" for r in global_results]
     if store:
         store_receipt(recaller.index(), receipt)
     status = "ok" if results or global_results else "no-matches"
-    return {"status": status, "workspace": recaller.workspace.id, "results": results, "global_results": global_results,
-            "warnings": warnings, "receipt": receipt,
-            "note": EVIDENCE_NOTE}
+    return {
+        "status": status,
+        "workspace": recaller.workspace.id,
+        "results": results,
+        "global_results": global_results,
+        "warnings": warnings,
+        "receipt": receipt,
+        "note": EVIDENCE_NOTE,
+    }

@@ -20,24 +20,41 @@ def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False)
     if req["type"] == "task":
         from .task import recall_task
 
-        new = recall_task(recaller, req["goal"], req.get("errors", ()), req.get("files", ()), k=old["k"],
-                          store=False)["receipt"]
+        new = recall_task(recaller, req["goal"], req.get("errors", ()), req.get("files", ()), k=old["k"], store=False)[
+            "receipt"
+        ]
     elif req["type"] == "context":
         from .context import build_context
 
         new = build_context(recaller, req["goal"], req["budget_tokens"], k=old["k"], store=False)["receipt"]
     else:
         f = old.get("filters", {})
-        new = recaller.recall(old["query"], k=old["k"], kinds=f.get("kinds") or None,
-                              statuses=f.get("statuses") or None, mode=old.get("mode"), store=False, at=at).receipt
+        new = recaller.recall(
+            old["query"],
+            k=old["k"],
+            kinds=f.get("kinds") or None,
+            statuses=f.get("statuses") or None,
+            mode=old.get("mode"),
+            store=False,
+            at=at,
+        ).receipt
     catalog = recaller.index().catalog  # the recall may have refreshed the index
     with catalog.viewing(new["index"]["view"]):
         current = catalog.records_by_ids(old.get("record_hashes", {}).keys())
-    changed = sorted(rid for rid, h in old.get("record_hashes", {}).items()
-                     if rid not in current or current[rid].content_hash != h)
+    changed = sorted(
+        rid for rid, h in old.get("record_hashes", {}).items() if rid not in current or current[rid].content_hash != h
+    )
     same = new["ids"] == old["ids"]
     reasons = [] if same else explain_difference(old, new, changed)
     if not same and not reasons:
         reasons = ["other records now rank differently (no index change recorded)"]
-    return {"receipt": receipt_id, "same": same, "old_ids": old["ids"], "new_ids": new["ids"],
-            "reasons": reasons, "changed_records": changed, "old_index": old["index"], "new_index": new["index"]}
+    return {
+        "receipt": receipt_id,
+        "same": same,
+        "old_ids": old["ids"],
+        "new_ids": new["ids"],
+        "reasons": reasons,
+        "changed_records": changed,
+        "old_index": old["index"],
+        "new_index": new["index"],
+    }

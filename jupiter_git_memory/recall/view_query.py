@@ -8,7 +8,7 @@ fetch OVERFETCH x n, keep the view's chunks, and widen the search only when too 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -17,7 +17,9 @@ from ..index.vectors import VectorIndex
 OVERFETCH = 4
 
 
-def view_query(vectors: VectorIndex, vector: np.ndarray, n: int, keep: Callable[[str], bool]) -> list[tuple[str, float]]:
+def view_query(
+    vectors: VectorIndex, vector: np.ndarray, n: int, keep: Callable[[str], bool]
+) -> list[tuple[str, float]]:
     """[(chunk id, cosine)] of the best `n` chunks passing `keep`, best first."""
     total = vectors.count()
     if not total:

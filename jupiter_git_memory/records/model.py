@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, asdict
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # Each kind has a closed status vocabulary. An unknown kind or status is an error, never coerced.
@@ -59,7 +59,7 @@ class Record:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Record":
+    def from_dict(cls, d: dict[str, Any]) -> Record:
         d = dict(d)
         for k in LINK_KEYS + ("tags",):
             d[k] = tuple(d.get(k) or ())

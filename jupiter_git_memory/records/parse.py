@@ -12,8 +12,8 @@ from typing import Any
 import frontmatter
 import yaml
 
-from .safe_yaml import SafeYamlError, load_frontmatter
 from .model import ID_PATTERN, KINDS, KNOWN_KEYS, MAX_RECORD_BYTES, REQUIRED, STATUSES, Issue, Record
+from .safe_yaml import SafeYamlError, load_frontmatter
 
 _ID_RE = re.compile(ID_PATTERN)
 _KEY_LINE_RE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
@@ -47,7 +47,14 @@ def _id_list(value: Any, key: str, path: str, line: int | None) -> tuple[tuple[s
         return (), []
     items = [value] if isinstance(value, (str, int)) else value
     if not isinstance(items, list) or not all(isinstance(i, (str, int)) for i in items):
-        return (), [Issue(path, f"`{key}` must be an id or a list of ids", f"write `{key}: OTHER-ID` or `{key}: [A, B]`", line=line)]
+        return (), [
+            Issue(
+                path,
+                f"`{key}` must be an id or a list of ids",
+                f"write `{key}: OTHER-ID` or `{key}: [A, B]`",
+                line=line,
+            )
+        ]
     return tuple(str(i).strip() for i in items if str(i).strip()), []
 
 
@@ -62,41 +69,76 @@ def _scalar(value: Any) -> str | None:
 def parse_record(path: str, raw: bytes) -> ParseOutcome:
     """Parse `raw` (the file's bytes) found at repo-relative `path`."""
     if len(raw) > MAX_RECORD_BYTES:
-        return ParseOutcome(issues=[Issue(path, f"file is {len(raw)} bytes, over the {MAX_RECORD_BYTES}-byte record limit",
-                                          "split it into smaller records or move bulk content out of the knowledge root")])
+        return ParseOutcome(
+            issues=[
+                Issue(
+                    path,
+                    f"file is {len(raw)} bytes, over the {MAX_RECORD_BYTES}-byte record limit",
+                    "split it into smaller records or move bulk content out of the knowledge root",
+                )
+            ]
+        )
     if b"\x00" in raw:
-        return ParseOutcome(issues=[Issue(path, "binary file (contains NUL bytes) under a knowledge root",
-                                          "remove it or add it to `ignore` in jgm.toml")])
+        return ParseOutcome(
+            issues=[
+                Issue(
+                    path,
+                    "binary file (contains NUL bytes) under a knowledge root",
+                    "remove it or add it to `ignore` in jgm.toml",
+                )
+            ]
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         line: int | None = raw[: e.start].count(b"\n") + 1
-        return ParseOutcome(issues=[Issue(path, f"not valid UTF-8 (byte {e.start})", "re-save the file as UTF-8", line=line)])
+        return ParseOutcome(
+            issues=[Issue(path, f"not valid UTF-8 (byte {e.start})", "re-save the file as UTF-8", line=line)]
+        )
     if not _FENCE_RE.match(text):
         return ParseOutcome(skipped="no frontmatter")
     text = text.lstrip("\ufeff")
     try:
         fm_text, content = frontmatter.YAMLHandler().split(text)  # type: ignore[attr-defined]
     except ValueError:
-        return ParseOutcome(issues=[Issue(path, "frontmatter is not closed", "end the YAML block with a `---` line", line=1)])
+        return ParseOutcome(
+            issues=[Issue(path, "frontmatter is not closed", "end the YAML block with a `---` line", line=1)]
+        )
     # mark lines count from fm_text's start, which sits on the opening fence's line (it keeps that newline)
     first = text[: text.find(fm_text, 3)].count("\n") + 1 if fm_text else 1
     try:
         meta = load_frontmatter(fm_text) if fm_text.strip() else {}
     except SafeYamlError as e:
-        return ParseOutcome(issues=[Issue(path, f"frontmatter {e.problem}", e.fix,
-                                          line=first + e.line if e.line is not None else 1)])
+        return ParseOutcome(
+            issues=[Issue(path, f"frontmatter {e.problem}", e.fix, line=first + e.line if e.line is not None else 1)]
+        )
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         if mark is not None and mark.index >= len(fm_text.rstrip()):  # "got <stream end>": where it began
             mark = getattr(e, "context_mark", None) or mark
         line = first + mark.line if mark is not None else None
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        return ParseOutcome(issues=[Issue(path, f"frontmatter is not valid YAML: {problem}",
-                                          "fix the YAML syntax between the `---` fences", line=line)])
+        return ParseOutcome(
+            issues=[
+                Issue(
+                    path,
+                    f"frontmatter is not valid YAML: {problem}",
+                    "fix the YAML syntax between the `---` fences",
+                    line=line,
+                )
+            ]
+        )
     if not isinstance(meta, dict):
-        return ParseOutcome(issues=[Issue(path, "frontmatter must be a YAML mapping of keys to values",
-                                          "write `key: value` lines between the `---` fences", line=2)])
+        return ParseOutcome(
+            issues=[
+                Issue(
+                    path,
+                    "frontmatter must be a YAML mapping of keys to values",
+                    "write `key: value` lines between the `---` fences",
+                    line=2,
+                )
+            ]
+        )
     lines = _key_lines(text)
     issues: list[Issue] = []
     for key in REQUIRED:
@@ -107,8 +149,14 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
 
     rid = _scalar(meta["id"]).strip()  # type: ignore[union-attr]  # required: checked above
     if not _ID_RE.match(rid):
-        issues.append(Issue(path, f"invalid id {rid[:80]!r}", "use letters, digits and . _ : - (no slashes or spaces, at most 128 chars)",
-                            line=lines.get("id")))
+        issues.append(
+            Issue(
+                path,
+                f"invalid id {rid[:80]!r}",
+                "use letters, digits and . _ : - (no slashes or spaces, at most 128 chars)",
+                line=lines.get("id"),
+            )
+        )
     kind = str(meta["kind"]).strip().lower()
     status_raw = str(meta["status"]).strip()
     status = status_raw.lower()
@@ -125,8 +173,14 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
     if kind not in STATUSES:
         issues.append(Issue(path, f"unknown kind {kind!r}", f"use one of: {', '.join(KINDS)}", line=lines.get("kind")))
     elif status not in STATUSES[kind]:
-        issues.append(Issue(path, f"status {status_raw!r} is not valid for kind {kind!r}",
-                            f"use one of: {', '.join(STATUSES[kind])}", line=lines.get("status")))
+        issues.append(
+            Issue(
+                path,
+                f"status {status_raw!r} is not valid for kind {kind!r}",
+                f"use one of: {', '.join(STATUSES[kind])}",
+                line=lines.get("status"),
+            )
+        )
     tags_v = meta.get("tags")
     if tags_v is None:
         tags: tuple[str, ...] = ()
@@ -138,16 +192,29 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         issues.append(Issue(path, "`tags` must be a list of words", "write `tags: [a, b]`", line=lines.get("tags")))
         tags = ()
     if not isinstance(meta["title"], (str, int, float)):
-        issues.append(Issue(path, "`title` must be text", "write `title: One line that says what it is`", line=lines.get("title")))
+        issues.append(
+            Issue(path, "`title` must be text", "write `title: One line that says what it is`", line=lines.get("title"))
+        )
     if issues:
         return ParseOutcome(issues=issues)
 
     extra = {k: v for k, v in meta.items() if k not in KNOWN_KEYS}
     record = Record(
-        id=rid, kind=kind, status=status, title=str(meta["title"]).strip(), body=content.strip(),
-        path=path, content_hash=hashlib.sha256(raw).hexdigest(), supersedes=supersedes,
-        superseded_by=superseded_by, tags=tags, date=_scalar(meta.get("date")), source=_scalar(meta.get("source")),
-        scope=_scalar(meta.get("scope")), metadata=_jsonable(extra), lines=lines,
+        id=rid,
+        kind=kind,
+        status=status,
+        title=str(meta["title"]).strip(),
+        body=content.strip(),
+        path=path,
+        content_hash=hashlib.sha256(raw).hexdigest(),
+        supersedes=supersedes,
+        superseded_by=superseded_by,
+        tags=tags,
+        date=_scalar(meta.get("date")),
+        source=_scalar(meta.get("source")),
+        scope=_scalar(meta.get("scope")),
+        metadata=_jsonable(extra),
+        lines=lines,
     )
     return ParseOutcome(record=record)
 

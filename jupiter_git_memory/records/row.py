@@ -26,8 +26,17 @@ class RecordRow:
 
     def public(self) -> dict[str, Any]:
         d = dict(self.data)
-        d.update(id=self.id, path=self.path, kind=self.kind, status=self.effective_status, declared_status=self.declared_status,
-                 title=self.title, commit=self.commit_sha, dirty=self.dirty, origin=self.origin)
+        d.update(
+            id=self.id,
+            path=self.path,
+            kind=self.kind,
+            status=self.effective_status,
+            declared_status=self.declared_status,
+            title=self.title,
+            commit=self.commit_sha,
+            dirty=self.dirty,
+            origin=self.origin,
+        )
         if self.error:
             d["stale_error"] = self.error
         d.pop("lines", None)

@@ -58,21 +58,33 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML stubs leave it untyped
         if isinstance(event, AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise SafeYamlError("uses a YAML anchor or alias (`&name` / `*name`), which record frontmatter does not "
-                                "allow", event.start_mark, "write each value out in full")
+            raise SafeYamlError(
+                "uses a YAML anchor or alias (`&name` / `*name`), which record frontmatter does not allow",
+                event.start_mark,
+                "write each value out in full",
+            )
         self._nodes += 1
         if self._nodes > MAX_NODES:
-            raise SafeYamlError(f"has more than {MAX_NODES} values", event.start_mark,
-                                "keep frontmatter to a few keys; move bulk data into the body or another file")
+            raise SafeYamlError(
+                f"has more than {MAX_NODES} values",
+                event.start_mark,
+                "keep frontmatter to a few keys; move bulk data into the body or another file",
+            )
         if isinstance(event, ScalarEvent):
             if _SURROGATE.search(event.value):
-                raise SafeYamlError("contains a lone surrogate escape (e.g. `\\ud800`), which is not text",
-                                    event.start_mark, "remove the `\\uD8xx`-`\\uDFxx` escape or write the character itself")
+                raise SafeYamlError(
+                    "contains a lone surrogate escape (e.g. `\\ud800`), which is not text",
+                    event.start_mark,
+                    "remove the `\\uD8xx`-`\\uDFxx` escape or write the character itself",
+                )
             return super().compose_node(parent, index)
         self._depth += 1
         if self._depth > MAX_DEPTH:
-            raise SafeYamlError(f"is nested more than {MAX_DEPTH} levels deep", event.start_mark,
-                                "flatten the frontmatter; nested data belongs in the body")
+            raise SafeYamlError(
+                f"is nested more than {MAX_DEPTH} levels deep",
+                event.start_mark,
+                "flatten the frontmatter; nested data belongs in the body",
+            )
         try:
             return super().compose_node(parent, index)
         finally:
@@ -84,8 +96,11 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
         except yaml.YAMLError:
             raise
         except Exception as e:  # e.g. `date: 2024-13-45` (ValueError), a 5,000-digit integer
-            raise SafeYamlError(f"has a value that cannot be read ({type(e).__name__}: {e})", node.start_mark,
-                                "quote the value to keep it as text, or correct it") from None
+            raise SafeYamlError(
+                f"has a value that cannot be read ({type(e).__name__}: {e})",
+                node.start_mark,
+                "quote the value to keep it as text, or correct it",
+            ) from None
 
 
 def _keep_literal(root: yaml.Node | None) -> None:
@@ -105,8 +120,11 @@ def load_frontmatter(text: str) -> Any:
     """The YAML document in `text` as Python data. Raises SafeYamlError or yaml.YAMLError (both marked)."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BYTES:
-        raise SafeYamlError(f"is {size} bytes, over the {MAX_BYTES}-byte frontmatter limit", None,
-                            "keep frontmatter to a few keys; move bulk content into the body")
+        raise SafeYamlError(
+            f"is {size} bytes, over the {MAX_BYTES}-byte frontmatter limit",
+            None,
+            "keep frontmatter to a few keys; move bulk content into the body",
+        )
     loader = _Loader(text)
     try:
         node = loader.get_single_node()

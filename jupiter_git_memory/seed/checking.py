@@ -21,10 +21,18 @@ def check_repo(root: Path, settings: Settings) -> dict:
     k = read_knowledge(files, {}, settings, ignored, reuse=False)
     issues = issues + k.issues
     errors = [i for i in issues if i.severity == "error"]
-    return {"ok": not errors and not k.empty_roots, "records": len(k.resolution.records), "files": len(files),
-            "roots": list(settings.roots), "inventory": k.inventory, "skipped": k.collected.skipped + ignored,
-            "errors": [i.to_dict() for i in errors], "warnings": [i.to_dict() for i in issues if i.severity != "error"],
-            "empty_roots": [i.path for i in k.empty_roots], "_issues": issues}
+    return {
+        "ok": not errors and not k.empty_roots,
+        "records": len(k.resolution.records),
+        "files": len(files),
+        "roots": list(settings.roots),
+        "inventory": k.inventory,
+        "skipped": k.collected.skipped + ignored,
+        "errors": [i.to_dict() for i in errors],
+        "warnings": [i.to_dict() for i in issues if i.severity != "error"],
+        "empty_roots": [i.path for i in k.empty_roots],
+        "_issues": issues,
+    }
 
 
 def explain(root: Path, settings: Settings, path: str) -> dict:
@@ -36,13 +44,20 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
         raise ValueError(f"{path} is not inside the repository {root}") from None
     if not full.is_file():
         raise ValueError(f"{rel}: no such file")
-    out: dict = {"path": rel, "under_root": sources.is_record_path(rel, settings),
-                 "ignored": sources.ignored_reason(rel, settings)}
+    out: dict = {
+        "path": rel,
+        "under_root": sources.is_record_path(rel, settings),
+        "ignored": sources.ignored_reason(rel, settings),
+    }
     options = settings.adapter_options()
     reading = read_record(rel, full.read_bytes(), options)
     o = reading.outcome
-    out.update(format=o.record.format if o.record else reading.format, why=reading.why, skipped=o.skipped,
-               issues=[i.to_dict() for i in o.issues])
+    out.update(
+        format=o.record.format if o.record else reading.format,
+        why=reading.why,
+        skipped=o.skipped,
+        issues=[i.to_dict() for i in o.issues],
+    )
     if not o.record:
         return out
     r = o.record
@@ -64,8 +79,13 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
         files.append(sources.SourceFile(rel, full.read_bytes()))
     res = read_knowledge(files, {}, settings, reuse=False).resolution
     resolved = next((x for x in res.records.values() if x.path == rel), None)
-    out["links"] = {k: [{"written": w, "id": t, "found": t in res.records}
-                        for w, t in zip(getattr(r, k), getattr(resolved or r, k))] for k in LINK_KEYS if getattr(r, k)}
+    out["links"] = {
+        k: [
+            {"written": w, "id": t, "found": t in res.records} for w, t in zip(getattr(r, k), getattr(resolved or r, k))
+        ]
+        for k in LINK_KEYS
+        if getattr(r, k)
+    }
     out["effective_status"] = res.effective.get(r.id) if resolved else None
     out["resolve_issues"] = [i.to_dict() for i in res.issues if i.path == rel]
     return out
@@ -79,8 +99,12 @@ def render_explain(shown: dict) -> list[str]:
             continue
         lines.append(f"{k}: {v}")
     for rel, items in (shown.get("links") or {}).items():
-        parts = [f"{i['written']}" + (f" → {i['id']}" if i["id"] != i["written"] else "")
-                 + ("" if i["found"] else " (no such record)") for i in items]
+        parts = [
+            f"{i['written']}"
+            + (f" → {i['id']}" if i["id"] != i["written"] else "")
+            + ("" if i["found"] else " (no such record)")
+            for i in items
+        ]
         lines.append(f"{rel}: {', '.join(parts)}")
     for i in (shown.get("issues") or []) + (shown.get("resolve_issues") or []):
         where = f"{i['path']}:{i['line']}" if i.get("line") else i["path"]

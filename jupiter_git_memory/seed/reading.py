@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 from ..config import Settings
 from ..lifecycle.resolve import Resolution, resolve
-from ..records.row import RecordRow
 from ..records.formats import NATIVE, AdapterOptions, Reading, read_record
 from ..records.formats.common import missing_status_warning
 from ..records.model import Issue, Record
 from ..records.parse import ParseOutcome
+from ..records.row import RecordRow
 
 
 @dataclass
@@ -41,10 +41,13 @@ def read_isolated(path: str, data: bytes, options: AdapterOptions) -> Reading:
         if reading.outcome.record is not None:  # what the catalog and Chroma will store must encode
             json.dumps(reading.outcome.record.to_dict(), ensure_ascii=False).encode("utf-8")
         return reading
-    except Exception as e:  # noqa: BLE001 - one bad file must never stop the others
-        issue = Issue(path, f"could not be read: {type(e).__name__}: {str(e)[:200]}",
-                      "correct the file (see the message), or move it out of the knowledge root",
-                      line=getattr(e, "line", None))
+    except Exception as e:
+        issue = Issue(
+            path,
+            f"could not be read: {type(e).__name__}: {str(e)[:200]}",
+            "correct the file (see the message), or move it out of the knowledge root",
+            line=getattr(e, "line", None),
+        )
         return Reading(None, "failed", ParseOutcome(issues=[issue]))
 
 
@@ -83,11 +86,18 @@ def _root_of(path: str, roots: tuple[str, ...]) -> str | None:
     return None
 
 
-def inventory(roots: tuple[str, ...], files, collected: Collected, ignored: list[dict], valid_paths: set[str],
-              rejected_paths: set[str] = frozenset()) -> tuple[list[dict], list[Issue]]:
+def inventory(
+    roots: tuple[str, ...],
+    files,
+    collected: Collected,
+    ignored: list[dict],
+    valid_paths: set[str],
+    rejected_paths: set[str] = frozenset(),
+) -> tuple[list[dict], list[Issue]]:
     """Per root: Markdown files found, records indexed, per format found/indexed/errors, skipped by reason."""
-    per: dict[str, dict] = {r: {"root": r, "markdown": 0, "indexed": 0, "formats": {}, "skipped": Counter()}
-                            for r in roots}
+    per: dict[str, dict] = {
+        r: {"root": r, "markdown": 0, "indexed": 0, "formats": {}, "skipped": Counter()} for r in roots
+    }
     for f in files:
         r = _root_of(f.path, roots)
         if r is None:
@@ -115,10 +125,16 @@ def inventory(roots: tuple[str, ...], files, collected: Collected, ignored: list
     for r, d in per.items():
         d["skipped"] = dict(d["skipped"])
         if read[r] and not d["indexed"]:
-            issues.append(Issue(r, f"{d['markdown']} Markdown files under this root but no records were indexed "
-                                f"(skipped: {d['skipped'] or 'none'}; errors: "
-                                f"{sum(x['errors'] for x in d['formats'].values())})",
-                                "run `jgm check --explain FILE` on one of them to see how it is read", severity="warning"))
+            issues.append(
+                Issue(
+                    r,
+                    f"{d['markdown']} Markdown files under this root but no records were indexed "
+                    f"(skipped: {d['skipped'] or 'none'}; errors: "
+                    f"{sum(x['errors'] for x in d['formats'].values())})",
+                    "run `jgm check --explain FILE` on one of them to see how it is read",
+                    severity="warning",
+                )
+            )
     return list(per.values()), issues
 
 
@@ -128,11 +144,16 @@ def render_inventory(inv: list[dict]) -> list[str]:
     for d in inv:
         if not d["markdown"]:
             continue
-        fmts = ", ".join(f"{k} {v['indexed']}/{v['found']}" + (f" ({v['errors']} with errors)" if v["errors"] else "")
-                         for k, v in sorted(d["formats"].items()))
+        fmts = ", ".join(
+            f"{k} {v['indexed']}/{v['found']}" + (f" ({v['errors']} with errors)" if v["errors"] else "")
+            for k, v in sorted(d["formats"].items())
+        )
         skipped = "; ".join(f"{n} {why}" for why, n in sorted(d["skipped"].items()))
-        lines.append(f"{d['root']}: {d['markdown']} Markdown files, {d['indexed']} indexed"
-                     + (f" [{fmts}]" if fmts else "") + (f"; skipped: {skipped}" if skipped else ""))
+        lines.append(
+            f"{d['root']}: {d['markdown']} Markdown files, {d['indexed']} indexed"
+            + (f" [{fmts}]" if fmts else "")
+            + (f"; skipped: {skipped}" if skipped else "")
+        )
     return lines
 
 
@@ -147,12 +168,14 @@ class KnowledgeRead:
     empty_roots: list[Issue]  # roots whose Markdown files gave no record
 
 
-def read_knowledge(files, previous: dict[str, RecordRow], settings: Settings, ignored: list[dict] | None = None,
-                   reuse: bool = True) -> KnowledgeRead:
+def read_knowledge(
+    files, previous: dict[str, RecordRow], settings: Settings, ignored: list[dict] | None = None, reuse: bool = True
+) -> KnowledgeRead:
     """collect → resolve → inventory, the one reading `jgm seed`, `jgm check` and `jgm doctor` share, so they
     agree on what is a record, what is an error and what a record's effective status is."""
     got = collect(files, previous, settings.adapter_options(), reuse=reuse)
     res = resolve(got.records)
-    inv, inv_issues = inventory(settings.roots, files, got, ignored or [], {r.path for r in res.records.values()},
-                                res.rejected_paths)
+    inv, inv_issues = inventory(
+        settings.roots, files, got, ignored or [], {r.path for r in res.records.values()}, res.rejected_paths
+    )
     return KnowledgeRead(got, res, inv, got.issues + res.issues + inv_issues, inv_issues)

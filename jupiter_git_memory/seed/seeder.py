@@ -10,25 +10,25 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from ..lifecycle.promote import mark_promotions
+from ..base.store import workspace_dir, workspace_lock
 from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
-from ..records.row import RecordRow
 from ..index.handle import Index, open_index, vector_identity
+from ..index.plan import SeedCounts, plan_changes
 from ..index.recovery import is_corruption, move_aside
-from ..base.store import workspace_dir, workspace_lock
 from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
+from ..lifecycle.promote import mark_promotions
 from ..records.model import Issue, Record
+from ..records.row import RecordRow
 from . import sources
 from .reading import options_key, read_knowledge
-from ..index.plan import SeedCounts, plan_changes
 
 
 def summarize(counts: dict, detail: bool = False) -> str:
@@ -64,14 +64,21 @@ class SeedReport(SeedCounts):
 
     def to_json(self) -> dict:
         d = asdict(self)
-        d["counts"] = {"added": len(self.added), "updated": len(self.updated), "removed": len(self.removed),
-                       "unchanged": self.unchanged, "errors": len(self.errors), "embedded_chunks": self.embedded_chunks}
+        d["counts"] = {
+            "added": len(self.added),
+            "updated": len(self.updated),
+            "removed": len(self.removed),
+            "unchanged": self.unchanged,
+            "errors": len(self.errors),
+            "embedded_chunks": self.embedded_chunks,
+        }
         return d
 
 
 def _file_row(r: Record, effective: str, commit: str | None, dirty: bool, error: str | None = None) -> RecordRow:
-    return RecordRow(r.id, r.path, r.kind, r.status, effective, r.title, r.content_hash, commit, dirty, "file",
-                     r.to_dict(), error)
+    return RecordRow(
+        r.id, r.path, r.kind, r.status, effective, r.title, r.content_hash, commit, dirty, "file", r.to_dict(), error
+    )
 
 
 def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str, RecordRow]:
@@ -85,16 +92,33 @@ def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str,
         path = digests[h]
         if data.get("format", "jgm") != "jgm" and data.get("path") != path:
             continue
-        out[f"stored:{path}"] = RecordRow(rid, path, data.get("kind", ""), data.get("status", ""), "", "", h, None,
-                                          False, "file", {**data, "path": path})
+        out[f"stored:{path}"] = RecordRow(
+            rid,
+            path,
+            data.get("kind", ""),
+            data.get("status", ""),
+            "",
+            "",
+            h,
+            None,
+            False,
+            "file",
+            {**data, "path": path},
+        )
     return out
 
 
 class Seeder:
     """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
 
-    def __init__(self, repo: Path | str | None = None, settings: Settings | None = None, store_root: Path | None = None,
-                 embedder=None, calibrate: Callable[[Seeder], dict | None] | None = None):
+    def __init__(
+        self,
+        repo: Path | str | None = None,
+        settings: Settings | None = None,
+        store_root: Path | None = None,
+        embedder=None,
+        calibrate: Callable[[Seeder], dict | None] | None = None,
+    ):
         self.workspace: Workspace = find_workspace(repo)
         # the post-seed floor calibration is recall's (it runs probe queries), so it is handed in by the
         # layer above (recall.calibrate.after_seed); without it a seed only writes the index
@@ -110,11 +134,25 @@ class Seeder:
 
     def open(self, rebuild: bool = False, view: str | None = None, recover: bool = False, write: bool = True) -> Index:
         """The index; `write` (the default: call it under the exclusive lock) may create or migrate it."""
-        return open_index(self.workspace, self.identity, self.settings.chroma_url, rebuild=rebuild, store_root=self.store_root,
-                          view=view, recover=recover, write=write)
+        return open_index(
+            self.workspace,
+            self.identity,
+            self.settings.chroma_url,
+            rebuild=rebuild,
+            store_root=self.store_root,
+            view=view,
+            recover=recover,
+            write=write,
+        )
 
-    def seed(self, rev: str | None = None, rebuild: bool = False, progress: Callable[[int, int], None] | None = None,
-             fault: Callable[[str], None] | None = None, lock_timeout: float | None = None) -> SeedReport:
+    def seed(
+        self,
+        rev: str | None = None,
+        rebuild: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+        fault: Callable[[str], None] | None = None,
+        lock_timeout: float | None = None,
+    ) -> SeedReport:
         """Seed this worktree's view, or with `rev` the `--at` view of that commit (read from Git objects).
         Either way only chunks no view has embedded yet are embedded, and no other view changes."""
         t0 = time.perf_counter()
@@ -158,20 +196,35 @@ class Seeder:
             dirty_set = sources.dirty_paths(root, settings) if commit else {f.path for f in files}
         previous = cat.records()
         parse_key = options_key(settings)
-        k = read_knowledge(files, _with_stored_parses(cat, files, previous), settings, ignored,
-                           reuse=cat.get_meta("parse_options") == parse_key)
+        k = read_knowledge(
+            files,
+            _with_stored_parses(cat, files, previous),
+            settings,
+            ignored,
+            reuse=cat.get_meta("parse_options") == parse_key,
+        )
         got, resolution = k.collected, k.resolution
         if index.recovered_from:
-            read_issues.append(Issue(str(index.recovered_from), f"the catalog {cat.path} was corrupt: it was moved aside "
-                                     "to this file and rebuilt from the record files (vectors reused)",
-                                     "nothing to do; candidates and receipts that lived only in it stay in the "
-                                     "moved file", severity="warning"))
+            read_issues.append(
+                Issue(
+                    str(index.recovered_from),
+                    f"the catalog {cat.path} was corrupt: it was moved aside "
+                    "to this file and rebuilt from the record files (vectors reused)",
+                    "nothing to do; candidates and receipts that lived only in it stay in the moved file",
+                    severity="warning",
+                )
+            )
         issues, skipped, failed = read_issues + k.issues, got.skipped, got.failed
         for i in read_issues:
             failed.setdefault(i.path, i.render())
         view_row = cat.get_view() or {}
-        commits = self._commits(view_row.get("commits_at") or "", root, commit, previous,
-                                {r.path for r in resolution.records.values()} - dirty_set)
+        commits = self._commits(
+            view_row.get("commits_at") or "",
+            root,
+            commit,
+            previous,
+            {r.path for r in resolution.records.values()} - dirty_set,
+        )
         for i in resolution.issues:
             if i.severity == "error":
                 failed.setdefault(i.path, i.render())
@@ -190,31 +243,62 @@ class Seeder:
         mark_promotions(desired)  # a committed record file claiming a candidate promotes it, in this view
         # a rebuild plans against no stored chunks (its write clears them first) and re-chunks everything
         known = {} if rebuild else cat.version_chunks({(rid, r.content_hash) for rid, r in desired.items()})
-        plan, counts = plan_changes(desired, previous, known, index.vectors.ids(), self.chunker,
-                                    stored_chunks=set() if rebuild else cat.stored_chunk_ids())
+        plan, counts = plan_changes(
+            desired,
+            previous,
+            known,
+            index.vectors.ids(),
+            self.chunker,
+            stored_chunks=set() if rebuild else cat.stored_chunk_ids(),
+        )
         plan.catalog.rebuild = rebuild
         texts = [c.text for c, _ in plan.embed]
         vectors = self._embed(texts, progress)
-        plan.catalog.view = {"kind": "at" if rev else "worktree", "root": str(root.resolve()), "rev": rev,
-                             "commit_sha": commit, "dirty": int(bool(dirty_set)), "fingerprint": stamp,
-                             "commits_at": commit or ""}
+        plan.catalog.view = {
+            "kind": "at" if rev else "worktree",
+            "root": str(root.resolve()),
+            "rev": rev,
+            "commit_sha": commit,
+            "dirty": int(bool(dirty_set)),
+            "fingerprint": stamp,
+            "commits_at": commit or "",
+        }
         plan.catalog.drop_views = stale_views(cat.views(), settings.at_views, cat.view)
         plan.catalog.meta["parse_options"] = parse_key
         if not rev:  # the workspace summary (`jgm workspaces`) follows the last worktree seed
-            plan.catalog.meta.update({"last_seeded_commit": commit or "", "dirty": json.dumps(bool(dirty_set)),
-                                      "last_seed_at": str(time.time()), "settings_source": settings.source or "",
-                                      "global": "true" if settings.global_workspace else "false"})
+            plan.catalog.meta.update(
+                {
+                    "last_seeded_commit": commit or "",
+                    "dirty": json.dumps(bool(dirty_set)),
+                    "last_seed_at": str(time.time()),
+                    "settings_source": settings.source or "",
+                    "global": "true" if settings.global_workspace else "false",
+                }
+            )
         gen = apply_plan(index, plan, vectors, fault)
         counts.deleted_vectors += len(plan.catalog.dead_chunks)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
-        return SeedReport(**asdict(counts), workspace=self.workspace.id, commit=commit, dirty=bool(dirty_set), rev=rev,
-                          errors=errors, warnings=warnings, skipped=skipped + ignored, inventory=k.inventory, records=len(desired),
-                          chunks=len(cat.chunk_ids()), generation=gen, view=cat.view,
-                          recovered_from=str(index.recovered_from) if index.recovered_from else None)
+        return SeedReport(
+            **asdict(counts),
+            workspace=self.workspace.id,
+            commit=commit,
+            dirty=bool(dirty_set),
+            rev=rev,
+            errors=errors,
+            warnings=warnings,
+            skipped=skipped + ignored,
+            inventory=k.inventory,
+            records=len(desired),
+            chunks=len(cat.chunk_ids()),
+            generation=gen,
+            view=cat.view,
+            recovered_from=str(index.recovered_from) if index.recovered_from else None,
+        )
 
-    def _commits(self, since: str, root: Path, commit: str | None, previous: dict[str, RecordRow],
-                 committed_paths: set[str]) -> dict[str, str]:
+    def _commits(
+        self, since: str, root: Path, commit: str | None, previous: dict[str, RecordRow], committed_paths: set[str]
+    ) -> dict[str, str]:
         """path -> last commit; incremental from the commit this view was last built at, full when a
         committed path is unknown."""
         if not commit:

@@ -47,8 +47,11 @@ def _name_issue(path: str) -> Issue | None:
         path.encode("utf-8")
         return None
     except UnicodeEncodeError:
-        return Issue(display_path(path), "file name is not valid UTF-8, so it cannot be indexed",
-                     "rename the file (e.g. `git mv`) to a UTF-8 name")
+        return Issue(
+            display_path(path),
+            "file name is not valid UTF-8, so it cannot be indexed",
+            "rename the file (e.g. `git mv`) to a UTF-8 name",
+        )
 
 
 def ignored_reason(path: str, settings: Settings) -> str | None:
@@ -61,8 +64,9 @@ def ignored_reason(path: str, settings: Settings) -> str | None:
     return "ignored by `ignore` patterns"
 
 
-def read_worktree(root: Path, settings: Settings, ignored: list[dict] | None = None
-                  ) -> tuple[list[SourceFile], list[Issue]]:
+def read_worktree(
+    root: Path, settings: Settings, ignored: list[dict] | None = None
+) -> tuple[list[SourceFile], list[Issue]]:
     """Record files under the roots; Markdown files left out by `ignore` go to `ignored` when given."""
     files: list[SourceFile] = []
     issues: list[Issue] = []
@@ -72,17 +76,26 @@ def read_worktree(root: Path, settings: Settings, ignored: list[dict] | None = N
         if not base.is_dir():
             continue
         if not base.resolve().is_relative_to(real_root):  # the same rule as for files: nothing from outside
-            issues.append(Issue(r, f"knowledge root points outside the repository ({base.resolve()})",
-                                "replace the link with the folder itself, or change `roots` in jgm.toml"))
+            issues.append(
+                Issue(
+                    r,
+                    f"knowledge root points outside the repository ({base.resolve()})",
+                    "replace the link with the folder itself, or change `roots` in jgm.toml",
+                )
+            )
             continue
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
             for d in dirnames:  # os.walk does not follow them: say so instead of silently skipping records
                 if (Path(dirpath) / d).is_symlink():
-                    issues.append(Issue((Path(dirpath) / d).relative_to(root).as_posix(),
-                                        "symlinked folder under a knowledge root is not followed",
-                                        "move the records into the repository instead of linking the folder",
-                                        severity="warning"))
+                    issues.append(
+                        Issue(
+                            (Path(dirpath) / d).relative_to(root).as_posix(),
+                            "symlinked folder under a knowledge root is not followed",
+                            "move the records into the repository instead of linking the folder",
+                            severity="warning",
+                        )
+                    )
             for fn in sorted(filenames):
                 full = Path(dirpath) / fn
                 rel = full.relative_to(root).as_posix()
@@ -98,12 +111,22 @@ def read_worktree(root: Path, settings: Settings, ignored: list[dict] | None = N
                     try:  # a loop raises RuntimeError (3.11) or OSError (3.13); a dangling link FileNotFoundError
                         target = full.resolve(strict=True)
                     except (OSError, RuntimeError):
-                        issues.append(Issue(rel, f"symlink cannot be resolved: a loop or a missing target ({os.readlink(full)})",
-                                            "point the link at an existing file inside the repository, or remove it"))
+                        issues.append(
+                            Issue(
+                                rel,
+                                f"symlink cannot be resolved: a loop or a missing target ({os.readlink(full)})",
+                                "point the link at an existing file inside the repository, or remove it",
+                            )
+                        )
                         continue
                     if not target.is_relative_to(real_root):
-                        issues.append(Issue(rel, f"symlink points outside the repository ({os.readlink(full)})",
-                                            "replace the link with the file itself, or remove it"))
+                        issues.append(
+                            Issue(
+                                rel,
+                                f"symlink points outside the repository ({os.readlink(full)})",
+                                "replace the link with the file itself, or remove it",
+                            )
+                        )
                         continue
                 try:
                     files.append(SourceFile(rel, full.read_bytes()))
@@ -112,8 +135,9 @@ def read_worktree(root: Path, settings: Settings, ignored: list[dict] | None = N
     return files, issues
 
 
-def read_rev(root: Path, rev: str, settings: Settings, ignored: list[dict] | None = None
-             ) -> tuple[list[SourceFile], list[Issue]]:
+def read_rev(
+    root: Path, rev: str, settings: Settings, ignored: list[dict] | None = None
+) -> tuple[list[SourceFile], list[Issue]]:
     """Files at commit `rev`, from Git objects only (the working tree is not touched)."""
     try:
         commit = git(root, "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
@@ -161,8 +185,18 @@ def head_commit(root: Path) -> str | None:
 def dirty_paths(root: Path, settings: Settings) -> set[str]:
     """Paths under the roots whose working-tree content differs from HEAD (incl. untracked)."""
     # --no-optional-locks: a seed (hook, watcher) running next to a git command must not take index.lock
-    out = git(root, "--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all",
-              "--no-renames", "--", *settings.roots, check=False)
+    out = git(
+        root,
+        "--no-optional-locks",
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+        "--",
+        *settings.roots,
+        check=False,
+    )
     paths = set()
     for item in filter(None, out.split(b"\0")):
         paths.add(item[3:].decode("utf-8", "surrogateescape"))
@@ -172,8 +206,9 @@ def dirty_paths(root: Path, settings: Settings) -> set[str]:
 def last_commits(root: Path, commit: str, settings: Settings, since: str | None = None) -> dict[str, str]:
     """path -> the newest commit (reachable from `commit`) that touched it; only `since..commit` when given."""
     rng = f"{since}..{commit}" if since else commit
-    out = git(root, "log", "--format=%x01%H", "--name-only", "--no-renames", "-z", rng, "--", *settings.roots,
-              check=False)
+    out = git(
+        root, "log", "--format=%x01%H", "--name-only", "--no-renames", "-z", rng, "--", *settings.roots, check=False
+    )
     result: dict[str, str] = {}
     current = None
     for token in out.split(b"\0"):
@@ -186,5 +221,9 @@ def last_commits(root: Path, commit: str, settings: Settings, since: str | None 
 
 
 def is_ancestor(root: Path, old: str, new: str) -> bool:
-    return subprocess.run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new],
-                          capture_output=True).returncode == 0
+    return (
+        subprocess.run(
+            ["git", "-C", str(root), "merge-base", "--is-ancestor", old, new], capture_output=True
+        ).returncode
+        == 0
+    )

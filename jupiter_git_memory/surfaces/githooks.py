@@ -99,16 +99,20 @@ def install(repo: Path | str | None, python: str | None = None, force: bool = Fa
     files, unless `force`: that change would land in everybody's next commit."""
     d = hooks_dir(repo)
     if not force and (tracked := tracked_hooks(repo, d)):
-        raise HookConflict(f"core.hooksPath {d} is tracked by git and installing would modify tracked files "
-                           f"({', '.join(tracked)}); run `jgm hooks install --force` to do it anyway, or point "
-                           "core.hooksPath at an untracked directory")
+        raise HookConflict(
+            f"core.hooksPath {d} is tracked by git and installing would modify tracked files "
+            f"({', '.join(tracked)}); run `jgm hooks install --force` to do it anyway, or point "
+            "core.hooksPath at an untracked directory"
+        )
     d.mkdir(parents=True, exist_ok=True)
     text = render_shim(python or sys.executable)
     for name in HOOKS:
         p, chained = d / name, d / (name + CHAINED_SUFFIX)
         if os.path.lexists(p) and not is_shim(p) and os.path.lexists(chained):
-            raise HookConflict(f"{p} is not jgm's hook and {chained} already exists; move one of them away, "
-                               "then run `jgm hooks install` again")
+            raise HookConflict(
+                f"{p} is not jgm's hook and {chained} already exists; move one of them away, "
+                "then run `jgm hooks install` again"
+            )
     actions = []
     for name in HOOKS:
         p, chained = d / name, d / (name + CHAINED_SUFFIX)
@@ -157,11 +161,23 @@ def status(repo: Path | str | None) -> dict:
             state = "installed" if (py is None or os.access(py, os.X_OK)) else "installed (interpreter missing)"
             hooks.append({"hook": name, "state": state, "python": py, "chained": os.path.lexists(chained)})
         else:
-            hooks.append({"hook": name, "state": "foreign hook" if os.path.lexists(p) else "absent",
-                          "python": None, "chained": os.path.lexists(chained)})
+            hooks.append(
+                {
+                    "hook": name,
+                    "state": "foreign hook" if os.path.lexists(p) else "absent",
+                    "python": None,
+                    "chained": os.path.lexists(chained),
+                }
+            )
     wsdir = workspace_dir(ws.id)
     last = None
     if (wsdir / LAST_RUN).is_file():
         last = json.loads((wsdir / LAST_RUN).read_text("utf-8"))
-    return {"workspace": ws.id, "hooks_dir": str(d), "hooks": hooks, "running": running_jobs(wsdir),
-            "last_run": last, "log": str(log_path())}
+    return {
+        "workspace": ws.id,
+        "hooks_dir": str(d),
+        "hooks": hooks,
+        "running": running_jobs(wsdir),
+        "last_run": last,
+        "log": str(log_path()),
+    }

@@ -155,8 +155,15 @@ def spawn_reseed(top: Path, hook: str) -> int:
     """Start the reseed detached (own session, no inherited pipes, so git and its callers return now)."""
     with open(log_path(), "ab") as logf:
         argv = [sys.executable, "-P", "-m", "jupiter_git_memory", "hooks", "_reseed", hook, str(top)]
-        proc = subprocess.Popen(argv, cwd=top, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=logf,
-                                start_new_session=True, close_fds=True)
+        proc = subprocess.Popen(
+            argv,
+            cwd=top,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=logf,
+            start_new_session=True,
+            close_fds=True,
+        )
     return proc.pid
 
 
@@ -198,15 +205,20 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
             pending = None
         report = seeder.seed()
         c = report.to_json()["counts"]
-        summary = (f"reindexed after {hook}: {report.summary()}"
-                   + (f", {c['errors']} errors (run `jgm check`)" if c["errors"] else ""))
+        summary = f"reindexed after {hook}: {report.summary()}" + (
+            f", {c['errors']} errors (run `jgm check`)" if c["errors"] else ""
+        )
         result.update(ok=True, summary=summary, counts=c, generation=report.generation, finished=time.time())
         if report.errors:
             log(f"hook {hook}: {summary}: " + "; ".join(f"{e['path']}: {e['message']}" for e in report.errors))
     except Exception as e:
         _log_error(hook, e)
-        result.update(ok=False, summary=f"could not reindex: {first_line(e)}", error=f"{type(e).__name__}: {e}",
-                      finished=time.time())
+        result.update(
+            ok=False,
+            summary=f"could not reindex: {first_line(e)}",
+            error=f"{type(e).__name__}: {e}",
+            finished=time.time(),
+        )
     finally:
         if pending is not None:
             os.close(pending)

@@ -27,7 +27,6 @@ REVISE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent
 FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 
-
 def register_candidate_tools(server, handle) -> None:
     wsid = handle.id
 
@@ -43,20 +42,27 @@ def register_candidate_tools(server, handle) -> None:
             a = svc().record(inp, dry_run=dry_run)
         except JgmError as e:
             raise tool_error(e) from None
-        return dict(a.to_json(), workspace=wsid,
-                    note="A candidate is not a project rule: a reviewer promotes it by merging a pull request.")
+        return dict(
+            a.to_json(),
+            workspace=wsid,
+            note="A candidate is not a project rule: a reviewer promotes it by merging a pull request.",
+        )
 
     @server.tool(annotations=RECORD, title="Record a candidate observation")
-    def record_candidate(kind: Annotated[RequestedKind, Field(description="Requested kind; the result is a candidate.")],
-                         title: Title, body: Body, tags: Tags = [],  # noqa: B006
-                         source: Annotated[Short | None, Field(description="Path, URL or command it comes from.")] = None,
-                         evidence: Evidence = [],  # noqa: B006
-                         agent: Annotated[Name | None, Field(description="Who you are (agent name).")] = None,
-                         session: Name | None = None,
-                         work_item: Annotated[Name | None, Field(description="Work item or bundle id.")] = None,
-                         run_key: Annotated[Name | None, Field(description="Idempotency key: retrying with the same "
-                                                                           "agent + run_key never duplicates.")] = None,
-                         ) -> dict[str, Any]:
+    def record_candidate(
+        kind: Annotated[RequestedKind, Field(description="Requested kind; the result is a candidate.")],
+        title: Title,
+        body: Body,
+        tags: Tags = [],  # noqa: B006
+        source: Annotated[Short | None, Field(description="Path, URL or command it comes from.")] = None,
+        evidence: Evidence = [],  # noqa: B006
+        agent: Annotated[Name | None, Field(description="Who you are (agent name).")] = None,
+        session: Name | None = None,
+        work_item: Annotated[Name | None, Field(description="Work item or bundle id.")] = None,
+        run_key: Annotated[
+            Name | None, Field(description="Idempotency key: retrying with the same agent + run_key never duplicates.")
+        ] = None,
+    ) -> dict[str, Any]:
         """Record what you learned as a *candidate* (status candidate, out of default recall) for a human to
         review. Answer: decision created | merged (added to a candidate that says the same) | skipped (an
         accepted record already says it) | rejected (failed checks: secrets, placeholders, missing rationale or
@@ -64,20 +70,31 @@ def register_candidate_tools(server, handle) -> None:
         return run(False, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
 
     @server.tool(annotations=VALIDATE, title="Validate a candidate without writing")
-    def validate_candidate(kind: Annotated[RequestedKind, Field(description="Requested kind.")],
-                           title: Title, body: Body, tags: Tags = [],  # noqa: B006
-                           source: Short | None = None,
-                           evidence: Evidence = [],  # noqa: B006
-                           agent: Name | None = None, session: Name | None = None, work_item: Name | None = None,
-                           run_key: Name | None = None) -> dict[str, Any]:
+    def validate_candidate(
+        kind: Annotated[RequestedKind, Field(description="Requested kind.")],
+        title: Title,
+        body: Body,
+        tags: Tags = [],  # noqa: B006
+        source: Short | None = None,
+        evidence: Evidence = [],  # noqa: B006
+        agent: Name | None = None,
+        session: Name | None = None,
+        work_item: Name | None = None,
+        run_key: Name | None = None,
+    ) -> dict[str, Any]:
         """The same checks as record_candidate (content per kind, low signal, secrets, near-duplicates), writing
         nothing: says what record_candidate would answer."""
         return run(True, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
 
     @server.tool(annotations=REVISE, title="Revise a candidate")
-    def revise(id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
-               title: Title | None = None, body: Body | None = None, tags: Tags | None = None,
-               source: Short | None = None, agent: Name | None = None) -> dict[str, Any]:
+    def revise(
+        id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
+        title: Title | None = None,
+        body: Body | None = None,
+        tags: Tags | None = None,
+        source: Short | None = None,
+        agent: Name | None = None,
+    ) -> dict[str, Any]:
         """Edit an open candidate in the store (checked again like a new one). A file-backed record cannot be
         changed here: the error names the file and commit to edit in Git."""
         try:
@@ -87,7 +104,9 @@ def register_candidate_tools(server, handle) -> None:
         return {"candidate": c, "workspace": wsid}
 
     @server.tool(annotations=FORGET, title="Forget a candidate")
-    def forget(id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")]) -> dict[str, Any]:
+    def forget(
+        id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
+    ) -> dict[str, Any]:
         """Delete a candidate from the store. File-backed records are removed in Git, not here."""
         try:
             res = svc().forget(id)

@@ -20,8 +20,7 @@ from ..recall.ranking import MODES
 from ..recall.service import NotSeeded, RecallError
 from ..records.model import ALL_EFFECTIVE, KINDS
 from . import records_ops as ops
-from .limits import (MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_OFFSET, MAX_PAGE, MAX_RECALL_K, MAX_TEXT,
-                     MIN_BUDGET)
+from .limits import MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_OFFSET, MAX_PAGE, MAX_RECALL_K, MAX_TEXT, MIN_BUDGET
 from .mcp_candidates import register_candidate_tools
 from .mcp_errors import tool_error
 from .records_ops import EVIDENCE_NOTE
@@ -65,48 +64,74 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
     wsid = handle.id
 
     @server.tool(annotations=READ, title="Recall project memory")
-    def recall(query: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What you want to know.")],
-               k: Annotated[int, Field(ge=1, le=MAX_RECALL_K)] = 5,
-               kinds: Annotated[list[Kind], Field(description="Only these kinds.")] = [],  # noqa: B006
-               statuses: Annotated[list[Status], Field(description="Replace the default statuses.")] = [],  # noqa: B006
-               at: Annotated[str | None, Field(max_length=200, description="Answer as of this commit, tag or branch.")] = None,
-               mode: Annotated[Mode | None, Field(description="hybrid (default) | dense | lexical")] = None,
-               ) -> dict[str, Any]:
+    def recall(
+        query: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What you want to know.")],
+        k: Annotated[int, Field(ge=1, le=MAX_RECALL_K)] = 5,
+        kinds: Annotated[list[Kind], Field(description="Only these kinds.")] = [],  # noqa: B006
+        statuses: Annotated[list[Status], Field(description="Replace the default statuses.")] = [],  # noqa: B006
+        at: Annotated[str | None, Field(max_length=200, description="Answer as of this commit, tag or branch.")] = None,
+        mode: Annotated[Mode | None, Field(description="hybrid (default) | dense | lexical")] = None,
+    ) -> dict[str, Any]:
         """Recall records for a question under the memory contract (no-match floor, status weights; superseded,
         invalidated and candidate records are excluded unless asked for). With `at`, the records and their
         lifecycle as of that commit. Returns evidence plus a receipt id."""
         try:
             with handle.reading() as recaller:
-                res = recaller.recall(query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None, at=at,
-                                      mode=mode)
+                res = recaller.recall(
+                    query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None, at=at, mode=mode
+                )
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
-        return evidence(res.results, wsid, receipt_id=res.receipt["id"], floor=res.floor, warnings=res.warnings,
-                        status="ok" if res.results else "no-matches")
+        return evidence(
+            res.results,
+            wsid,
+            receipt_id=res.receipt["id"],
+            floor=res.floor,
+            warnings=res.warnings,
+            status="ok" if res.results else "no-matches",
+        )
 
     @server.tool(annotations=READ, title="Recall memory for a task")
-    def recall_for_task(goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the task is.")],
-                        errors: Annotated[list[Text], Field(max_length=MAX_ERRORS, description="Error signatures seen.")] = [],  # noqa: B006
-                        files: Annotated[list[Text], Field(max_length=MAX_FILES, description="Files the task touches.")] = [],  # noqa: B006
-                        k: Annotated[int, Field(ge=1, le=MAX_K)] = 5,
-                        include_global: bool = False, global_k: Annotated[int, Field(ge=1, le=MAX_K)] = 3,
-                        ctx: Context = None) -> dict[str, Any]:  # type: ignore[assignment]
+    def recall_for_task(
+        goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the task is.")],
+        errors: Annotated[list[Text], Field(max_length=MAX_ERRORS, description="Error signatures seen.")] = [],  # noqa: B006
+        files: Annotated[list[Text], Field(max_length=MAX_FILES, description="Files the task touches.")] = [],  # noqa: B006
+        k: Annotated[int, Field(ge=1, le=MAX_K)] = 5,
+        include_global: bool = False,
+        global_k: Annotated[int, Field(ge=1, le=MAX_K)] = 3,
+        ctx: Context = None,
+    ) -> dict[str, Any]:  # type: ignore[assignment]
         """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches; an
         unseeded workspace is an error `[memory/not-seeded]` naming the store and the command to run."""
         from ..recall.task import recall_task
 
         try:
             with handle.reading() as recaller:
-                res = recall_task(recaller, goal, errors, files, k=k, include_global=include_global, store_root=handle.store_root,
-                                  global_k=global_k, may_read=_grants(tokens, ctx))
+                res = recall_task(
+                    recaller,
+                    goal,
+                    errors,
+                    files,
+                    k=k,
+                    include_global=include_global,
+                    store_root=handle.store_root,
+                    global_k=global_k,
+                    may_read=_grants(tokens, ctx),
+                )
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         if res["status"] == "not-seeded":
             raise tool_error(NotSeeded(res["message"]))
         if res["status"] == "retrieval-failed":
             raise tool_error(RecallError("; ".join(res.get("warnings") or [])))
-        return evidence(res["results"], wsid, global_records=res["global_results"], status=res["status"],
-                        receipt_id=(res.get("receipt") or {}).get("id"), warnings=res["warnings"])
+        return evidence(
+            res["results"],
+            wsid,
+            global_records=res["global_results"],
+            status=res["status"],
+            receipt_id=(res.get("receipt") or {}).get("id"),
+            warnings=res["warnings"],
+        )
 
     @server.tool(annotations=READ, title="Get one record")
     def get_record(id: Annotated[str, Field(description="Record id, e.g. dec-db-engine")]) -> dict[str, Any]:
@@ -119,9 +144,13 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         return evidence([rec], wsid)
 
     @server.tool(annotations=READ, title="List records")
-    def list_records(kind: Kind | None = None, status: Status | None = None, tag: str | None = None,
-                     limit: Annotated[int, Field(ge=1, le=MAX_PAGE)] = 50,
-                     offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0) -> dict[str, Any]:
+    def list_records(
+        kind: Kind | None = None,
+        status: Status | None = None,
+        tag: str | None = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_PAGE)] = 50,
+        offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0,
+    ) -> dict[str, Any]:
         """Records by id (summaries, no body), filtered by kind, effective status or tag; page with offset."""
         try:
             with handle.catalog() as cat:
@@ -142,9 +171,11 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         return {"kind": "relations", "note": EVIDENCE_NOTE, "workspace": wsid, "relations": rel}
 
     @server.tool(annotations=READ, title="Context pack for a task")
-    def context(goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the new task is.")],
-                budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET)] = 1500,
-                k: Annotated[int, Field(ge=1, le=MAX_K)] = 8) -> dict[str, Any]:
+    def context(
+        goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the new task is.")],
+        budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET)] = 1500,
+        k: Annotated[int, Field(ge=1, le=MAX_K)] = 8,
+    ) -> dict[str, Any]:
         """The best records for a new task as Markdown trimmed to a token budget, with provenance."""
         from ..recall.context import build_context
 
@@ -153,8 +184,16 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
                 res = build_context(recaller, goal, budget_tokens, k=k)
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
-        return evidence(res["records"], wsid, text=res["text"], status=res["status"], used_tokens=res["used_tokens"],
-                        truncated=res["truncated"], receipt_id=res["receipt"]["id"], warnings=res["warnings"])
+        return evidence(
+            res["records"],
+            wsid,
+            text=res["text"],
+            status=res["status"],
+            used_tokens=res["used_tokens"],
+            truncated=res["truncated"],
+            receipt_id=res["receipt"]["id"],
+            warnings=res["warnings"],
+        )
 
     register_candidate_tools(server, handle)  # record_candidate, validate_candidate, revise, forget
     return server
@@ -184,9 +223,16 @@ class BearerGate:
                 from starlette.responses import JSONResponse
 
                 code, status = ("auth/invalid-token", 401) if info is None else ("workspace/forbidden", 403)
-                resp = JSONResponse({"error": {"code": code, "message": "send `Authorization: Bearer <token>` "
-                                               f"granted workspace {self.wsid}"}}, status_code=status,
-                                    headers={"WWW-Authenticate": "Bearer"})
+                resp = JSONResponse(
+                    {
+                        "error": {
+                            "code": code,
+                            "message": f"send `Authorization: Bearer <token>` granted workspace {self.wsid}",
+                        }
+                    },
+                    status_code=status,
+                    headers={"WWW-Authenticate": "Bearer"},
+                )
                 return await resp(scope, receive, send)
         return await self.app(scope, receive, send)
 
@@ -195,4 +241,6 @@ def http_app(server: MCPServer, handle: WorkspaceHandle, tokens, host: str = "12
     from .api.errors import CrashGuard
     from .api.limits import BodySizeLimit
 
-    return CrashGuard(BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.workspace.id)), "mcp")
+    return CrashGuard(
+        BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.workspace.id)), "mcp"
+    )

@@ -11,19 +11,37 @@ import threading
 import weakref
 from typing import Any
 
+from ..base.errors import OperationError
 from ..index.catalog import Catalog
-from ..records.row import RecordRow
-from ..recall.ranking import fts_terms
-from ..base.errors import OperationError  # noqa: F401 - surfaces import it from here
-from ..records.checks import check_id
 from ..lifecycle.resolve import retires
+from ..recall.ranking import fts_terms
 from ..recall.service import EVIDENCE_NOTE  # noqa: F401 - the record reads' note
+from ..records.checks import check_id
 from ..records.model import ALL_EFFECTIVE, KINDS
+from ..records.row import RecordRow
 from .limits import MAX_OFFSET, MAX_PAGE
 
 # Summary fields of a listed record (the body stays out of listings; get_record returns it).
-SUMMARY_KEYS = ("id", "kind", "status", "declared_status", "title", "path", "tags", "date", "source", "scope",
-                "commit", "dirty", "origin", "supersedes", "superseded_by", "amends", "amended_by", "content_hash")
+SUMMARY_KEYS = (
+    "id",
+    "kind",
+    "status",
+    "declared_status",
+    "title",
+    "path",
+    "tags",
+    "date",
+    "source",
+    "scope",
+    "commit",
+    "dirty",
+    "origin",
+    "supersedes",
+    "superseded_by",
+    "amends",
+    "amended_by",
+    "content_hash",
+)
 
 
 def summary(row: RecordRow) -> dict[str, Any]:
@@ -37,13 +55,25 @@ def summary(row: RecordRow) -> dict[str, Any]:
 def get_record(cat: Catalog, rid: str, workspace: str) -> dict[str, Any]:
     row = cat.record(check_id(rid))
     if row is None:
-        raise OperationError("memory/not-found", f"no record {rid!r} in workspace {workspace}; "
-                             "list_records shows the ids that exist", 404, exit_code=4)
+        raise OperationError(
+            "memory/not-found",
+            f"no record {rid!r} in workspace {workspace}; list_records shows the ids that exist",
+            404,
+            exit_code=4,
+        )
     return row.public()
 
 
-def list_records(cat: Catalog, kind: str | None = None, status: str | None = None, tag: str | None = None,
-                 origin: str | None = None, limit: int = 50, offset: int = 0, text: str | None = None) -> dict[str, Any]:
+def list_records(
+    cat: Catalog,
+    kind: str | None = None,
+    status: str | None = None,
+    tag: str | None = None,
+    origin: str | None = None,
+    limit: int = 50,
+    offset: int = 0,
+    text: str | None = None,
+) -> dict[str, Any]:
     """Records ordered by id; `status` filters on the *effective* status (what recall sees); `text` keeps
     records whose title or body holds all its words (FTS5), or whose id it is."""
     if kind is not None and kind not in KINDS:
@@ -76,11 +106,18 @@ def list_records(cat: Catalog, kind: str | None = None, status: str | None = Non
     total, rows = cat.find_records(where, args, limit, offset)
     records = [summary(r) for r in rows]
     nxt = offset + len(records)
-    return {"records": records, "total": total, "limit": limit, "offset": offset,
-            "next_offset": nxt if nxt < total else None}
+    return {
+        "records": records,
+        "total": total,
+        "limit": limit,
+        "offset": offset,
+        "next_offset": nxt if nxt < total else None,
+    }
 
 
-_link_cache: "weakref.WeakKeyDictionary[Catalog, dict[str, tuple[Any, dict[str, list[str]]]]]" = weakref.WeakKeyDictionary()
+_link_cache: weakref.WeakKeyDictionary[Catalog, dict[str, tuple[Any, dict[str, list[str]]]]] = (
+    weakref.WeakKeyDictionary()
+)
 _link_lock = threading.Lock()
 
 
@@ -114,8 +151,17 @@ def _linked(cat: Catalog, field: str, rid: str) -> dict[str, RecordRow]:
 def _edge(row: RecordRow | None, rid: str, retires: bool, declared_on: str) -> dict[str, Any]:
     if row is None:
         return {"id": rid, "missing": True, "retires": False, "declared_on": declared_on}
-    return {"id": rid, "title": row.title, "kind": row.kind, "status": row.effective_status, "declared_status": row.declared_status,
-            "path": row.path, "retires": retires, "declared_on": declared_on, "missing": False}
+    return {
+        "id": rid,
+        "title": row.title,
+        "kind": row.kind,
+        "status": row.effective_status,
+        "declared_status": row.declared_status,
+        "path": row.path,
+        "retires": retires,
+        "declared_on": declared_on,
+        "missing": False,
+    }
 
 
 def _superseders(cat: Catalog, row: RecordRow) -> dict[str, tuple[RecordRow | None, str]]:
@@ -161,7 +207,9 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
     in_force = retires(row.declared_status)
     supersedes = [_edge(o, oid, in_force and o is not None, side) for oid, (o, side) in sorted(olds.items())]
     sups = _superseders(cat, row)
-    superseded_by = [_edge(s, sid, s is not None and retires(s.declared_status), side) for sid, (s, side) in sorted(sups.items())]
+    superseded_by = [
+        _edge(s, sid, s is not None and retires(s.declared_status), side) for sid, (s, side) in sorted(sups.items())
+    ]
     # follow in-force superseders to the records nothing retires: what to read instead
     current: list[str] = []
     frontier, seen = [row], {row.id}
@@ -180,9 +228,18 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
             break
         frontier = nxt
     amends, amended_by = _amend_edges(cat, row)
-    return {"id": rid, "title": row.title, "kind": row.kind, "status": row.effective_status, "declared_status": row.declared_status,
-            "supersedes": supersedes, "superseded_by": superseded_by, "amends": amends, "amended_by": amended_by,
-            "current": sorted(current),
-            "note": "`retires` is true when the superseding record is in force (accepted/verified); "
-                    "`current` lists the in-force records that replace this one (itself when nothing does); "
-                    "`amends`/`amended_by` (e.g. \"Partly superseded by\") never retire a record."}
+    return {
+        "id": rid,
+        "title": row.title,
+        "kind": row.kind,
+        "status": row.effective_status,
+        "declared_status": row.declared_status,
+        "supersedes": supersedes,
+        "superseded_by": superseded_by,
+        "amends": amends,
+        "amended_by": amended_by,
+        "current": sorted(current),
+        "note": "`retires` is true when the superseding record is in force (accepted/verified); "
+        "`current` lists the in-force records that replace this one (itself when nothing does); "
+        '`amends`/`amended_by` (e.g. "Partly superseded by") never retire a record.',
+    }

@@ -30,8 +30,11 @@ def ref_moves(top: Path, args: list[str], stdin: str, roots: tuple[str, ...]) ->
     if any(Path(d).is_dir() for d in states.decode().splitlines()):
         return []
     branch = git(top, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
-    moves = {(old, new) for old, new, ref in (line.split()[:3] for line in stdin.splitlines() if len(line.split()) >= 3)
-             if ref in ("HEAD", branch) and old != new}
+    moves = {
+        (old, new)
+        for old, new, ref in (line.split()[:3] for line in stdin.splitlines() if len(line.split()) >= 3)
+        if ref in ("HEAD", branch) and old != new
+    }
     paths: set[str] = set()
     for old, new in moves:
         if hook_run._null(old):

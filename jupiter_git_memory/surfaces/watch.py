@@ -26,15 +26,15 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 from ..base.store import LockTimeout, log
 from ..config import CONFIG_FILES, Settings, load_settings
 from ..config.discover import CONVENTIONAL, DISCOVERY_FILES, tool_roots
 from ..recall.calibrate import after_seed
-from ..seed.seeder import SeedReport, Seeder
+from ..seed.seeder import Seeder, SeedReport
 from ..seed.sources import is_record_path
 
 EVENT_TYPES = {"created", "modified", "deleted", "moved", "closed"}  # not opened/closed_no_write: our own reads
@@ -53,13 +53,23 @@ class Reseed:
     config: dict | None = None  # when the batch touched the config: {"source", "roots", "error"}
 
     def to_json(self) -> dict:
-        d = {"event": "seed", "trigger": self.trigger, "paths": self.paths, "started": self.started,
-             "finished": self.finished, "error": self.error}
+        d = {
+            "event": "seed",
+            "trigger": self.trigger,
+            "paths": self.paths,
+            "started": self.started,
+            "finished": self.finished,
+            "error": self.error,
+        }
         if self.config:
             d["config"] = self.config
         if self.report:
-            d.update(counts=self.report.to_json()["counts"], errors=self.report.errors,
-                     generation=self.report.generation, records=self.report.records)
+            d.update(
+                counts=self.report.to_json()["counts"],
+                errors=self.report.errors,
+                generation=self.report.generation,
+                records=self.report.records,
+            )
         return d
 
 
@@ -67,9 +77,15 @@ class Watcher:
     """Watch a repo's knowledge roots and reseed after changes settle. `on_reseed` runs in the watcher's
     worker thread after every seed (initial one included)."""
 
-    def __init__(self, repo: Path | str | None = None, on_reseed: Callable[[Reseed], None] | None = None,
-                 debounce: float = 0.3, max_delay: float = 3.0, initial_seed: bool = True,
-                 seeder: Seeder | None = None):
+    def __init__(
+        self,
+        repo: Path | str | None = None,
+        on_reseed: Callable[[Reseed], None] | None = None,
+        debounce: float = 0.3,
+        max_delay: float = 3.0,
+        initial_seed: bool = True,
+        seeder: Seeder | None = None,
+    ):
         self.seeder = seeder or Seeder(repo, calibrate=after_seed)
         self.top = self.seeder.workspace.root
         self.settings = self.seeder.settings
@@ -92,8 +108,11 @@ class Watcher:
     def relevant(self, rel: str, is_dir: bool) -> bool:
         """A record file, the config, or a folder that is, holds or lies on the way to a knowledge root."""
         if not is_dir:
-            return (rel in CONFIG_FILES or is_record_path(rel, self.settings)
-                    or (rel in DISCOVERY_FILES and not self.settings.roots_configured))
+            return (
+                rel in CONFIG_FILES
+                or is_record_path(rel, self.settings)
+                or (rel in DISCOVERY_FILES and not self.settings.roots_configured)
+            )
         parts = PurePosixPath(rel).parts
         if any(p.startswith(".") for p in parts):
             return False
@@ -108,7 +127,8 @@ class Watcher:
             return False
         parts = PurePosixPath(rel).parts
         return rel in DISCOVERY_FILES or any(
-            _on_the_way(parts, c) and len(parts) <= len(PurePosixPath(c).parts) for c in self._candidates())
+            _on_the_way(parts, c) and len(parts) <= len(PurePosixPath(c).parts) for c in self._candidates()
+        )
 
     def _on_event(self, event) -> None:
         if event.event_type not in EVENT_TYPES or (event.is_directory and event.event_type in ("modified", "closed")):
@@ -183,7 +203,7 @@ class Watcher:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def __enter__(self) -> "Watcher":
+    def __enter__(self) -> Watcher:
         self.start()
         return self
 
@@ -307,8 +327,11 @@ def run_cli(repo: Path | None, debounce: float, as_json: bool, emit: Callable[[s
             return
         stamp = time.strftime("%H:%M:%S", time.localtime(r.finished))
         if r.config:
-            say(f"{stamp} config error: {r.config['error']}" if r.config["error"] else
-                f"{stamp} config reloaded: watching {', '.join(x + '/' for x in r.config['roots'])}")
+            say(
+                f"{stamp} config error: {r.config['error']}"
+                if r.config["error"]
+                else f"{stamp} config reloaded: watching {', '.join(x + '/' for x in r.config['roots'])}"
+            )
         if r.error:
             say(f"{stamp} could not reindex: {r.error}")
             return
@@ -326,8 +349,17 @@ def run_cli(repo: Path | None, debounce: float, as_json: bool, emit: Callable[[s
         watcher.start()
         roots = list(watcher.settings.roots)
         if as_json:
-            say(json.dumps({"event": "ready", "workspace": watcher.seeder.workspace.id, "repo": str(watcher.top),
-                            "roots": roots, "pid": os.getpid()}))
+            say(
+                json.dumps(
+                    {
+                        "event": "ready",
+                        "workspace": watcher.seeder.workspace.id,
+                        "repo": str(watcher.top),
+                        "roots": roots,
+                        "pid": os.getpid(),
+                    }
+                )
+            )
         else:
             say(f"watching {', '.join(r + '/' for r in roots)} in {watcher.top} (Ctrl-C to stop)")
         while not stop.wait(0.5):

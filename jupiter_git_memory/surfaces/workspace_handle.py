@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
+from ..base.store import log, workspace_lock
 from ..config import CONFIG_FILES, load_settings
 from ..index.catalog import Catalog
-from ..base.store import log, workspace_lock
 from ..index.workspace import Workspace, find_workspace
 from ..recall.ranking import merge_weights
 from ..recall.service import Recaller
@@ -41,7 +41,7 @@ class WorkspaceHandle:
         self._stamp: tuple = ()
 
     @classmethod
-    def for_repo(cls, repo: Path | str | None, store_root: Path | None = None) -> "WorkspaceHandle":
+    def for_repo(cls, repo: Path | str | None, store_root: Path | None = None) -> WorkspaceHandle:
         return cls(find_workspace(repo), store_root)
 
     @property
@@ -62,7 +62,10 @@ class WorkspaceHandle:
         try:
             new = load_settings(self.workspace.root)
         except Exception as e:  # ConfigError or a validator's error: reads go on with the last good settings
-            log(f"serve {self.workspace.root}: config not applied ({e}); answering with the last good one", self.store_root)
+            log(
+                f"serve {self.workspace.root}: config not applied ({e}); answering with the last good one",
+                self.store_root,
+            )
             return
         if new == r.settings:
             return
@@ -92,10 +95,14 @@ class WorkspaceHandle:
             if self._seeder is not None:
                 self._seeder.settings = settings
             else:
-                self._seeder = Seeder(self.workspace.root, settings=settings, store_root=self.store_root, calibrate=after_seed)
+                self._seeder = Seeder(
+                    self.workspace.root, settings=settings, store_root=self.store_root, calibrate=after_seed
+                )
                 if self._seeder.workspace.id != self.workspace.id:  # the repo's remote changed under us
-                    raise RuntimeError(f"{self.workspace.root} is now workspace {self._seeder.workspace.id}, "
-                                       f"not {self.workspace.id}; restart the server")
+                    raise RuntimeError(
+                        f"{self.workspace.root} is now workspace {self._seeder.workspace.id}, "
+                        f"not {self.workspace.id}; restart the server"
+                    )
             return self._seeder
 
     @contextlib.contextmanager

@@ -23,8 +23,11 @@ def _counts(db: sqlite3.Connection, view: str) -> tuple[dict[int, int], int]:
     """({1: file records, 0: candidates}, views) as seen from `view`; a store not yet migrated has one view."""
     if not db.execute("SELECT 1 FROM sqlite_master WHERE name='view_records'").fetchone():
         return dict(db.execute("SELECT origin = 'file', COUNT(*) FROM records GROUP BY origin = 'file'").fetchall()), 1
-    counts = db.execute("SELECT origin = 'file', COUNT(*) FROM view_records WHERE view IN ('*', ?) "
-                        "AND origin != 'promotion' GROUP BY origin = 'file'", (view,)).fetchall()  # a view's own row
+    counts = db.execute(
+        "SELECT origin = 'file', COUNT(*) FROM view_records WHERE view IN ('*', ?) "
+        "AND origin != 'promotion' GROUP BY origin = 'file'",
+        (view,),
+    ).fetchall()  # a view's own row
     # for a shared candidate (a promotion) is not one more candidate
     return dict(counts), db.execute("SELECT COUNT(*) FROM views").fetchone()[0]
 
@@ -33,9 +36,21 @@ def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, An
     """One workspace's summary, its record count as the worktree `root` sees it (default: the worktree that
     last opened the store); `error` set (and the rest best-effort) when its catalog is unreadable."""
     folder_id = catalog_path.parent.name
-    info: dict[str, Any] = {"id": folder_id, "name": None, "root": None, "records": 0, "candidates": 0, "views": 0,
-                            "last_seeded_commit": None, "last_seed_at": None, "dirty": False, "global": False,
-                            "generation": 0, "root_exists": False, "error": None}
+    info: dict[str, Any] = {
+        "id": folder_id,
+        "name": None,
+        "root": None,
+        "records": 0,
+        "candidates": 0,
+        "views": 0,
+        "last_seeded_commit": None,
+        "last_seed_at": None,
+        "dirty": False,
+        "global": False,
+        "generation": 0,
+        "root_exists": False,
+        "error": None,
+    }
     try:
         db = sqlite3.connect(f"file:{catalog_path}?mode=ro", uri=True, timeout=10)
         try:
@@ -49,11 +64,16 @@ def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, An
         return info
     ws = json.loads(meta.get("workspace") or "{}")
     info.update(
-        id=ws.get("id") or folder_id, name=ws.get("name"), root=ws.get("root"),
-        records=int(counts.get(1, 0)), candidates=int(counts.get(0, 0)),
+        id=ws.get("id") or folder_id,
+        name=ws.get("name"),
+        root=ws.get("root"),
+        records=int(counts.get(1, 0)),
+        candidates=int(counts.get(0, 0)),
         last_seeded_commit=meta.get("last_seeded_commit") or None,
         last_seed_at=float(meta["last_seed_at"]) if meta.get("last_seed_at") else None,
-        dirty=meta.get("dirty") == "true", generation=int(meta.get("generation") or 0))
+        dirty=meta.get("dirty") == "true",
+        generation=int(meta.get("generation") or 0),
+    )
     info["global"] = meta.get("global") == "true"
     info["views"] = views
     info["root_exists"] = bool(info["root"]) and Path(info["root"]).is_dir()

@@ -60,7 +60,7 @@ def _frontmatter_is_ours(text: str) -> bool:
     if end is None:
         return True
     try:
-        meta = madr.load_yaml(text[3:3 + end.start()].lstrip("\ufeff"))
+        meta = madr.load_yaml(text[3 : 3 + end.start()].lstrip("\ufeff"))
     except yaml.YAMLError:
         return True
     return not isinstance(meta, dict) or "kind" in meta or ("id" in meta and "status" in meta)

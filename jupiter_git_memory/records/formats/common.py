@@ -56,30 +56,64 @@ def clean_title(text: str) -> str:
 
 
 def missing_status_warning(path: str, status: str, line: int | None) -> Issue:
-    return Issue(path, f"ADR has no status; read as {status}", "add a status, or set adr_missing_status "
-                 "(accepted | proposed | error) in jgm.toml", severity="warning", line=line)
+    return Issue(
+        path,
+        f"ADR has no status; read as {status}",
+        "add a status, or set adr_missing_status (accepted | proposed | error) in jgm.toml",
+        severity="warning",
+        line=line,
+    )
 
 
-def build(path: str, raw: bytes, fmt: str, title: str | None, body: str, status: StatusReading,
-          options: AdapterOptions, date: str | None = None, deciders: Any = None, tags: tuple[str, ...] = (),
-          metadata: dict[str, Any] | None = None, title_line: int | None = None) -> ParseOutcome:
+def build(
+    path: str,
+    raw: bytes,
+    fmt: str,
+    title: str | None,
+    body: str,
+    status: StatusReading,
+    options: AdapterOptions,
+    date: str | None = None,
+    deciders: Any = None,
+    tags: tuple[str, ...] = (),
+    metadata: dict[str, Any] | None = None,
+    title_line: int | None = None,
+) -> ParseOutcome:
     """One ADR record, or the errors that stop it; a missing status gives a warning (or an error)."""
     rid, _rule = adr_id(path)
     issues: list[Issue] = []
     if not title:
-        return ParseOutcome(issues=[Issue(path, f"read as a {fmt} ADR but it has no `# ` title heading",
-                                          "add a `# Title` line at the top")])
+        return ParseOutcome(
+            issues=[
+                Issue(path, f"read as a {fmt} ADR but it has no `# ` title heading", "add a `# Title` line at the top")
+            ]
+        )
     if status.unknown is not None:
         key, line = status.unknown
         choices = ", ".join(s for s in ADR_STATUSES)
-        return ParseOutcome(issues=[Issue(path, f"ADR status {status.written!r} is not in the status table",
-                                          f"map it in jgm.toml: [status_map] \"{key}\" = \"<one of {choices}>\", "
-                                          "or write a known status", line=line)])
+        return ParseOutcome(
+            issues=[
+                Issue(
+                    path,
+                    f"ADR status {status.written!r} is not in the status table",
+                    f'map it in jgm.toml: [status_map] "{key}" = "<one of {choices}>", or write a known status',
+                    line=line,
+                )
+            ]
+        )
     st = status.status
     if st is None:
         if options.missing_status == "error":
-            return ParseOutcome(issues=[Issue(path, "ADR has no status", "add a status (e.g. `## Status` then "
-                                              "`Accepted`), or set adr_missing_status in jgm.toml", line=title_line)])
+            return ParseOutcome(
+                issues=[
+                    Issue(
+                        path,
+                        "ADR has no status",
+                        "add a status (e.g. `## Status` then `Accepted`), or set adr_missing_status in jgm.toml",
+                        line=title_line,
+                    )
+                ]
+            )
         st = options.missing_status
         issues.append(missing_status_warning(path, st, title_line))
     meta = dict(metadata or {})
@@ -93,10 +127,22 @@ def build(path: str, raw: bytes, fmt: str, title: str | None, body: str, status:
     if status.line:
         lines["status"] = status.line
     record = Record(
-        id=rid, kind="adr", status=st, title=title, body=body.strip(), path=path,
-        content_hash=hashlib.sha256(raw).hexdigest(), supersedes=tuple(status.links.get("supersedes", ())),
-        superseded_by=tuple(status.links.get("superseded_by", ())), tags=tags, date=date, source=path,
-        metadata=meta, lines=lines, amends=tuple(status.links.get("amends", ())),
-        amended_by=tuple(status.links.get("amended_by", ())), format=fmt,
+        id=rid,
+        kind="adr",
+        status=st,
+        title=title,
+        body=body.strip(),
+        path=path,
+        content_hash=hashlib.sha256(raw).hexdigest(),
+        supersedes=tuple(status.links.get("supersedes", ())),
+        superseded_by=tuple(status.links.get("superseded_by", ())),
+        tags=tags,
+        date=date,
+        source=path,
+        metadata=meta,
+        lines=lines,
+        amends=tuple(status.links.get("amends", ())),
+        amended_by=tuple(status.links.get("amended_by", ())),
+        format=fmt,
     )
     return ParseOutcome(record=record, issues=issues)

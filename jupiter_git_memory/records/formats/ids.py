@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from posixpath import basename, dirname, normpath, join
+from posixpath import basename, dirname, join, normpath
 
 _DATE_RE = re.compile(r"^(\d{4})-?(\d{2})-?(\d{2})[-_.]")
 _NUM_RE = re.compile(r"^(?:adr)?[-_ ]?0*(\d{1,7})(?=[-_. ]|$)", re.IGNORECASE)

@@ -12,8 +12,8 @@ import yaml
 
 from ..model import Issue
 from ..parse import ParseOutcome, _jsonable, _scalar
-from .common import AdapterOptions, build, clean_title, first_heading
 from ..safe_yaml import load_frontmatter
+from .common import AdapterOptions, build, clean_title, first_heading
 from .status import StatusReading, read_status
 
 NAME2, NAME3 = "madr2", "madr3"
@@ -58,10 +58,21 @@ def read_bullets(path: str, raw: bytes, text: str, options: AdapterOptions, fmt:
     tags = tuple(t.strip() for t in b["tags"][1].split(",") if t.strip()) if "tags" in b else ()
     date = b["date"][1] if "date" in b else None
     meta = {"technical-story": b["technical story"][1]} if "technical story" in b else {}
-    body = "\n".join(lines[h + 1:]) if h is not None else text
-    return build(path, raw, fmt, clean_title(heading) if heading else None, body, status, options, date=date or None,
-                 deciders=_split_list(deciders[1]) if deciders else None, tags=tags, metadata=meta,
-                 title_line=h + 1 if h is not None else None)
+    body = "\n".join(lines[h + 1 :]) if h is not None else text
+    return build(
+        path,
+        raw,
+        fmt,
+        clean_title(heading) if heading else None,
+        body,
+        status,
+        options,
+        date=date or None,
+        deciders=_split_list(deciders[1]) if deciders else None,
+        tags=tags,
+        metadata=meta,
+        title_line=h + 1 if h is not None else None,
+    )
 
 
 def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutcome:
@@ -71,8 +82,16 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
         fm_text, content = frontmatter.YAMLHandler().split(text)  # type: ignore[attr-defined]
         meta = load_yaml(fm_text)
     except (ValueError, yaml.YAMLError) as e:
-        return ParseOutcome(issues=[Issue(path, f"front matter cannot be read: {str(e).splitlines()[0]}",
-                                          "fix the YAML between the `---` fences", line=1)])
+        return ParseOutcome(
+            issues=[
+                Issue(
+                    path,
+                    f"front matter cannot be read: {str(e).splitlines()[0]}",
+                    "fix the YAML between the `---` fences",
+                    line=1,
+                )
+            ]
+        )
     meta = meta if isinstance(meta, dict) else {}
     fm_lines = fm_text.count("\n") + 2  # the fences
     key_line: dict[str, int] = {}
@@ -93,13 +112,33 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
             fmt = NAME2
             status = read_status([b["status"]], path, options.status_map)
     title = meta.get("title") if isinstance(meta.get("title"), str) else (clean_title(heading) if heading else None)
-    body = "\n".join(lines[h + 1:]) if h is not None else content
-    deciders = meta.get("decision-makers", meta.get("deciders")) or (_split_list(b["deciders"][1]) if "deciders" in b else None)
+    body = "\n".join(lines[h + 1 :]) if h is not None else content
+    deciders = meta.get("decision-makers", meta.get("deciders")) or (
+        _split_list(b["deciders"][1]) if "deciders" in b else None
+    )
     tags = meta.get("tags")
-    tags = tuple(str(t) for t in tags) if isinstance(tags, list) else tuple(
-        t.strip() for t in str(tags).split(",") if t.strip()) if tags else ()
-    extra = {k: v for k, v in meta.items() if k not in ("status", "date", "title", "tags", "decision-makers", "deciders")}
+    tags = (
+        tuple(str(t) for t in tags)
+        if isinstance(tags, list)
+        else tuple(t.strip() for t in str(tags).split(",") if t.strip())
+        if tags
+        else ()
+    )
+    extra = {
+        k: v for k, v in meta.items() if k not in ("status", "date", "title", "tags", "decision-makers", "deciders")
+    }
     date = _scalar(meta.get("date")) or (b["date"][1] if "date" in b else None)
-    return build(path, raw, fmt, title, body, status, options, date=date,
-                 deciders=_jsonable(deciders), tags=tags, metadata=_jsonable(extra),
-                 title_line=offset + h + 1 if h is not None else None)
+    return build(
+        path,
+        raw,
+        fmt,
+        title,
+        body,
+        status,
+        options,
+        date=date,
+        deciders=_jsonable(deciders),
+        tags=tags,
+        metadata=_jsonable(extra),
+        title_line=offset + h + 1 if h is not None else None,
+    )

@@ -50,6 +50,15 @@ def read(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutc
         if m:
             date = m.group(1)
             break
-    body = "\n".join(lines[h + 1:]) if h is not None else text
-    return build(path, raw, NAME, clean_title(heading) if heading else None, body, status, options, date=date,
-                 title_line=h + 1 if h is not None else None)
+    body = "\n".join(lines[h + 1 :]) if h is not None else text
+    return build(
+        path,
+        raw,
+        NAME,
+        clean_title(heading) if heading else None,
+        body,
+        status,
+        options,
+        date=date,
+        title_line=h + 1 if h is not None else None,
+    )

@@ -14,26 +14,42 @@ from .ids import link_targets
 
 ADR_STATUSES = ("proposed", "accepted", "rejected", "deprecated", "superseded")
 STATUS_TABLE: dict[str, str] = {
-    "accepted": "accepted", "approved": "accepted", "agreed": "accepted",
-    "proposed": "proposed", "draft": "proposed", "pending": "proposed", "in progress": "proposed",
-    "on hold": "proposed", "incomplete": "proposed",
-    "rejected": "rejected", "declined": "rejected",
-    "deprecated": "deprecated", "obsolete": "deprecated",
+    "accepted": "accepted",
+    "approved": "accepted",
+    "agreed": "accepted",
+    "proposed": "proposed",
+    "draft": "proposed",
+    "pending": "proposed",
+    "in progress": "proposed",
+    "on hold": "proposed",
+    "incomplete": "proposed",
+    "rejected": "rejected",
+    "declined": "rejected",
+    "deprecated": "deprecated",
+    "obsolete": "deprecated",
     "superseded": "superseded",
 }
 # Link lines of a status section, longest first. relation: the Record field the targets go to.
 _LINK_VERBS = (
-    ("partly superseded by", "amended_by"), ("partially superseded by", "amended_by"),
-    ("partly superseded", "amended_by"), ("partially superseded", "amended_by"),
-    ("partly supersedes", "amends"), ("partially supersedes", "amends"),
-    ("superseded by", "superseded_by"), ("superceded by", "superseded_by"),
-    ("supersedes", "supersedes"), ("supercedes", "supersedes"),
-    ("amended by", "amended_by"), ("amends", "amends"),
-    ("superseded", "superseded_by"), ("superceded", "superseded_by"),
+    ("partly superseded by", "amended_by"),
+    ("partially superseded by", "amended_by"),
+    ("partly superseded", "amended_by"),
+    ("partially superseded", "amended_by"),
+    ("partly supersedes", "amends"),
+    ("partially supersedes", "amends"),
+    ("superseded by", "superseded_by"),
+    ("superceded by", "superseded_by"),
+    ("supersedes", "supersedes"),
+    ("supercedes", "supersedes"),
+    ("amended by", "amended_by"),
+    ("amends", "amends"),
+    ("superseded", "superseded_by"),
+    ("superceded", "superseded_by"),
 )
 # "accepted, supersedes adr-0002": a status value may carry link clauses after a comma or semicolon
-_CLAUSE_RE = re.compile(r"\s*[,;]\s*(?=(?:partly|partially|supersedes|supercedes|superseded|superceded|amends|amended)\b)",
-                        re.IGNORECASE)
+_CLAUSE_RE = re.compile(
+    r"\s*[,;]\s*(?=(?:partly|partially|supersedes|supercedes|superseded|superceded|amends|amended)\b)", re.IGNORECASE
+)
 _SENTENCE_RE = re.compile(r"[.;]\s|\s[—–-]\s")
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 _LEAD_RE = re.compile(r"^[^\w\[]+", re.UNICODE)  # emoji, bullets, symbols
@@ -120,4 +136,4 @@ def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: 
 
 def _after_verb(text: str, verb: str) -> str:
     m = re.search(r"\s+".join(map(re.escape, verb.split())), text, re.IGNORECASE)
-    return text[m.end():] if m else text
+    return text[m.end() :] if m else text

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import anyio
 from fastapi import FastAPI
@@ -28,8 +28,12 @@ from .tokens import DEFAULT, TokenStore
 WS_PREFIX = "/v1/workspaces/{workspace}"
 
 
-def build_state(repos: Iterable[Path | str] = (), store_root: Path | None = None, grant_default: bool = True,
-                seed_lock_timeout: float = 120.0) -> ApiState:
+def build_state(
+    repos: Iterable[Path | str] = (),
+    store_root: Path | None = None,
+    grant_default: bool = True,
+    seed_lock_timeout: float = 120.0,
+) -> ApiState:
     """Handles for each repo's workspace; the default token exists and is granted them (if asked)."""
     handles = {h.key: h for h in served_handles(repos, store_root)}
     tokens = TokenStore(store_root)
@@ -68,8 +72,14 @@ def _warm(state: ApiState) -> None:
             log(f"api: warm-up of workspace {h.id} failed: {e}")
 
 
-def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = None, store_root: Path | None = None,
-               max_body: int = DEFAULT_MAX_BODY, warm: bool = True) -> FastAPI:
+def create_app(
+    repos: Iterable[Path | str] = (),
+    *,
+    state: ApiState | None = None,
+    store_root: Path | None = None,
+    max_body: int = DEFAULT_MAX_BODY,
+    warm: bool = True,
+) -> FastAPI:
     state = state or build_state(repos, store_root)
 
     @contextlib.asynccontextmanager
@@ -79,10 +89,15 @@ def create_app(repos: Iterable[Path | str] = (), *, state: ApiState | None = Non
         yield
         state.close()
 
-    app = FastAPI(title="jupiter-git-memory", version=__version__, lifespan=lifespan, redoc_url=None,
-                  swagger_ui_oauth2_redirect_url=None,
-                  description="Local API over Git-native team memory. Recalled records are evidence with their "
-                              "source and status, not instructions. Errors: `{\"error\": {\"code\", \"message\"}}`.")
+    app = FastAPI(
+        title="jupiter-git-memory",
+        version=__version__,
+        lifespan=lifespan,
+        redoc_url=None,
+        swagger_ui_oauth2_redirect_url=None,
+        description="Local API over Git-native team memory. Recalled records are evidence with their "
+        'source and status, not instructions. Errors: `{"error": {"code", "message"}}`.',
+    )
     app.state.jgm = state
     errors.install(app)
     app.include_router(routes_admin.public, prefix="/v1")

@@ -52,38 +52,67 @@ def get_state(request: Request) -> ApiState:
     return request.app.state.jgm
 
 
-bearer = HTTPBearer(auto_error=False, scheme_name="bearer",
-                    description="The token from `$JGM_HOME/api-token` (or one made with `jgm token create`).")
+bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="bearer",
+    description="The token from `$JGM_HOME/api-token` (or one made with `jgm token create`).",
+)
 
 
-def require_token(state: Annotated[ApiState, Depends(get_state)],
-                  creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)]) -> TokenInfo:
+def require_token(
+    state: Annotated[ApiState, Depends(get_state)],
+    creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+) -> TokenInfo:
     if creds is None or not creds.credentials:
-        raise ApiError(401, "auth/missing-token", "send `Authorization: Bearer <token>`; the default token is in "
-                       "$JGM_HOME/api-token", headers={"WWW-Authenticate": "Bearer"})
+        raise ApiError(
+            401,
+            "auth/missing-token",
+            "send `Authorization: Bearer <token>`; the default token is in $JGM_HOME/api-token",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
     info = state.tokens.authenticate(creds.credentials)
     if info is None:
-        raise ApiError(401, "auth/invalid-token", "unknown bearer token; `jgm token list` shows the valid ones",
-                       headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        raise ApiError(
+            401,
+            "auth/invalid-token",
+            "unknown bearer token; `jgm token list` shows the valid ones",
+            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+        )
     return info
 
 
-WorkspaceId = Annotated[str, Path(pattern=WS_PATTERN, max_length=128,
-                                  description="Served workspace id (`GET /v1/workspaces` lists them; a further "
-                                              "worktree of a served workspace is `<id>.<folder>`)")]
+WorkspaceId = Annotated[
+    str,
+    Path(
+        pattern=WS_PATTERN,
+        max_length=128,
+        description="Served workspace id (`GET /v1/workspaces` lists them; a further "
+        "worktree of a served workspace is `<id>.<folder>`)",
+    ),
+]
 
 
-def workspace_scope(workspace: WorkspaceId, token: Annotated[TokenInfo, Depends(require_token)],
-                    state: Annotated[ApiState, Depends(get_state)]) -> WorkspaceHandle:
+def workspace_scope(
+    workspace: WorkspaceId,
+    token: Annotated[TokenInfo, Depends(require_token)],
+    state: Annotated[ApiState, Depends(get_state)],
+) -> WorkspaceHandle:
     """403 before 404: a token never learns whether a workspace it was not granted exists."""
     granted = state.grant_id(workspace)
     if not token.may_read(granted):
-        raise ApiError(403, "workspace/forbidden", f"token {token.name!r} is not granted workspace {workspace!r}; "
-                       f"grant it with `jgm token grant {token.name} {granted}`")
+        raise ApiError(
+            403,
+            "workspace/forbidden",
+            f"token {token.name!r} is not granted workspace {workspace!r}; "
+            f"grant it with `jgm token grant {token.name} {granted}`",
+        )
     handle = state.handle(workspace)
     if handle is None:
-        raise ApiError(404, "workspace/not-found", f"workspace {workspace!r} is not served by this server; "
-                       "restart `jgm serve` with `--repo` pointing at it")
+        raise ApiError(
+            404,
+            "workspace/not-found",
+            f"workspace {workspace!r} is not served by this server; restart `jgm serve` with `--repo` pointing at it",
+        )
     return handle
 
 

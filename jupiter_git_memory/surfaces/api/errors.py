@@ -44,16 +44,22 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-def error_response(status: int, code: str, message: str, details: list | None = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, code: str, message: str, details: list | None = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
     body: dict[str, Any] = {"code": code, "message": message}
     if details is not None:
         body["details"] = details
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
-_HTTP_CODES = {404: "route/not-found", 405: "route/method-not-allowed", 400: "request/bad-request",
-               413: "request/too-large", 415: "request/unsupported-media-type"}
+_HTTP_CODES = {
+    404: "route/not-found",
+    405: "route/method-not-allowed",
+    400: "request/bad-request",
+    413: "request/too-large",
+    415: "request/unsupported-media-type",
+}
 
 
 def _validation_details(exc: RequestValidationError) -> list[dict]:
@@ -136,8 +142,13 @@ class CrashGuard:
                 return
             safe_log(f"{self.label}: {scope.get('method')} {scope.get('path')} failed: {exc.__class__.__name__}: {exc}")
             body = json.dumps({"error": {"code": "internal/error", "message": crash_message(exc)}}).encode()
-            await send({"type": "http.response.start", "status": 500,
-                        "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 500,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+                }
+            )
             await send({"type": "http.response.body", "body": body})
 
 

@@ -9,8 +9,8 @@ from pydantic import BaseModel
 
 from ... import __version__
 from ...base.errors import as_error
-from ...recall.answers import Receipt
 from ...base.store import workspace_dir
+from ...recall.answers import Receipt
 from ...records.model import ID_PATTERN
 from ..workspaces import describe
 from .deps import ApiState, Scope, get_state, require_token
@@ -36,15 +36,23 @@ def health() -> Health:
 def _info(state: ApiState, wsid: str) -> dict[str, Any]:
     h = state.handles[wsid]
     path = workspace_dir(h.workspace.id, state.store_root) / "catalog.sqlite"
-    info = describe(path, h.workspace.root) if path.is_file() else {"id": wsid, "records": 0, "candidates": 0, "last_seeded_commit": None}
+    info = (
+        describe(path, h.workspace.root)
+        if path.is_file()
+        else {"id": wsid, "records": 0, "candidates": 0, "last_seeded_commit": None}
+    )
     info.update(id=wsid, workspace=h.workspace.id, name=h.workspace.name, root=str(h.workspace.root))
     return info
 
 
-@public.get("/workspaces", summary="The workspaces this server serves that the token may read",
-            responses={401: COMMON_RESPONSES[401]})
-def workspaces(token: Annotated[TokenInfo, Depends(require_token)],
-               state: Annotated[ApiState, Depends(get_state)]) -> dict[str, Any]:
+@public.get(
+    "/workspaces",
+    summary="The workspaces this server serves that the token may read",
+    responses={401: COMMON_RESPONSES[401]},
+)
+def workspaces(
+    token: Annotated[TokenInfo, Depends(require_token)], state: Annotated[ApiState, Depends(get_state)]
+) -> dict[str, Any]:
     ids = sorted(w for w in state.handles if token.may_read(state.grant_id(w)))
     return {"workspaces": [_info(state, w) for w in ids], "token": token.name}
 
@@ -54,15 +62,21 @@ def workspace(scope: Scope, state: Annotated[ApiState, Depends(get_state)]) -> d
     return _info(state, scope.id)
 
 
-@scoped.post("/seed", summary="Bring the index in line with the repo's knowledge files (incremental)",
-             responses={409: {"description": "Another process holds the index lock"}})
-def seed(scope: Scope, state: Annotated[ApiState, Depends(get_state)], body: SeedRequest | None = None) -> dict[str, Any]:
+@scoped.post(
+    "/seed",
+    summary="Bring the index in line with the repo's knowledge files (incremental)",
+    responses={409: {"description": "Another process holds the index lock"}},
+)
+def seed(
+    scope: Scope, state: Annotated[ApiState, Depends(get_state)], body: SeedRequest | None = None
+) -> dict[str, Any]:
     report = scope.seeder().seed(rebuild=bool(body and body.rebuild), lock_timeout=state.seed_lock_timeout)
     return report.to_json()
 
 
-@scoped.get("/receipts/{receipt_id}", summary="A stored receipt: what was asked, against which index state",
-            **typed(Receipt))
+@scoped.get(
+    "/receipts/{receipt_id}", summary="A stored receipt: what was asked, against which index state", **typed(Receipt)
+)
 def receipt(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
     from ...recall.receipts import require_receipt
 
@@ -70,8 +84,11 @@ def receipt(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
         return require_receipt(cat, receipt_id, scope.id)
 
 
-@scoped.post("/receipts/{receipt_id}/verify", summary="Re-run a receipt's request: same ids or not, and why",
-             responses={503: {"description": "Model or index unavailable"}})
+@scoped.post(
+    "/receipts/{receipt_id}/verify",
+    summary="Re-run a receipt's request: same ids or not, and why",
+    responses={503: {"description": "Model or index unavailable"}},
+)
 def verify(receipt_id: ReceiptId, scope: Scope, on_commit: bool = False) -> dict[str, Any]:
     from ...recall.receipts import require_receipt
     from ...recall.verify import verify_receipt

@@ -15,8 +15,8 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from ...candidates import service as candidate_service
-from ...candidates.service import MAX_REASON_CHARS
 from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
+from ...candidates.service import MAX_REASON_CHARS
 from ...records.model import ID_PATTERN
 from ..candidate_fields import MAX_ID_CHARS, Body, Evidence, Name, Short, Tags, Title
 from .deps import Scope
@@ -28,7 +28,10 @@ StateFilter = Literal[("queue", "all", *STATES)]  # type: ignore[valid-type]
 RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="Record or candidate id")]
 RESPONSES: dict[int | str, dict[str, Any]] = {
     **COMMON_RESPONSES,
-    409: {"model": ErrorBody, "description": "File-backed record (edit it in Git), wrong candidate state, or busy index"},
+    409: {
+        "model": ErrorBody,
+        "description": "File-backed record (edit it in Git), wrong candidate state, or busy index",
+    },
     503: {"model": ErrorBody, "description": "Model or index unavailable"},
 }
 router = APIRouter(tags=["candidates"], responses=RESPONSES)
@@ -45,11 +48,22 @@ class CandidateRequest(Strict):
     session: Name | None = None
     work_item: Name | None = Field(None, description="Work item or bundle id.")
     run_key: Name | None = Field(
-        None, description="Idempotency key: the same (agent, run_key) never creates a second candidate.")
+        None, description="Idempotency key: the same (agent, run_key) never creates a second candidate."
+    )
 
     def to_input(self) -> CandidateInput:
-        return CandidateInput(self.kind, self.title, self.body, list(self.tags), self.source, list(self.evidence),
-                              self.agent, self.session, self.work_item, self.run_key)
+        return CandidateInput(
+            self.kind,
+            self.title,
+            self.body,
+            list(self.tags),
+            self.source,
+            list(self.evidence),
+            self.agent,
+            self.session,
+            self.work_item,
+            self.run_key,
+        )
 
 
 class ProposeRequest(Strict):
@@ -77,17 +91,26 @@ def _svc(scope):
         raise ApiError(503, "memory/unavailable", f"the candidate service could not start: {e}") from None
 
 
-@router.post("/candidates", status_code=201, summary="Record an observation as a candidate (never a rule by itself)",
-             responses={200: {"description": "Merged into an existing candidate, or skipped (see `written`)"},
-                        202: {"description": "Saved but not indexed yet: retry with the same run key"},
-                        422: {"model": ErrorBody, "description": "Rejected by the checks (the body has the answer), "
-                                                                 "or an invalid request"}})
+@router.post(
+    "/candidates",
+    status_code=201,
+    summary="Record an observation as a candidate (never a rule by itself)",
+    responses={
+        200: {"description": "Merged into an existing candidate, or skipped (see `written`)"},
+        202: {"description": "Saved but not indexed yet: retry with the same run key"},
+        422: {
+            "model": ErrorBody,
+            "description": "Rejected by the checks (the body has the answer), or an invalid request",
+        },
+    },
+)
 def record_candidate(body: CandidateRequest, scope: Scope):
     a = _svc(scope).record(body.to_input())
     data = dict(a.to_json(), workspace=scope.id)
     if a.decision == "rejected":
-        return JSONResponse({"error": {"code": f"candidate/{a.reason_code}", "message": a.reason}, "answer": data},
-                            status_code=422)
+        return JSONResponse(
+            {"error": {"code": f"candidate/{a.reason_code}", "message": a.reason}, "answer": data}, status_code=422
+        )
     status = 202 if a.index_error else (201 if a.decision == "created" and a.written else 200)
     return JSONResponse(data, status_code=status)
 
@@ -109,8 +132,10 @@ def show_candidate(candidate_id: RecordId, scope: Scope):
     return {"candidate": _svc(scope).show(candidate_id), "workspace": scope.id}
 
 
-@router.post("/candidates/{candidate_id}/propose",
-             summary="Write the record file on a new branch (the served checkout is not touched)")
+@router.post(
+    "/candidates/{candidate_id}/propose",
+    summary="Write the record file on a new branch (the served checkout is not touched)",
+)
 def propose_candidate(candidate_id: RecordId, scope: Scope, body: ProposeRequest | None = None):
     from ...candidates.propose import propose
 
@@ -125,8 +150,9 @@ def reject_candidate(candidate_id: RecordId, body: RejectRequest, scope: Scope):
 
 @router.patch("/records/{record_id}", summary="Revise an open candidate (file-backed records: edit them in Git)")
 def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
-    c = _svc(scope).revise(record_id, title=body.title, body=body.body, tags=body.tags, source=body.source,
-                           agent=body.agent)
+    c = _svc(scope).revise(
+        record_id, title=body.title, body=body.body, tags=body.tags, source=body.source, agent=body.agent
+    )
     return {"candidate": c, "workspace": scope.id}
 
 

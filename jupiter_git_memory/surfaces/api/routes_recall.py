@@ -11,21 +11,34 @@ from ...recall.answers import ContextPack, RecallAnswer, TaskAnswer
 from ...recall.service import NotSeeded, RecallError
 from .deps import Scope, require_token
 from .errors import COMMON_RESPONSES, typed
-from .tokens import TokenInfo
 from .schemas import ContextRequest, RecallRequest, TaskRequest
+from .tokens import TokenInfo
 
-router = APIRouter(tags=["recall"], responses={**COMMON_RESPONSES,
-                                                409: {"description": "`memory/not-seeded`: the store holds no "
-                                                      "records for this workspace (the message says what to run)"},
-                                                503: {"description": "Model or index unavailable"}})
+router = APIRouter(
+    tags=["recall"],
+    responses={
+        **COMMON_RESPONSES,
+        409: {
+            "description": "`memory/not-seeded`: the store holds no "
+            "records for this workspace (the message says what to run)"
+        },
+        503: {"description": "Model or index unavailable"},
+    },
+)
 
 
 @router.post("/recall", summary="Recall records for a question under the memory contract", **typed(RecallAnswer))
 def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
     with scope.reading() as recaller:
         try:
-            res = recaller.recall(body.query, k=body.k, kinds=list(body.kinds) or None,
-                                  statuses=list(body.statuses) or None, mode=body.mode, at=body.at)
+            res = recaller.recall(
+                body.query,
+                k=body.k,
+                kinds=list(body.kinds) or None,
+                statuses=list(body.statuses) or None,
+                mode=body.mode,
+                at=body.at,
+            )
         except ValueError as e:  # an UnknownRevision keeps its own code and status
             raise as_error(e) from None
     return dict(res.to_json(), workspace=scope.id)
@@ -37,8 +50,17 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
 
     with scope.reading() as recaller:
         try:
-            res = run(recaller, body.goal, body.errors, body.files, k=body.k, include_global=body.include_global,
-                      global_k=body.global_k, store_root=scope.store_root, may_read=token.may_read)
+            res = run(
+                recaller,
+                body.goal,
+                body.errors,
+                body.files,
+                k=body.k,
+                include_global=body.include_global,
+                global_k=body.global_k,
+                store_root=scope.store_root,
+                may_read=token.may_read,
+            )
         except ValueError as e:
             raise as_error(e) from None
     if res["status"] == "not-seeded":

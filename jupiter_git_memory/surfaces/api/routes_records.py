@@ -8,10 +8,10 @@ from fastapi import APIRouter, Path, Query
 
 from ...records.model import ID_PATTERN
 from .. import records_ops as ops
+from ..limits import MAX_OFFSET, MAX_PAGE
 from .deps import Scope
 from .errors import COMMON_RESPONSES
 from .schemas import Kind, Status
-from ..limits import MAX_OFFSET, MAX_PAGE
 
 router = APIRouter(tags=["records"], responses=COMMON_RESPONSES)
 RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=128, description="Record id")]
@@ -19,11 +19,15 @@ TAG_PATTERN = r"^[^\x00-\x1f]{1,128}$"
 
 
 @router.get("/records", summary="List records (filter by kind, effective status, tag; paged by offset)")
-def list_records(scope: Scope, kind: Kind | None = None, status: Status | None = None,
-                 tag: Annotated[str | None, Query(pattern=TAG_PATTERN)] = None,
-                 origin: Annotated[str | None, Query(pattern=r"^[a-z]{1,32}$", description="file | candidate origin")] = None,
-                 limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
-                 offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0) -> dict[str, Any]:
+def list_records(
+    scope: Scope,
+    kind: Kind | None = None,
+    status: Status | None = None,
+    tag: Annotated[str | None, Query(pattern=TAG_PATTERN)] = None,
+    origin: Annotated[str | None, Query(pattern=r"^[a-z]{1,32}$", description="file | candidate origin")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
+) -> dict[str, Any]:
     with scope.catalog() as cat:
         return dict(ops.list_records(cat, kind, status, tag, origin, limit, offset), workspace=scope.id)
 
@@ -35,7 +39,9 @@ def get_record(record_id: RecordId, scope: Scope) -> dict[str, Any]:
     return {"record": rec, "workspace": scope.id, "note": ops.EVIDENCE_NOTE}
 
 
-@router.get("/records/{record_id}/relations", summary="What the record supersedes or amends, and what supersedes or amends it")
+@router.get(
+    "/records/{record_id}/relations", summary="What the record supersedes or amends, and what supersedes or amends it"
+)
 def relations(record_id: RecordId, scope: Scope) -> dict[str, Any]:
     with scope.catalog() as cat:
         return dict(ops.relations(cat, record_id, scope.id), workspace=scope.id)

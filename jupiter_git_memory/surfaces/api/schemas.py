@@ -29,11 +29,19 @@ class RecallRequest(Strict):
     query: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What you want to know.")
     k: int = Field(5, ge=1, le=MAX_RECALL_K)
     kinds: list[Kind] = Field(default_factory=list, max_length=len(KINDS), description="Only these kinds.")
-    statuses: list[Status] = Field(default_factory=list, max_length=len(ALL_EFFECTIVE),
-                                   description="Replace the default statuses (accepted, verified, unverified).")
+    statuses: list[Status] = Field(
+        default_factory=list,
+        max_length=len(ALL_EFFECTIVE),
+        description="Replace the default statuses (accepted, verified, unverified).",
+    )
     mode: Literal[MODES] | None = None  # type: ignore[valid-type]
-    at: str | None = Field(None, min_length=1, max_length=200, pattern=r"^[^\s-][^\s]*$",
-                           description="Answer as of this commit, tag or branch (records and lifecycle then).")
+    at: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        pattern=r"^[^\s-][^\s]*$",
+        description="Answer as of this commit, tag or branch (records and lifecycle then).",
+    )
 
     _q = field_validator("query")(_not_blank)
 

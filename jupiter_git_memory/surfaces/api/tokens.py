@@ -80,9 +80,13 @@ class TokenStore:
         except FileNotFoundError:
             return {"version": 1, "tokens": {}}
         except (OSError, json.JSONDecodeError) as e:
-            raise TokenError(f"{self.path}: unreadable token file ({e}); delete it (the next `jgm serve` recreates the default token)") from e
+            raise TokenError(
+                f"{self.path}: unreadable token file ({e}); delete it (the next `jgm serve` recreates the default token)"
+            ) from e
         if not isinstance(data, dict) or not isinstance(data.get("tokens"), dict):
-            raise TokenError(f"{self.path}: expected {{\"tokens\": {{...}}}}; delete it (the next `jgm serve` recreates the default token)")
+            raise TokenError(
+                f'{self.path}: expected {{"tokens": {{...}}}}; delete it (the next `jgm serve` recreates the default token)'
+            )
         return data
 
     def _save(self, data: dict) -> None:
@@ -118,8 +122,11 @@ class TokenStore:
             if name in tokens and not replace:
                 raise TokenError(f"token {name!r} exists; `jgm token rotate {name}` gives it a new secret")
             old = set(tokens.get(name, {}).get("workspaces", []))
-            tokens[name] = {"sha256": digest(secret), "workspaces": sorted(old | set(workspaces)),
-                            "created_at": time.time()}
+            tokens[name] = {
+                "sha256": digest(secret),
+                "workspaces": sorted(old | set(workspaces)),
+                "created_at": time.time(),
+            }
 
         self._mutate(do)
         if name == DEFAULT:
@@ -146,6 +153,7 @@ class TokenStore:
 
     def revoke(self, name: str, workspaces: list[str] | None = None) -> None:
         """Remove some grants, or (workspaces=None) the whole token."""
+
         def do(tokens: dict):
             if name not in tokens:
                 raise TokenError(f"no token {name!r}; `jgm token list` shows them")

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from ...base.errors import JgmError
-from .common import emit_json, err, out
-from .common import fail_with
+from .common import emit_json, err, fail_with, out
 from .remember_cmd import JsonOpt, RepoOpt, service
 
 app = typer.Typer(help="Review agents' candidates: list, show, propose as a PR branch, reject.", no_args_is_help=True)
 
 
 @app.command("list")
-def list_(state: str = typer.Option("queue", "--state", help="queue (open + proposed) | open | proposed | promoted | "
-                                    "rejected | all"),
-          repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def list_(
+    state: str = typer.Option(
+        "queue", "--state", help="queue (open + proposed) | open | proposed | promoted | rejected | all"
+    ),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+):
     """Candidates, oldest first (the review queue by default)."""
     svc = service(repo, as_json)
     try:
@@ -32,15 +34,21 @@ def list_(state: str = typer.Option("queue", "--state", help="queue (open + prop
         out.print(f"no candidates ({state})")
     for c in rows:
         agent = c["provenance"].get("agent", "?")
-        extra = {"proposed": f" → {(c.get('proposal') or {}).get('branch')}", "promoted": f" → {c.get('promoted_to')}",
-                 "rejected": f": {c.get('reason')}"}.get(c["state"], "")
+        extra = {
+            "proposed": f" → {(c.get('proposal') or {}).get('branch')}",
+            "promoted": f" → {c.get('promoted_to')}",
+            "rejected": f": {c.get('reason')}",
+        }.get(c["state"], "")
         pending = "" if c.get("indexed") else " [not indexed]"
-        out.print(f"{c['id']}  {c['kind']:<8} {c['state']:<8} {c['title']}  ({agent}, "
-                  f"{len(c['evidence'])} observation(s)){extra}{pending}", markup=False)
+        out.print(
+            f"{c['id']}  {c['kind']:<8} {c['state']:<8} {c['title']}  ({agent}, "
+            f"{len(c['evidence'])} observation(s)){extra}{pending}",
+            markup=False,
+        )
 
 
 @app.command()
-def show(candidate_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """One candidate with its provenance and evidence."""
     svc = service(repo, as_json)
     try:
@@ -50,8 +58,11 @@ def show(candidate_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = Json
     if as_json:
         emit_json({"candidate": c})
         return
-    out.print(f"{c['id']} · requested kind {c['kind']} · status candidate · state {c['state']}"
-              f"{'' if c.get('indexed') else ' · not indexed'}", markup=False)
+    out.print(
+        f"{c['id']} · requested kind {c['kind']} · status candidate · state {c['state']}"
+        f"{'' if c.get('indexed') else ' · not indexed'}",
+        markup=False,
+    )
     out.print(f"title: {c['title']}", markup=False)
     if c["tags"]:
         out.print(f"tags: {', '.join(c['tags'])}", markup=False)
@@ -62,11 +73,16 @@ def show(candidate_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = Json
     for e in c["evidence"]:
         who = ", ".join(f"{k}={e[k]}" for k in ("agent", "session", "work_item", "run_key") if e.get(k))
         backing = "; ".join(x for x in [e.get("source"), *(e.get("evidence") or [])] if x)
-        out.print(f"  observed by {who or '?'}{': ' + backing if backing else ''}"
-                  f"{' as ' + repr(e['title']) if e.get('title') else ''}", markup=False)
+        out.print(
+            f"  observed by {who or '?'}{': ' + backing if backing else ''}"
+            f"{' as ' + repr(e['title']) if e.get('title') else ''}",
+            markup=False,
+        )
     if c.get("proposal"):
         p = c["proposal"]
-        out.print(f"proposed as {p['record_id']} ({p['status']}) on branch {p['branch']}: {p['pr_command']}", markup=False)
+        out.print(
+            f"proposed as {p['record_id']} ({p['status']}) on branch {p['branch']}: {p['pr_command']}", markup=False
+        )
     if c.get("promoted_to"):
         out.print(f"promoted to {c['promoted_to']}", markup=False)
     if c.get("reason"):
@@ -76,11 +92,14 @@ def show(candidate_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = Json
 
 
 @app.command()
-def propose(candidate_id: str,
-            status: str = typer.Option("proposed", "--status", help="proposed | accepted (facts: unverified | verified)."),
-            base: Optional[str] = typer.Option(None, "--base", help="Commit/branch to branch from (default: HEAD)."),
-            open_pr: bool = typer.Option(False, "--open-pr", help="Push the branch and open the PR with `gh`."),
-            repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def propose(
+    candidate_id: str,
+    status: str = typer.Option("proposed", "--status", help="proposed | accepted (facts: unverified | verified)."),
+    base: str | None = typer.Option(None, "--base", help="Commit/branch to branch from (default: HEAD)."),
+    open_pr: bool = typer.Option(False, "--open-pr", help="Push the branch and open the PR with `gh`."),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+):
     """Write the record file on a new branch (your branch and working tree are not touched)."""
     from ...candidates.propose import propose as do_propose
 
@@ -108,8 +127,12 @@ def propose(candidate_id: str,
 
 
 @app.command()
-def reject(candidate_id: str, why: str = typer.Option(..., "--why", help="Why: kept with the candidate for the agent."),
-           repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def reject(
+    candidate_id: str,
+    why: str = typer.Option(..., "--why", help="Why: kept with the candidate for the agent."),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+):
     """Reject a candidate; it stays in the store with the reason, out of recall."""
     svc = service(repo, as_json)
     try:

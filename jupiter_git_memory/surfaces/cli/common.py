@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator, NoReturn
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -25,7 +26,7 @@ def strip_controls(text: str) -> str:
 class SafeConsole(Console):
     """Human output: every string printed loses its control characters (rich's own styling is added after)."""
 
-    def print(self, *objects, **kwargs) -> None:  # noqa: A003 - rich's name
+    def print(self, *objects, **kwargs) -> None:
         super().print(*(strip_controls(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
 
@@ -85,8 +86,14 @@ def progress_bar(enabled: bool, label: str):
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as p:
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as p:
         task = p.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:

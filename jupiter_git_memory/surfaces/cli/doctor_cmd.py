@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from .common import emit_json, err, out, reported
 
 
-def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
-           repair: bool = typer.Option(False, "--repair", help="Reconcile by seeding and removing leftovers."),
-           as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+def doctor(
+    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    repair: bool = typer.Option(False, "--repair", help="Reconcile by seeding and removing leftovers."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+):
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
-    from ...maintenance import doctor as doc
     from ...base.home import current_store
+    from ...maintenance import doctor as doc
     from ...seed.seeder import summarize
 
     with reported(as_json):
@@ -35,14 +36,20 @@ def doctor(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository 
     else:
         c = before.counts
         out.print(f"store {store['path']} (from {store['source']})", markup=False)
-        out.print(f"workspace {before.workspace}: {c['records']} records, {c['chunks']} chunks, {c['vectors']} vectors, "
-                  f"{c['files']} record files", markup=False)
+        out.print(
+            f"workspace {before.workspace}: {c['records']} records, {c['chunks']} chunks, {c['vectors']} vectors, "
+            f"{c['files']} record files",
+            markup=False,
+        )
         for p in before.problems:
             err.print(p.render(), markup=False)
         if done is not None:
-            out.print(f"repaired: seed {'(rebuilt) ' if done['rebuilt'] else ''}{summarize(done['seed'], detail=True)}; "
-                      f"{done['deleted_orphan_vectors']} orphan vectors deleted, {done['metadata_fixed']} metadata "
-                      f"fixed, {done['deleted_dangling_chunks']} dangling chunks deleted", markup=False)
+            out.print(
+                f"repaired: seed {'(rebuilt) ' if done['rebuilt'] else ''}{summarize(done['seed'], detail=True)}; "
+                f"{done['deleted_orphan_vectors']} orphan vectors deleted, {done['metadata_fixed']} metadata "
+                f"fixed, {done['deleted_dangling_chunks']} dangling chunks deleted",
+                markup=False,
+            )
             for p in after.problems:
                 err.print(f"still: {p.render()}", markup=False)
         out.print("consistent" if after.ok else f"INCONSISTENT: {len(after.problems)} problems", markup=False)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -14,19 +13,23 @@ from .recall_cmd import _recaller
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 
 
-def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="YAML question set."),
-             repo: Optional[Path] = RepoOpt, k: int = typer.Option(3, "-k", min=1, max=50),
-             mode: str = typer.Option("hybrid", "--mode", help="hybrid | dense | lexical | all"),
-             min_recall: Optional[float] = typer.Option(None, "--min-recall", help="Exit 1 below this recall@k."),
-             min_no_answer: Optional[float] = typer.Option(None, "--min-no-answer",
-                                                           help="Exit 1 below this no-answer-empty rate."),
-             min_in_domain: Optional[float] = typer.Option(None, "--min-in-domain-empty",
-                                                           help="Exit 1 below this empty rate on in-domain no-answer questions."),
-             min_off_topic: Optional[float] = typer.Option(None, "--min-off-topic-empty",
-                                                           help="Exit 1 below this empty rate on off-topic questions."),
-             split: Optional[str] = typer.Option(None, "--split", help="Only questions of this split (dev | heldout)."),
-             out_path: Optional[Path] = typer.Option(None, "--out", help="Also write the JSON report here."),
-             as_json: bool = typer.Option(False, "--json")):
+def eval_cmd(
+    file: Path = typer.Argument(..., exists=True, dir_okay=False, help="YAML question set."),
+    repo: Path | None = RepoOpt,
+    k: int = typer.Option(3, "-k", min=1, max=50),
+    mode: str = typer.Option("hybrid", "--mode", help="hybrid | dense | lexical | all"),
+    min_recall: float | None = typer.Option(None, "--min-recall", help="Exit 1 below this recall@k."),
+    min_no_answer: float | None = typer.Option(None, "--min-no-answer", help="Exit 1 below this no-answer-empty rate."),
+    min_in_domain: float | None = typer.Option(
+        None, "--min-in-domain-empty", help="Exit 1 below this empty rate on in-domain no-answer questions."
+    ),
+    min_off_topic: float | None = typer.Option(
+        None, "--min-off-topic-empty", help="Exit 1 below this empty rate on off-topic questions."
+    ),
+    split: str | None = typer.Option(None, "--split", help="Only questions of this split (dev | heldout)."),
+    out_path: Path | None = typer.Option(None, "--out", help="Also write the JSON report here."),
+    as_json: bool = typer.Option(False, "--json"),
+):
     """Measure recall@k, MRR, no-answer emptiness and forbidden leaks. Exit 1 on a leak or below the gates."""
     import json
 
@@ -40,27 +43,45 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
         report = run_eval(_recaller(repo, as_json), file, k, modes, split)
     except (JgmError, ValueError) as e:
         fail_with(e, as_json, answer=True)
-    report["gate"] = gate(report, modes[-1], k, min_recall=min_recall, min_no_answer=min_no_answer,
-                          min_in_domain=min_in_domain, min_off_topic=min_off_topic)
+    report["gate"] = gate(
+        report,
+        modes[-1],
+        k,
+        min_recall=min_recall,
+        min_no_answer=min_no_answer,
+        min_in_domain=min_in_domain,
+        min_off_topic=min_off_topic,
+    )
     main, problems = report["modes"][modes[-1]], report["gate"]["problems"]
     if out_path:
         out_path.write_text(json.dumps(report, indent=2), "utf-8")
     if as_json:
         emit_json(report)
     else:
-        out.print(f"eval {file} sha256 {report['eval_sha256'][:12]} · model {report['model']} ({report['identity']}) · "
-                  f"floor {report['floor']} ({report['floor_source']})", markup=False)
+        out.print(
+            f"eval {file} sha256 {report['eval_sha256'][:12]} · model {report['model']} ({report['identity']}) · "
+            f"floor {report['floor']} ({report['floor_source']})",
+            markup=False,
+        )
         prov = report["floor_provenance"]
         if report["floor_source"] == "calibrated":
-            out.print(f"  floor from {prov.get('source')} calibration: {prov.get('statistic')} over "
-                      f"{prov.get('probe_count')} probes ({prov.get('probes_file')})", markup=False)
-        out.print(f"{'mode':<8} {'recall@' + str(k):>9} {'MRR':>6} {'in-domain':>10} {'off-topic':>10} {'leaks':>6}",
-                  markup=False)
+            out.print(
+                f"  floor from {prov.get('source')} calibration: {prov.get('statistic')} over "
+                f"{prov.get('probe_count')} probes ({prov.get('probes_file')})",
+                markup=False,
+            )
+        out.print(
+            f"{'mode':<8} {'recall@' + str(k):>9} {'MRR':>6} {'in-domain':>10} {'off-topic':>10} {'leaks':>6}",
+            markup=False,
+        )
         for m, r in report["modes"].items():
-            out.print(f"{m:<8} {r['recall_at_k']!s:>9} {r['mrr']!s:>6} {r['in_domain_empty_rate']!s:>10} "
-                      f"{r['off_topic_empty_rate']!s:>10} {r['forbidden_leaks']:>6}", markup=False)
+            out.print(
+                f"{m:<8} {r['recall_at_k']!s:>9} {r['mrr']!s:>6} {r['in_domain_empty_rate']!s:>10} "
+                f"{r['off_topic_empty_rate']!s:>10} {r['forbidden_leaks']:>6}",
+                markup=False,
+            )
         for q in report["lint"]:
-            out.print(f"  lint {q['id']}: shares \"{q['run']}\" with {q['record']}; paraphrase it", markup=False)
+            out.print(f'  lint {q["id"]}: shares "{q["run"]}" with {q["record"]}; paraphrase it', markup=False)
         for q in main["per_question"]:
             if not q["ok"]:
                 out.print(f"  miss {q['id']}: {q['query']!r} expected {q['expect']} got {q['returned']}", markup=False)
@@ -68,10 +89,14 @@ def eval_cmd(file: Path = typer.Argument(..., exists=True, dir_okay=False, help=
     raise typer.Exit(0 if not problems else 1)
 
 
-def calibrate_cmd(probes: Path = typer.Argument(..., exists=True, dir_okay=False,
-                                                help="Questions the knowledge base cannot answer (YAML or one per line)."),
-                  repo: Optional[Path] = RepoOpt, dry_run: bool = typer.Option(False, "--dry-run", help="Measure only."),
-                  as_json: bool = typer.Option(False, "--json")):
+def calibrate_cmd(
+    probes: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, help="Questions the knowledge base cannot answer (YAML or one per line)."
+    ),
+    repo: Path | None = RepoOpt,
+    dry_run: bool = typer.Option(False, "--dry-run", help="Measure only."),
+    as_json: bool = typer.Option(False, "--json"),
+):
     """Measure and store the no-match floor for the current model identity."""
     from ...recall.calibrate import calibrate
 
@@ -82,15 +107,19 @@ def calibrate_cmd(probes: Path = typer.Argument(..., exists=True, dir_okay=False
     if as_json:
         emit_json(res)
     else:
-        out.print(f"floor {res['floor']} ({'saved' if res['saved'] else 'not saved'}) for workspace {res['workspace']}: "
-                  f"{res['statistic']} over {res['probe_count']} probes (median {res['median_cos']}, MAD "
-                  f"{res['mad_cos']}); highest cosine {res['max_cos']} for {res['max_probe']!r} (record {res['max_record']})",
-                  markup=False)
+        out.print(
+            f"floor {res['floor']} ({'saved' if res['saved'] else 'not saved'}) for workspace {res['workspace']}: "
+            f"{res['statistic']} over {res['probe_count']} probes (median {res['median_cos']}, MAD "
+            f"{res['mad_cos']}); highest cosine {res['max_cos']} for {res['max_probe']!r} (record {res['max_record']})",
+            markup=False,
+        )
 
 
-def floors_cmd(repo: Optional[Path] = RepoOpt,
-               all_workspaces: bool = typer.Option(False, "--all", help="Every workspace in the store."),
-               as_json: bool = typer.Option(False, "--json")):
+def floors_cmd(
+    repo: Path | None = RepoOpt,
+    all_workspaces: bool = typer.Option(False, "--all", help="Every workspace in the store."),
+    as_json: bool = typer.Option(False, "--json"),
+):
     """List the stored floors of this workspace (or --all): model identity, value and where each came from."""
     import datetime
 
@@ -99,23 +128,31 @@ def floors_cmd(repo: Optional[Path] = RepoOpt,
 
     try:
         only = None if all_workspaces else find_workspace(repo).id
-    except Exception as e:  # noqa: BLE001 - not in a repository: say so, and how to list them all
+    except Exception as e:
         fail(f"{e}; pass --repo PATH or --all", 2, as_json, "memory/no-workspace")
-    rows = [{k: v for k, v in e.items() if k not in ("identity",)} for e in list_floors()
-            if only is None or e.get("workspace") == only]
+    rows = [
+        {k: v for k, v in e.items() if k not in ("identity",)}
+        for e in list_floors()
+        if only is None or e.get("workspace") == only
+    ]
     for r in rows:
         r["corpus"] = {k: v for k, v in (r.get("corpus") or {}).items() if k != "sketch"}
     if as_json:
         emit_json({"floors": rows})
         return
     if not rows:
-        out.print("no floors stored: recall uses the model's shipped default until `jgm seed` or `jgm calibrate`",
-                  markup=False)
+        out.print(
+            "no floors stored: recall uses the model's shipped default until `jgm seed` or `jgm calibrate`",
+            markup=False,
+        )
     for r in rows:
-        when = datetime.datetime.fromtimestamp(r.get("measured_at", 0), datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
-        out.print(f"{r['workspace']}  {r['identity_hash']}  floor {r['floor']}  {r.get('source')} at {when} UTC: "
-                  f"{r.get('statistic')} over {r.get('probe_count')} probes ({r.get('probes_file')}); corpus "
-                  f"{r['corpus'].get('records')} records, {r['corpus'].get('chunks')} chunks", markup=False)
+        when = datetime.datetime.fromtimestamp(r.get("measured_at", 0), datetime.UTC).strftime("%Y-%m-%d %H:%M")
+        out.print(
+            f"{r['workspace']}  {r['identity_hash']}  floor {r['floor']}  {r.get('source')} at {when} UTC: "
+            f"{r.get('statistic')} over {r.get('probe_count')} probes ({r.get('probes_file')}); corpus "
+            f"{r['corpus'].get('records')} records, {r['corpus'].get('chunks')} chunks",
+            markup=False,
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -33,8 +32,11 @@ def _print_actions(actions: list[dict], as_json: bool) -> None:
 
 
 @app.command()
-def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
-            force: bool = typer.Option(False, "--force", help="Install even where that modifies tracked hook files.")):
+def install(
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+    force: bool = typer.Option(False, "--force", help="Install even where that modifies tracked hook files."),
+):
     """Install post-merge, post-checkout, post-rewrite and reference-transaction hooks (existing hooks are chained,
     not replaced)."""
     from ...base.home import record_home
@@ -53,7 +55,7 @@ def install(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
 
 
 @app.command()
-def uninstall(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def uninstall(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Remove jgm's hooks and restore the hooks they chained."""
     from .. import githooks
 
@@ -65,7 +67,7 @@ def uninstall(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
 
 
 @app.command()
-def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def status(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Show which hooks are installed, the last hook-triggered reseed and any still running."""
     from .. import githooks
 
@@ -82,16 +84,19 @@ def status(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
         out.print(f"  {h['hook']:<21} {h['state']}{extra}", markup=False)
     last = st["last_run"]
     if last:
-        out.print(f"last run: {last['hook']} {'ok' if last.get('ok') else 'FAILED'}: {last.get('summary', '')}",
-                  markup=False)
+        out.print(
+            f"last run: {last['hook']} {'ok' if last.get('ok') else 'FAILED'}: {last.get('summary', '')}", markup=False
+        )
     if st["running"]:
         out.print(f"running: pid {', '.join(map(str, st['running']))}", markup=False)
     out.print(f"log: {st['log']}", markup=False)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, hidden=True)
-def run(hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite | reference-transaction"),
-        args: Optional[list[str]] = typer.Argument(None, help="The arguments git passed to the hook.")):
+def run(
+    hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite | reference-transaction"),
+    args: list[str] | None = typer.Argument(None, help="The arguments git passed to the hook."),
+):
     """What the hook shims call (git's arguments follow; post-rewrite and reference-transaction read stdin).
     Always exits 0."""
     from .. import hook_run

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.markup import escape
@@ -13,8 +12,14 @@ from ...index.workspace import find_workspace
 from .common import emit_json, err, out, progress_bar, reported
 from .group import HOME_HELP, ROOT, JgmGroup
 
-app = typer.Typer(help="jupiter-git-memory: Git-native long-term memory for coding agents.", cls=JgmGroup,
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+app = typer.Typer(
+    help="jupiter-git-memory: Git-native long-term memory for coding agents.",
+    cls=JgmGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
@@ -29,22 +34,29 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def main(version: bool = typer.Option(False, "--version", is_eager=True, callback=_version, help="Print the version."),
-         home: Optional[Path] = typer.Option(None, "--home", metavar="DIR", file_okay=False, help=HOME_HELP)):
+def main(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_version, help="Print the version."),
+    home: Path | None = typer.Option(None, "--home", metavar="DIR", file_okay=False, help=HOME_HELP),
+):
     """jupiter-git-memory: Git-native long-term memory for coding agents."""
     ROOT["home"] = home
 
 
 @app.command()
-def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None, "--rev", help="Index this commit from Git objects."),
-         rebuild: bool = typer.Option(False, "--rebuild", help="Drop vectors and re-embed everything (e.g. after a model change)."),
-         as_json: bool = JsonOpt, verbose: bool = typer.Option(False, "-v", "--verbose", help="List skipped files.")):
+def seed(
+    repo: Path | None = RepoOpt,
+    rev: str | None = typer.Option(None, "--rev", help="Index this commit from Git objects."),
+    rebuild: bool = typer.Option(
+        False, "--rebuild", help="Drop vectors and re-embed everything (e.g. after a model change)."
+    ),
+    as_json: bool = JsonOpt,
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="List skipped files."),
+):
     """Index the repo's knowledge records (incremental)."""
-    from ...recall.calibrate import after_seed
-    from ...seed.seeder import Seeder
-
     from ...base.home import record_home
     from ...base.store import store_root
+    from ...recall.calibrate import after_seed
+    from ...seed.seeder import Seeder
 
     with reported(as_json):
         seeder = Seeder(repo, calibrate=after_seed)
@@ -58,11 +70,15 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
         for n in (noted, hint):
             if n:
                 err.print(f"note: {n}", markup=False)
-        out.print(f"seeded {report.workspace} at {(report.commit or 'no commit')[:12]}{' (dirty)' if report.dirty else ''}: "
-                  f"{report.summary(detail=True)}, {len(report.errors)} errors in {report.seconds:.2f}s")
+        out.print(
+            f"seeded {report.workspace} at {(report.commit or 'no commit')[:12]}{' (dirty)' if report.dirty else ''}: "
+            f"{report.summary(detail=True)}, {len(report.errors)} errors in {report.seconds:.2f}s"
+        )
         if report.floor and report.floor.get("action") in ("calibrated", "failed"):
-            out.print(f"floor {report.floor['action']}: {report.floor.get('floor', '')} ({report.floor['reason']})",
-                      markup=False)
+            out.print(
+                f"floor {report.floor['action']}: {report.floor.get('floor', '')} ({report.floor['reason']})",
+                markup=False,
+            )
         for e in report.errors + report.warnings:
             where = f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
             err.print(f"  {where}: {e['severity']}: {e['message']} — fix: {e['fix']}")
@@ -77,13 +93,16 @@ def seed(repo: Optional[Path] = RepoOpt, rev: Optional[str] = typer.Option(None,
 
 
 @app.command()
-def recall(query: str = typer.Argument(..., help="What you want to know."), repo: Optional[Path] = RepoOpt,
-           k: int = typer.Option(5, "-k", min=1, max=100, help="How many records at most."),
-           kind: list[str] = typer.Option([], "--kind", help="Only these kinds (repeatable)."),
-           status: list[str] = typer.Option([], "--status", help="Replace the default statuses (repeatable)."),
-           mode: Optional[str] = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
-           at: Optional[str] = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
-           as_json: bool = JsonOpt):
+def recall(
+    query: str = typer.Argument(..., help="What you want to know."),
+    repo: Path | None = RepoOpt,
+    k: int = typer.Option(5, "-k", min=1, max=100, help="How many records at most."),
+    kind: list[str] = typer.Option([], "--kind", help="Only these kinds (repeatable)."),
+    status: list[str] = typer.Option([], "--status", help="Replace the default statuses (repeatable)."),
+    mode: str | None = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
+    at: str | None = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
+    as_json: bool = JsonOpt,
+):
     """Recall records for a question under the memory contract (as of a commit with --at)."""
     from ...recall.answers import RecallAnswer, dump
     from ...recall.ranking import check_mode
@@ -101,24 +120,36 @@ def recall(query: str = typer.Argument(..., help="What you want to know."), repo
         err.print(f"[yellow]warning:[/] {escape(w)}")
     if not res.results:
         reason = (res.why or {}).get("reason", f"nothing above the floor {res.floor}")
-        out.print(f"no match above the floor ({res.floor}); the knowledge base may not know this: {reason}.",
-                  markup=False)
+        out.print(
+            f"no match above the floor ({res.floor}); the knowledge base may not know this: {reason}.", markup=False
+        )
     for i, r in enumerate(res.results, 1):
-        out.print(f"[bold]{i}. {r['title']}[/]  [dim]{r['id']} · {r['kind']}/{r['status']} · score {r['score']}[/]", markup=True)
-        out.print(f"   {r['path'] or r['origin']}{'@' + r['commit'][:10] if r.get('commit') else ''}"
-                  f"{' (uncommitted changes)' if r.get('dirty') else ''}", markup=False)
+        out.print(
+            f"[bold]{i}. {r['title']}[/]  [dim]{r['id']} · {r['kind']}/{r['status']} · score {r['score']}[/]",
+            markup=True,
+        )
+        out.print(
+            f"   {r['path'] or r['origin']}{'@' + r['commit'][:10] if r.get('commit') else ''}"
+            f"{' (uncommitted changes)' if r.get('dirty') else ''}",
+            markup=False,
+        )
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
     view = f" · as of {res.receipt['index']['at'][:12]}" if res.receipt["index"].get("at") else ""
     out.print(f"[dim]receipt {res.receipt['id']} · floor {res.floor} ({res.floor_source}){view}[/]", markup=True)
 
 
 @app.command()
-def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
-          explain: Optional[str] = typer.Option(None, "--explain", metavar="PATH",
-                                                help="Show how one file is read: adapter, id, kind, status and why, links.")):
+def check(
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+    explain: str | None = typer.Option(
+        None, "--explain", metavar="PATH", help="Show how one file is read: adapter, id, kind, status and why, links."
+    ),
+):
     """Validate the knowledge base (no index needed). Exits 1 on errors or on a root whose Markdown files gave
     no record: fit for CI and pre-commit."""
-    from ...seed.checking import check_repo, explain as explain_file, render_explain
+    from ...seed.checking import check_repo, render_explain
+    from ...seed.checking import explain as explain_file
 
     with reported(as_json):
         ws = find_workspace(repo)
@@ -146,8 +177,11 @@ def check(repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt,
             (err if i.severity == "error" else out).print(i.render(), markup=False)
         for line in render_inventory(rep["inventory"]):
             out.print(line, markup=False)
-        out.print(f"{rep['files']} files, {rep['records']} valid records, {len(rep['errors'])} errors, "
-                  f"{len(rep['warnings'])} warnings, {len(rep['skipped'])} skipped", markup=False)
+        out.print(
+            f"{rep['files']} files, {rep['records']} valid records, {len(rep['errors'])} errors, "
+            f"{len(rep['warnings'])} warnings, {len(rep['skipped'])} skipped",
+            markup=False,
+        )
     raise typer.Exit(0 if rep["ok"] else 1)
 
 
@@ -155,8 +189,10 @@ def _no_roots_hint(root: Path, settings) -> str | None:
     """One line for a repository without knowledge roots (a configured root that is missing is a ConfigError)."""
     if any((root / r).is_dir() for r in settings.roots):
         return None
-    return (f"no knowledge roots in {root}: create {settings.roots[0]}/ with records (README: Record format), "
-            "or set `roots` in jgm.toml")
+    return (
+        f"no knowledge roots in {root}: create {settings.roots[0]}/ with records (README: Record format), "
+        "or set `roots` in jgm.toml"
+    )
 
 
 def _register_commands() -> None:

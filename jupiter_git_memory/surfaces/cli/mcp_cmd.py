@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from .common import fail
 
 
-def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
-        http: bool = typer.Option(False, "--http", help="Serve streamable HTTP at /mcp instead of stdio."),
-        host: str = typer.Option("127.0.0.1", "--host", help="With --http: interface to bind."),
-        port: int = typer.Option(8766, "--port", min=0, max=65535, help="With --http: port (0 picks a free one).")):
+def mcp(
+    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    http: bool = typer.Option(False, "--http", help="Serve streamable HTTP at /mcp instead of stdio."),
+    host: str = typer.Option("127.0.0.1", "--host", help="With --http: interface to bind."),
+    port: int = typer.Option(8766, "--port", min=0, max=65535, help="With --http: port (0 picks a free one)."),
+):
     """MCP tools: recall, recall_for_task, get_record, list_records, get_relations, context (+ candidate tools).
 
     stdio keeps stdout for the protocol; with --http one JSON line (url, token file, store) is printed once it
@@ -47,10 +48,15 @@ def mcp(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository pat
     except OSError as e:
         fail(f"cannot bind {host}:{port}: {e.strerror}; pick another --port (0 picks a free one)", 2)
     url = f"http://{host}:{sock.getsockname()[1]}/mcp"
-    ready = {"url": url, "workspace": handle.id, "token_file": str(store_root() / "api-token"),
-             "store": str(store_root())}
-    ReadyServer(uvicorn.Config(http_app(server, handle, tokens, host), log_level="warning", lifespan="on"),
-                ready).run(sockets=[sock])  # prints `ready` once it accepts connections
+    ready = {
+        "url": url,
+        "workspace": handle.id,
+        "token_file": str(store_root() / "api-token"),
+        "store": str(store_root()),
+    }
+    ReadyServer(uvicorn.Config(http_app(server, handle, tokens, host), log_level="warning", lifespan="on"), ready).run(
+        sockets=[sock]
+    )  # prints `ready` once it accepts connections
 
 
 def register(app: typer.Typer) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -11,7 +10,9 @@ from ...embedding import registry
 from ...embedding.onnx_embedder import ModelError
 from .common import emit_json, fail, fail_with, out
 
-app = typer.Typer(help="Embedding models: list specs, pull from the hub, register a local folder.", no_args_is_help=True)
+app = typer.Typer(
+    help="Embedding models: list specs, pull from the hub, register a local folder.", no_args_is_help=True
+)
 
 
 @app.command("list")
@@ -37,12 +38,17 @@ def pull(name: str, as_json: bool = typer.Option(False, "--json")):
 
 
 @app.command()
-def add(name: str, dir: Path = typer.Option(..., "--dir", exists=True, file_okay=False, help="Folder with model.onnx and tokenizer.json."),
-        pooling: Optional[str] = typer.Option(None, "--pooling", help="cls | mean (new names only)."),
-        dimension: Optional[int] = typer.Option(None, "--dimension", help="Vector size (new names only)."),
-        max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
-        query_instruction: Optional[str] = typer.Option(None, "--query-instruction"),
-        as_json: bool = typer.Option(False, "--json")):
+def add(
+    name: str,
+    dir: Path = typer.Option(
+        ..., "--dir", exists=True, file_okay=False, help="Folder with model.onnx and tokenizer.json."
+    ),
+    pooling: str | None = typer.Option(None, "--pooling", help="cls | mean (new names only)."),
+    dimension: int | None = typer.Option(None, "--dimension", help="Vector size (new names only)."),
+    max_tokens: int | None = typer.Option(None, "--max-tokens"),
+    query_instruction: str | None = typer.Option(None, "--query-instruction"),
+    as_json: bool = typer.Option(False, "--json"),
+):
     """Register a model from a local folder; files are hashed and the model is test-run."""
     if pooling not in (None, "cls", "mean"):
         fail("--pooling must be cls or mean", 2, as_json)
@@ -53,8 +59,10 @@ def add(name: str, dir: Path = typer.Option(..., "--dir", exists=True, file_okay
     if as_json:
         emit_json({"name": spec.name, "files": spec.files, "dimension": spec.dimension, "pooling": spec.pooling})
     else:
-        out.print(f"registered {spec.name}: {spec.dimension}d, {spec.pooling} pooling; use it with JGM_MODEL={spec.name} "
-                  f"or `model = \"{spec.name}\"` in jgm.toml, then `jgm seed --rebuild`")
+        out.print(
+            f"registered {spec.name}: {spec.dimension}d, {spec.pooling} pooling; use it with JGM_MODEL={spec.name} "
+            f'or `model = "{spec.name}"` in jgm.toml, then `jgm seed --rebuild`'
+        )
 
 
 def register(root: typer.Typer) -> None:

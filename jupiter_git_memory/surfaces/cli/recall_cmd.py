@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from ...base.errors import JgmError
 from ...index.workspace import NotARepo
 from ...recall.answers import ContextPack, Receipt, TaskAnswer, dump
-from ...recall.service import RecallError, Recaller
+from ...recall.service import Recaller, RecallError
 from .common import emit_json, err, fail_with, out, reported
 
 receipt_app = typer.Typer(help="Receipts: what a recall returned and against which index state.", no_args_is_help=True)
@@ -24,13 +23,16 @@ def _recaller(repo, as_json) -> Recaller:
         fail_with(e, as_json, answer=True)
 
 
-def recall_task_cmd(goal: str = typer.Option(..., "--goal", help="What the task is."),
-                    error: list[str] = typer.Option([], "--error", help="An error signature (repeatable)."),
-                    file: list[str] = typer.Option([], "--file", help="A file the task touches (repeatable)."),
-                    repo: Optional[Path] = RepoOpt, k: int = typer.Option(5, "-k", min=1, max=50),
-                    include_global: bool = typer.Option(False, "--global", help="Also recall from global workspaces."),
-                    global_k: int = typer.Option(3, "--global-k", min=1, max=50),
-                    as_json: bool = typer.Option(False, "--json")):
+def recall_task_cmd(
+    goal: str = typer.Option(..., "--goal", help="What the task is."),
+    error: list[str] = typer.Option([], "--error", help="An error signature (repeatable)."),
+    file: list[str] = typer.Option([], "--file", help="A file the task touches (repeatable)."),
+    repo: Path | None = RepoOpt,
+    k: int = typer.Option(5, "-k", min=1, max=50),
+    include_global: bool = typer.Option(False, "--global", help="Also recall from global workspaces."),
+    global_k: int = typer.Option(3, "--global-k", min=1, max=50),
+    as_json: bool = typer.Option(False, "--json"),
+):
     """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
     from ...base.store import store_root
     from ...recall.task import EXIT_CODES, empty_answer, recall_task
@@ -65,10 +67,13 @@ def recall_task_cmd(goal: str = typer.Option(..., "--goal", help="What the task 
     raise typer.Exit(EXIT_CODES[res["status"]])
 
 
-def context_cmd(goal: str = typer.Option(..., "--goal", help="What the new task is."),
-                budget: int = typer.Option(1500, "--budget", help="Token budget for the pack."),
-                repo: Optional[Path] = RepoOpt, k: int = typer.Option(8, "-k", min=1, max=50),
-                as_json: bool = typer.Option(False, "--json")):
+def context_cmd(
+    goal: str = typer.Option(..., "--goal", help="What the new task is."),
+    budget: int = typer.Option(1500, "--budget", help="Token budget for the pack."),
+    repo: Path | None = RepoOpt,
+    k: int = typer.Option(8, "-k", min=1, max=50),
+    as_json: bool = typer.Option(False, "--json"),
+):
     """An initial context pack: best records trimmed to a token budget, with provenance and a receipt."""
     from ...recall.context import build_context
 
@@ -79,12 +84,14 @@ def context_cmd(goal: str = typer.Option(..., "--goal", help="What the new task 
         emit_json(dump(ContextPack, res))
     else:
         out.print(res["text"], markup=False)
-        err.print(f"{res['used_tokens']}/{budget} tokens · {len(res['records'])} records · receipt {res['receipt']['id']}",
-                  markup=False)
+        err.print(
+            f"{res['used_tokens']}/{budget} tokens · {len(res['records'])} records · receipt {res['receipt']['id']}",
+            markup=False,
+        )
 
 
 @receipt_app.command("show")
-def receipt_show(receipt_id: str, repo: Optional[Path] = RepoOpt, as_json: bool = typer.Option(False, "--json")):
+def receipt_show(receipt_id: str, repo: Path | None = RepoOpt, as_json: bool = typer.Option(False, "--json")):
     """Print a stored receipt."""
     from ...recall.receipts import require_receipt
 
@@ -95,9 +102,12 @@ def receipt_show(receipt_id: str, repo: Optional[Path] = RepoOpt, as_json: bool 
 
 
 @receipt_app.command("verify")
-def receipt_verify(receipt_id: str, repo: Optional[Path] = RepoOpt,
-                   on_commit: bool = typer.Option(False, "--on-commit", help="Replay on the receipt's commit."),
-                   as_json: bool = typer.Option(False, "--json")):
+def receipt_verify(
+    receipt_id: str,
+    repo: Path | None = RepoOpt,
+    on_commit: bool = typer.Option(False, "--on-commit", help="Replay on the receipt's commit."),
+    as_json: bool = typer.Option(False, "--json"),
+):
     """Run the receipt's request again: same ids or not, and why. Exit 1 when they differ. An `--at`
     receipt replays on its commit; `--on-commit` replays any recall receipt on the commit it stood on."""
     from ...recall.verify import verify_receipt

@@ -4,19 +4,20 @@ catalog; no model is loaded)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from .common import emit_json, fail, out, reported
 
 
-def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-0012."),
-              repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
-              as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+def relations(
+    record_id: str = typer.Argument(..., help="Record id, e.g. ADR-0012."),
+    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+):
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
-    from ...index.catalog import Catalog
     from ...base.store import workspace_dir, workspace_lock
+    from ...index.catalog import Catalog
     from ...index.views import worktree_view
     from ..records_ops import relations as rel_of
     from .main import find_workspace
@@ -36,8 +37,12 @@ def relations(record_id: str = typer.Argument(..., help="Record id, e.g. ADR-001
         emit_json(rel)
         return
     out.print(f"{rel['id']}: {rel['title']} ({rel['kind']}/{rel['status']})", markup=False)
-    for key, label in (("supersedes", "supersedes"), ("superseded_by", "superseded by"), ("amends", "amends"),
-                       ("amended_by", "amended by")):
+    for key, label in (
+        ("supersedes", "supersedes"),
+        ("superseded_by", "superseded by"),
+        ("amends", "amends"),
+        ("amended_by", "amended by"),
+    ):
         for e in rel[key]:
             what = "missing" if e["missing"] else f"{e['title']} ({e['status']})"
             note = " — retires it" if e.get("retires") and key.startswith("supersede") else ""

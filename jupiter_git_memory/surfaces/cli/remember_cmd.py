@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -20,14 +19,14 @@ RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the curre
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
-def service(repo: Optional[Path], as_json: bool):
+def service(repo: Path | None, as_json: bool):
     from ...candidates.service import CandidateService
 
     with reported(as_json):
         return CandidateService(repo)
 
 
-def _read_body(body: Optional[str], body_file: Optional[str], as_json: bool) -> str:
+def _read_body(body: str | None, body_file: str | None, as_json: bool) -> str:
     if body is not None and body_file is not None:
         fail("give --body or --body-file, not both", 2, as_json)
     if body_file == "-":
@@ -36,8 +35,12 @@ def _read_body(body: Optional[str], body_file: Optional[str], as_json: bool) -> 
         try:
             return Path(body_file).read_text("utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            fail(f"--body-file {body_file}: cannot read it ({e.__class__.__name__}); pass a UTF-8 text file", 2,
-                 as_json, "bad-request")
+            fail(
+                f"--body-file {body_file}: cannot read it ({e.__class__.__name__}); pass a UTF-8 text file",
+                2,
+                as_json,
+                "bad-request",
+            )
     return body or ""
 
 
@@ -53,13 +56,15 @@ def print_answer(a, as_json: bool) -> None:
         target = f" {a.id}" if a.id else ""
         out.print(f"{verb}{target}: {reason}" + (" (dry run: nothing was written)" if a.dry_run else ""), markup=False)
         if a.decision in ("created", "merged") and not a.dry_run:
-            out.print("  a candidate is not a project rule: review it with `jgm candidates show|propose|reject`",
-                      markup=False)
+            out.print(
+                "  a candidate is not a project rule: review it with `jgm candidates show|propose|reject`", markup=False
+            )
     for w in a.warnings:
         err.print(f"  warning: {w}", markup=False)
     if a.index_error:
-        err.print(f"  not indexed yet ({a.index_error}); re-run with the same --run-key or `jgm seed` to finish",
-                  markup=False)
+        err.print(
+            f"  not indexed yet ({a.index_error}); re-run with the same --run-key or `jgm seed` to finish", markup=False
+        )
 
 
 def answer_exit(a) -> int:
@@ -68,20 +73,24 @@ def answer_exit(a) -> int:
     return 3 if a.index_error else 0
 
 
-def remember(kind: str = typer.Option(..., "--kind", help=f"Requested kind: {', '.join(REQUESTABLE_KINDS)}."),
-             title: str = typer.Option(..., "--title", help="One line: what is true or decided."),
-             body: Optional[str] = typer.Option(None, "--body", help="The explanation (for a decision: why)."),
-             body_file: Optional[str] = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
-             tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),
-             source: Optional[str] = typer.Option(None, "--source", help="Where it comes from (path, URL, command)."),
-             evidence: list[str] = typer.Option([], "--evidence", help="What backs it (repeatable)."),
-             agent: Optional[str] = typer.Option(None, "--agent", envvar="JGM_AGENT", help="Who observed it ($JGM_AGENT)."),
-             session: Optional[str] = typer.Option(None, "--session", envvar="JGM_SESSION", help="The agent session."),
-             work_item: Optional[str] = typer.Option(None, "--work-item", help="Work item or bundle id."),
-             run_key: Optional[str] = typer.Option(None, "--run-key", help="Idempotency key: the same agent + key never "
-                                                   "creates a second candidate."),
-             dry_run: bool = typer.Option(False, "--dry-run", help="Validate only: say what would happen, write nothing."),
-             repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def remember(
+    kind: str = typer.Option(..., "--kind", help=f"Requested kind: {', '.join(REQUESTABLE_KINDS)}."),
+    title: str = typer.Option(..., "--title", help="One line: what is true or decided."),
+    body: str | None = typer.Option(None, "--body", help="The explanation (for a decision: why)."),
+    body_file: str | None = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
+    tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),
+    source: str | None = typer.Option(None, "--source", help="Where it comes from (path, URL, command)."),
+    evidence: list[str] = typer.Option([], "--evidence", help="What backs it (repeatable)."),
+    agent: str | None = typer.Option(None, "--agent", envvar="JGM_AGENT", help="Who observed it ($JGM_AGENT)."),
+    session: str | None = typer.Option(None, "--session", envvar="JGM_SESSION", help="The agent session."),
+    work_item: str | None = typer.Option(None, "--work-item", help="Work item or bundle id."),
+    run_key: str | None = typer.Option(
+        None, "--run-key", help="Idempotency key: the same agent + key never creates a second candidate."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Validate only: say what would happen, write nothing."),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+):
     """Record an observation as a candidate (never a project rule by itself)."""
     text = _read_body(body, body_file, as_json)
     inp = CandidateInput(kind, title, text, list(tag), source, list(evidence), agent, session, work_item, run_key)
@@ -94,13 +103,17 @@ def remember(kind: str = typer.Option(..., "--kind", help=f"Requested kind: {', 
     raise typer.Exit(answer_exit(a))
 
 
-def revise(record_id: str = typer.Argument(..., help="A candidate id (file-backed records are edited in Git)."),
-           title: Optional[str] = typer.Option(None, "--title"), body: Optional[str] = typer.Option(None, "--body"),
-           body_file: Optional[str] = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
-           tag: Optional[list[str]] = typer.Option(None, "--tag", help="Replace the tags (repeatable)."),
-           source: Optional[str] = typer.Option(None, "--source"),
-           agent: Optional[str] = typer.Option(None, "--agent", envvar="JGM_AGENT"),
-           repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def revise(
+    record_id: str = typer.Argument(..., help="A candidate id (file-backed records are edited in Git)."),
+    title: str | None = typer.Option(None, "--title"),
+    body: str | None = typer.Option(None, "--body"),
+    body_file: str | None = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
+    tag: list[str] | None = typer.Option(None, "--tag", help="Replace the tags (repeatable)."),
+    source: str | None = typer.Option(None, "--source"),
+    agent: str | None = typer.Option(None, "--agent", envvar="JGM_AGENT"),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+):
     """Edit an open candidate in the store."""
     text = _read_body(body, body_file, as_json) if (body is not None or body_file is not None) else None
     svc = service(repo, as_json)
@@ -114,8 +127,11 @@ def revise(record_id: str = typer.Argument(..., help="A candidate id (file-backe
         out.print(f"revised {c['id']} ({c['kind']}, {c['state']})", markup=False)
 
 
-def forget(record_id: str = typer.Argument(..., help="A candidate id (file-backed records are removed in Git)."),
-           repo: Optional[Path] = RepoOpt, as_json: bool = JsonOpt):
+def forget(
+    record_id: str = typer.Argument(..., help="A candidate id (file-backed records are removed in Git)."),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+):
     """Delete a candidate from the store (its row, chunks and vectors)."""
     svc = service(repo, as_json)
     try:

@@ -20,11 +20,13 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
-          port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
-          repo: list[Path] = typer.Option([], "--repo", help="Repository to serve (repeatable; default: the current one)."),
-          max_body: int = typer.Option(256 * 1024, "--max-body", min=1024, help="Largest request body in bytes."),
-          log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level.")):
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
+    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
+    repo: list[Path] = typer.Option([], "--repo", help="Repository to serve (repeatable; default: the current one)."),
+    max_body: int = typer.Option(256 * 1024, "--max-body", min=1024, help="Largest request body in bytes."),
+    log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
+):
     """Serve recall, records, receipts and seeding over HTTP. Prints one JSON line (url, token file, store) once
     it accepts connections."""
     import uvicorn
@@ -37,8 +39,11 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bin
     with reported(False):
         state = build_state(repo or [Path(".")])
     if not _loopback(host):
-        err.print(f"[yellow]warning:[/] binding {host}: the API is reachable from other machines; "
-                  "anyone with a token can read the granted workspaces", markup=True)
+        err.print(
+            f"[yellow]warning:[/] binding {host}: the API is reachable from other machines; "
+            "anyone with a token can read the granted workspaces",
+            markup=True,
+        )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -49,9 +54,14 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to bin
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
     app = create_app(state=state, max_body=max_body)
-    info = {"url": f"http://{shown}:{bound}", "workspaces": sorted(state.handles),
-            "token_file": str(store_root() / "api-token"), "docs": f"http://{shown}:{bound}/docs",
-            "ui": f"http://{shown}:{bound}/ui/", "store": str(store_root())}
+    info = {
+        "url": f"http://{shown}:{bound}",
+        "workspaces": sorted(state.handles),
+        "token_file": str(store_root() / "api-token"),
+        "docs": f"http://{shown}:{bound}/docs",
+        "ui": f"http://{shown}:{bound}/ui/",
+        "store": str(store_root()),
+    }
     config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=5, server_header=False)
     ReadyServer(config, info).run(sockets=[sock])  # prints `info` once it accepts connections
 

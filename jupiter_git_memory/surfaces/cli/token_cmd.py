@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from typing import List
 
 import typer
 
@@ -34,8 +33,10 @@ def list_(as_json: bool = JsonOpt):
     from ..api.tokens import TokenError
 
     try:
-        rows = [{"name": n, "workspaces": t.get("workspaces", []), "created_at": t.get("created_at")}
-                for n, t in sorted(_store().tokens().items())]
+        rows = [
+            {"name": n, "workspaces": t.get("workspaces", []), "created_at": t.get("created_at")}
+            for n, t in sorted(_store().tokens().items())
+        ]
     except TokenError as e:
         fail(str(e), 2, as_json, "token/unreadable")
     if as_json:
@@ -54,8 +55,11 @@ def _done(as_json: bool, text: str, **data) -> None:
 
 
 @app.command()
-def create(name: str, workspace: List[str] = typer.Option([], "--workspace", "-w", help="Grant this workspace id (repeatable)."),
-           as_json: bool = JsonOpt):
+def create(
+    name: str,
+    workspace: list[str] = typer.Option([], "--workspace", "-w", help="Grant this workspace id (repeatable)."),
+    as_json: bool = JsonOpt,
+):
     """Create a token and print its secret once."""
     from ..api.tokens import TokenError
 
@@ -80,7 +84,7 @@ def rotate(name: str, as_json: bool = JsonOpt):
 
 
 @app.command()
-def grant(name: str, workspace: List[str] = typer.Argument(..., help="Workspace ids."), as_json: bool = JsonOpt):
+def grant(name: str, workspace: list[str] = typer.Argument(..., help="Workspace ids."), as_json: bool = JsonOpt):
     """Let a token read more workspaces."""
     from ..api.tokens import TokenError
 
@@ -93,8 +97,11 @@ def grant(name: str, workspace: List[str] = typer.Argument(..., help="Workspace 
 
 
 @app.command()
-def revoke(name: str, workspace: List[str] = typer.Argument(None, help="Workspace ids (none: delete the token)."),
-           as_json: bool = JsonOpt):
+def revoke(
+    name: str,
+    workspace: list[str] = typer.Argument(None, help="Workspace ids (none: delete the token)."),
+    as_json: bool = JsonOpt,
+):
     """Withdraw grants, or delete the token when no workspace is given."""
     from ..api.tokens import TokenError
 
@@ -102,8 +109,13 @@ def revoke(name: str, workspace: List[str] = typer.Argument(None, help="Workspac
         _store().revoke(name, list(workspace) if workspace else None)
     except TokenError as e:
         fail(str(e), 2, as_json, "token/error")
-    _done(as_json, f"{name}: {'revoked ' + ', '.join(workspace) if workspace else 'deleted'}", name=name,
-          revoked=list(workspace or []), deleted=not workspace)
+    _done(
+        as_json,
+        f"{name}: {'revoked ' + ', '.join(workspace) if workspace else 'deleted'}",
+        name=name,
+        revoked=list(workspace or []),
+        deleted=not workspace,
+    )
 
 
 def register(root: typer.Typer) -> None:

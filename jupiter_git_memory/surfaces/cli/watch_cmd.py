@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
 from .common import reported
 
 
-def watch(repo: Optional[Path] = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
-          debounce: float = typer.Option(0.3, "--debounce", min=0.0, help="Seconds of quiet before reindexing."),
-          as_json: bool = typer.Option(False, "--json", help="Print one JSON object per line (ready, seed, stopped).")):
+def watch(
+    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    debounce: float = typer.Option(0.3, "--debounce", min=0.0, help="Seconds of quiet before reindexing."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per line (ready, seed, stopped)."),
+):
     """Watch the knowledge roots and reindex after changes settle; stops cleanly on Ctrl-C or SIGTERM."""
     from ..watch import run_cli
 

@@ -28,11 +28,17 @@ def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")
             out.print(f"{w['id']}  [red]{w['error']}[/]", markup=True)
             continue
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(w["last_seed_at"])) if w["last_seed_at"] else "never"
-        flags = " ".join(f for f, on in (("global", w["global"]), ("dirty", w["dirty"]),
-                                          ("root-missing", not w["root_exists"])) if on)
-        out.print(f"{w['id']:<28} {w['records']:>6} records {w['views']:>4} views  "
-                  f"{(w['last_seeded_commit'] or '-')[:12]:<12} "
-                  f"seeded {when}  {w['root'] or '?'}  {flags}".rstrip(), markup=False)
+        flags = " ".join(
+            f
+            for f, on in (("global", w["global"]), ("dirty", w["dirty"]), ("root-missing", not w["root_exists"]))
+            if on
+        )
+        out.print(
+            f"{w['id']:<28} {w['records']:>6} records {w['views']:>4} views  "
+            f"{(w['last_seeded_commit'] or '-')[:12]:<12} "
+            f"seeded {when}  {w['root'] or '?'}  {flags}".rstrip(),
+            markup=False,
+        )
 
 
 def register(app: typer.Typer) -> None:

@@ -20,8 +20,8 @@ from typing import Annotated, Any
 from urllib.parse import quote, urlsplit
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
@@ -34,13 +34,24 @@ from . import render
 from .session import COOKIE, PRE_COOKIE, Session, Sessions, cookie_args
 
 HERE = Path(__file__).parent
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
-SECURITY_HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff",
-                    "referrer-policy": "same-origin", "x-frame-options": "DENY", "cache-control": "no-store"}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = {
+    "content-security-policy": CSP,
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "x-frame-options": "DENY",
+    "cache-control": "no-store",
+}
 
-env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True),
-                  trim_blocks=True, lstrip_blocks=True)
+env = Environment(
+    loader=FileSystemLoader(HERE / "templates"),
+    autoescape=select_autoescape(default=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 env.globals.update(markdown=render.markdown, age=render.age, when=render.when, short=render.short)
 env.filters["pretty"] = lambda d: json.dumps(d, indent=2, sort_keys=True, default=str)
 
@@ -63,8 +74,9 @@ def base(request: Request) -> str:
 def page(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     session: Session | None = getattr(request.state, "session", None)
     ctx.setdefault("ws", None)
-    html = env.get_template(template).render(request=request, base=base(request), session=session,
-                                             csrf=session.csrf if session else "", **ctx)
+    html = env.get_template(template).render(
+        request=request, base=base(request), session=session, csrf=session.csrf if session else "", **ctx
+    )
     return HTMLResponse(html, status_code=status)
 
 
@@ -87,8 +99,12 @@ def require_session(request: Request) -> Session:
 def require_workspace(ws: str, request: Request, session: Annotated[Session, Depends(require_session)]):
     """The workspace's handle, if this session's token is granted it; 403 first, so ids never leak."""
     if not re.match(WS_PATTERN, ws) or not session.may_read(state_of(request).grant_id(ws)):
-        raise Refused(403, "workspace/forbidden", f"this session's token ({session.token_name}) is not granted "
-                      f"workspace {ws!r}; `jgm token grant {session.token_name} WS` grants it")
+        raise Refused(
+            403,
+            "workspace/forbidden",
+            f"this session's token ({session.token_name}) is not granted "
+            f"workspace {ws!r}; `jgm token grant {session.token_name} WS` grants it",
+        )
     handle = state_of(request).handle(ws)
     if handle is None:
         raise Refused(404, "workspace/not-found", f"workspace {ws!r} is not served by this server")
@@ -112,8 +128,11 @@ async def checked_form(request: Request, session: Annotated[Session, Depends(req
     if not _same_origin(request):
         raise Refused(403, "csrf/cross-site", "cross-site request refused; nothing was changed")
     if not session.csrf_ok(form.get("csrf")):
-        raise Refused(403, "csrf/missing-token", "the form's CSRF token is missing or wrong (reload the page and "
-                      "try again); nothing was changed")
+        raise Refused(
+            403,
+            "csrf/missing-token",
+            "the form's CSRF token is missing or wrong (reload the page and try again); nothing was changed",
+        )
     return form
 
 
@@ -132,8 +151,9 @@ def create_web_app(state: ApiState) -> FastAPI:
     async def headers(request: Request, call_next):
         started, cpu = time.perf_counter(), time.process_time()
         response = await call_next(request)
-        response.headers["server-timing"] = (f"app;dur={(time.perf_counter() - started) * 1000:.1f}, "
-                                             f"cpu;dur={(time.process_time() - cpu) * 1000:.1f}")
+        response.headers["server-timing"] = (
+            f"app;dur={(time.perf_counter() - started) * 1000:.1f}, cpu;dur={(time.process_time() - cpu) * 1000:.1f}"
+        )
         for k, v in SECURITY_HEADERS.items():
             response.headers.setdefault(k, v)
         return response
@@ -141,8 +161,13 @@ def create_web_app(state: ApiState) -> FastAPI:
     @web.exception_handler(NeedLogin)
     async def _login(request: Request, exc: NeedLogin):
         if request.method != "GET":
-            return page(request, "error.html", 403, code="auth/no-session",
-                        message="no session (or it expired): log in again; nothing was changed")
+            return page(
+                request,
+                "error.html",
+                403,
+                code="auth/no-session",
+                message="no session (or it expired): log in again; nothing was changed",
+            )
         nxt = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"{base(request)}/login?next={quote(nxt)}", status_code=303)
 
@@ -164,8 +189,13 @@ def create_web_app(state: ApiState) -> FastAPI:
     @web.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
         log(f"ui: {request.method} {request.url.path} failed: {exc.__class__.__name__}: {exc}")
-        return page(request, "error.html", 500, code="internal/error",
-                    message=f"internal error ({exc.__class__.__name__}); details are in the store log")
+        return page(
+            request,
+            "error.html",
+            500,
+            code="internal/error",
+            message=f"internal error ({exc.__class__.__name__}); details are in the store log",
+        )
 
     @web.get("/login", response_class=HTMLResponse)
     def login_page(request: Request, next: str = ""):
@@ -184,8 +214,14 @@ def create_web_app(state: ApiState) -> FastAPI:
         nxt = _safe_next(request, str(form.get("next", "")))
         if s is None:
             new_pre = secrets.token_urlsafe(24)
-            resp = page(request, "login.html", 401, next=nxt, pre=new_pre,
-                        error="unknown token: use the one in $JGM_HOME/api-token or one from `jgm token create`")
+            resp = page(
+                request,
+                "login.html",
+                401,
+                next=nxt,
+                pre=new_pre,
+                error="unknown token: use the one in $JGM_HOME/api-token or one from `jgm token create`",
+            )
             resp.set_cookie(PRE_COOKIE, new_pre, max_age=3600, **cookie_args(base(request) + "/login"))
             return resp
         resp = RedirectResponse(nxt, status_code=303)

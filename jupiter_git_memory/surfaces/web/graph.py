@@ -8,7 +8,8 @@ follows it. Relation kinds are read from the answer, so a new relation appears w
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -18,8 +19,9 @@ WIDTH = COL_X[2] + NODE_W + 10
 
 def relation_lists(rel: dict[str, Any]) -> dict[str, list[dict]]:
     """Every key of the answer holding a list of linked records ({id, ...}), by relation name."""
-    return {k: v for k, v in rel.items()
-            if isinstance(v, list) and v and all(isinstance(e, dict) and "id" in e for e in v)}
+    return {
+        k: v for k, v in rel.items() if isinstance(v, list) and v and all(isinstance(e, dict) and "id" in e for e in v)
+    }
 
 
 def _label(text: str, n: int) -> str:
@@ -30,10 +32,12 @@ def _node(x: int, y: int, e: dict, href: str | None, center: bool = False) -> st
     status = e.get("status") or ("missing" if e.get("missing") else "")
     cls = f"gnode s-{escape(status)}" + (" center" if center else "") + (" missing" if e.get("missing") else "")
     title = e.get("title") or ("not in this workspace" if e.get("missing") else "")
-    inner = (f'<rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6" class="{cls}"/>'
-             f'<text x="{x + 8}" y="{y + 17}" class="gid">{escape(_label(e["id"], 26))}</text>'
-             f'<text x="{x + 8}" y="{y + 34}" class="gsub">{escape(_label(f"{status} · {title}", 29))}</text>'
-             f'<title>{escape(e["id"])}: {escape(title)} ({escape(status)})</title>')
+    inner = (
+        f'<rect x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6" class="{cls}"/>'
+        f'<text x="{x + 8}" y="{y + 17}" class="gid">{escape(_label(e["id"], 26))}</text>'
+        f'<text x="{x + 8}" y="{y + 34}" class="gsub">{escape(_label(f"{status} · {title}", 29))}</text>'
+        f"<title>{escape(e['id'])}: {escape(title)} ({escape(status)})</title>"
+    )
     if href and not e.get("missing"):
         return f'<a href="{escape(href)}" class="glink">{inner}</a>'
     return f"<g>{inner}</g>"
@@ -49,10 +53,12 @@ def svg(rel: dict[str, Any], href: Callable[[str], str]) -> Markup:
     rows = max(len(left), len(right), 1)
     height = rows * (NODE_H + GAP) + GAP
     cy = (height - NODE_H) // 2
-    parts = [f'<svg class="graph" role="img" aria-label="relations of {escape(rel.get("id", ""))}" '
-             f'viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
-             '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
-             'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="garrow"/></marker></defs>']
+    parts = [
+        f'<svg class="graph" role="img" aria-label="relations of {escape(rel.get("id", ""))}" '
+        f'viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" xmlns="http://www.w3.org/2000/svg">',
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="garrow"/></marker></defs>',
+    ]
     center = {"id": rel.get("id", ""), "title": rel.get("title"), "status": rel.get("status")}
     for side, items in (("left", left), ("right", right)):
         top = (height - len(items) * (NODE_H + GAP) + GAP) // 2
@@ -63,10 +69,13 @@ def svg(rel: dict[str, Any], href: Callable[[str], str]) -> Markup:
             x1, x2 = (COL_X[1], x + NODE_W) if side == "left" else (x, COL_X[1] + NODE_W)
             y1, y2 = (cy + NODE_H // 2, y + NODE_H // 2) if side == "left" else (y + NODE_H // 2, cy + NODE_H // 2)
             dash = "" if e.get("retires", True) else ' stroke-dasharray="5 4"'
-            parts.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" class="gedge" marker-end="url(#arrow)"{dash}/>')
+            parts.append(
+                f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" class="gedge" marker-end="url(#arrow)"{dash}/>'
+            )
             mx, my = (x1 + x2) // 2, (y1 + y2) // 2 - 4
-            parts.append(f'<text x="{mx}" y="{my}" class="glabel" text-anchor="middle">'
-                         f'{escape(kind.replace("_", " "))}</text>')
+            parts.append(
+                f'<text x="{mx}" y="{my}" class="glabel" text-anchor="middle">{escape(kind.replace("_", " "))}</text>'
+            )
             parts.append(_node(x, y, e, href(e["id"])))
     parts.append(_node(COL_X[1], cy, center, None, center=True))
     parts.append("</svg>")

@@ -13,8 +13,8 @@ import copy
 from typing import Any
 
 from ...base.store import workspace_lock
-from ...records.model import ALL_EFFECTIVE
 from ...recall.ranking import rank
+from ...records.model import ALL_EFFECTIVE
 
 MAX_CUTS = 15
 
@@ -51,8 +51,11 @@ def floor_info(recaller) -> dict[str, Any]:
     if isinstance(f, dict):
         return dict(f)
     if isinstance(f, (tuple, list)):
-        out: dict[str, Any] = {"floor": f[0], "source": f[1] if len(f) > 1 else None,
-                               "warnings": f[2] if len(f) > 2 else []}
+        out: dict[str, Any] = {
+            "floor": f[0],
+            "source": f[1] if len(f) > 1 else None,
+            "warnings": f[2] if len(f) > 2 else [],
+        }
         for extra in f[3:]:
             if isinstance(extra, dict):
                 out.update(extra)
@@ -74,8 +77,9 @@ def _reason(h, statuses, kinds, floor, mode, margin) -> str | None:
     return None
 
 
-def cuts(recaller, query: str, k: int, kinds: list[str] | None, statuses: list[str], mode: str,
-         returned: list[str]) -> list[dict[str, Any]]:
+def cuts(
+    recaller, query: str, k: int, kinds: list[str] | None, statuses: list[str], mode: str, returned: list[str]
+) -> list[dict[str, Any]]:
     """Records near the question that recall did not return, nearest first, each with the rule that cut it."""
     s = recaller.settings
     floor = float(floor_info(recaller)["floor"])
@@ -85,16 +89,30 @@ def cuts(recaller, query: str, k: int, kinds: list[str] | None, statuses: list[s
         rows = index.catalog.records_by_ids([h.record_id for h in hits if h.record_id not in returned])
     margin = s.corroborate_margin
     allowed = [copy.copy(h) for h in hits if h.status in statuses and (not kinds or h.kind in kinds)]
-    order = {h.record_id: i + 1 for i, h in enumerate(rank(allowed, floor, recaller.weights, len(allowed) or 1, mode,
-                                                          s.lexical_weight, margin))}
+    order = {
+        h.record_id: i + 1
+        for i, h in enumerate(rank(allowed, floor, recaller.weights, len(allowed) or 1, mode, s.lexical_weight, margin))
+    }
     out = []
     for h in sorted(hits, key=lambda h: (-h.cos, h.record_id)):
         if h.record_id in returned or h.record_id not in rows:
             continue
         why = _reason(h, statuses, kinds, floor, mode, margin)
         if why is None:
-            why = f"ranked {order[h.record_id]} of {len(order)}, below k = {k}" if h.record_id in order else "not ranked"
+            why = (
+                f"ranked {order[h.record_id]} of {len(order)}, below k = {k}" if h.record_id in order else "not ranked"
+            )
         row = rows[h.record_id]
-        out.append({"id": h.record_id, "title": row.title, "kind": h.kind, "status": h.status, "origin": row.origin,
-                    "cos": round(h.cos, 4), "lexical": round(h.lexical, 3), "why": why})
+        out.append(
+            {
+                "id": h.record_id,
+                "title": row.title,
+                "kind": h.kind,
+                "status": h.status,
+                "origin": row.origin,
+                "cos": round(h.cos, 4),
+                "lexical": round(h.lexical, 3),
+                "why": why,
+            }
+        )
     return out[:MAX_CUTS]

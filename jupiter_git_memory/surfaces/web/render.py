@@ -58,19 +58,22 @@ def status_why(rec: dict[str, Any], rel: dict[str, Any] | None) -> str:
             return f"a rejected candidate: {rec.get('reason') or 'no reason given'}"
         if state == "promoted":
             return f"a candidate promoted to {rec.get('promoted_to')}: the file record is what recall returns"
-        return (f"a candidate ({state}) recorded by an agent: outside default recall until a reviewer merges "
-                "its proposal")
+        return (
+            f"a candidate ({state}) recorded by an agent: outside default recall until a reviewer merges its proposal"
+        )
     if eff == "superseded" and retiring:
-        return "superseded by " + ", ".join(f"{e['id']} ({e.get('declared_status') or e.get('status')})"
-                                            for e in retiring)
+        return "superseded by " + ", ".join(
+            f"{e['id']} ({e.get('declared_status') or e.get('status')})" for e in retiring
+        )
     if eff == "superseded":
         return f"declared {declared} in its file"
     if eff == "invalidated":
         return "declared false: kept for explicit queries, never recalled by default"
     text = f"declared {declared}" if declared == eff else f"declared {declared}, resolved to {eff}"
     if pending:
-        text += "; " + ", ".join(f"{e['id']} ({e.get('status')})" for e in pending) + \
-                " would supersede it once in force"
+        text += (
+            "; " + ", ".join(f"{e['id']} ({e.get('status')})" for e in pending) + " would supersede it once in force"
+        )
     elif eff in IN_FORCE_WORD:
         text += "; nothing in force supersedes it"
     return text

@@ -52,8 +52,13 @@ class Sessions:
         info = self.tokens.authenticate((secret or "").strip())
         if info is None:
             return None
-        s = Session(secrets.token_urlsafe(32), info.name, digest(secret.strip()), secrets.token_urlsafe(32),
-                    grants=info.workspaces)
+        s = Session(
+            secrets.token_urlsafe(32),
+            info.name,
+            digest(secret.strip()),
+            secrets.token_urlsafe(32),
+            grants=info.workspaces,
+        )
         with self._lock:
             self._expire()
             self._by_id[s.sid] = s

@@ -33,8 +33,13 @@ _lock = threading.Lock()
 def _run_doctor(entry: dict, root: str, home: str | None) -> None:
     env = dict(os.environ, **({"JGM_HOME": home} if home else {}))
     try:
-        proc = subprocess.run([sys.executable, "-m", "jupiter_git_memory", "doctor", "--repo", root, "--json"],
-                              capture_output=True, text=True, timeout=DOCTOR_TIMEOUT, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-m", "jupiter_git_memory", "doctor", "--repo", root, "--json"],
+            capture_output=True,
+            text=True,
+            timeout=DOCTOR_TIMEOUT,
+            env=env,
+        )
         data = json.loads(proc.stdout or "{}")
         entry.update(status="done", result=data, error=None if data else (proc.stderr.strip()[-500:] or "no output"))
     except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
@@ -49,12 +54,21 @@ def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -
     with _lock:
         entry = cache.get(handle.id)
         if entry is None or (entry["generation"] != generation and entry["status"] != "running"):
-            entry = {"generation": generation, "status": "running", "started": time.time(), "result": None,
-                     "previous": (entry or {}).get("result")}
+            entry = {
+                "generation": generation,
+                "status": "running",
+                "started": time.time(),
+                "result": None,
+                "previous": (entry or {}).get("result"),
+            }
             cache[handle.id] = entry
             home = str(state.store_root) if state.store_root else None
-            threading.Thread(target=_run_doctor, args=(entry, str(handle.workspace.root), home), daemon=True,
-                             name=f"jgm-ui-doctor-{handle.id}").start()
+            threading.Thread(
+                target=_run_doctor,
+                args=(entry, str(handle.workspace.root), home),
+                daemon=True,
+                name=f"jgm-ui-doctor-{handle.id}",
+            ).start()
         return dict(entry)
 
 
@@ -76,6 +90,18 @@ def health(request: Request, handle: Handle):
     for kind, eff, n in counts:
         by_kind.setdefault(kind, {})[eff] = n
     statuses = sorted({eff for _, eff, _ in counts})
-    return page(request, "health.html", ws=handle.id, handle=handle, meta=meta, by_kind=by_kind, statuses=statuses,
-                states=[(s or "?", n) for s, n in states], receipts=receipts, floor=floor, model=model,
-                doctor=doctor_summary(request, handle, generation), generation=generation)
+    return page(
+        request,
+        "health.html",
+        ws=handle.id,
+        handle=handle,
+        meta=meta,
+        by_kind=by_kind,
+        statuses=statuses,
+        states=[(s or "?", n) for s, n in states],
+        receipts=receipts,
+        floor=floor,
+        model=model,
+        doctor=doctor_summary(request, handle, generation),
+        generation=generation,
+    )

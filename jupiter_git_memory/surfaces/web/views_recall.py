@@ -24,8 +24,9 @@ MAX_K = 50
 
 def _form_page(request, handle, status: int = 200, **ctx):
     ctx.setdefault("ask", {"q": "", "mode": "hybrid", "statuses": list(DEFAULT_STATUSES), "kinds": [], "k": 5})
-    return page(request, "recall.html", status, ws=handle.id, modes=MODES, all_statuses=ALL_EFFECTIVE,
-                kinds=KINDS, **ctx)
+    return page(
+        request, "recall.html", status, ws=handle.id, modes=MODES, all_statuses=ALL_EFFECTIVE, kinds=KINDS, **ctx
+    )
 
 
 @router.get("/recall", response_class=HTMLResponse)

@@ -24,15 +24,30 @@ SHOWN_RECEIPTS = 10
 
 
 @router.get("/records", response_class=HTMLResponse)
-def records(request: Request, handle: Handle, kind: str = "", status: str = "", tag: str = "",
-            q: Annotated[str, Query(max_length=200)] = "", offset: Annotated[int, Query(ge=0)] = 0):
+def records(
+    request: Request,
+    handle: Handle,
+    kind: str = "",
+    status: str = "",
+    tag: str = "",
+    q: Annotated[str, Query(max_length=200)] = "",
+    offset: Annotated[int, Query(ge=0)] = 0,
+):
     if kind and kind not in KINDS or status and status not in ALL_EFFECTIVE:
         raise Refused(400, "request/bad-filter", f"unknown kind {kind!r} or status {status!r}")
     with handle.catalog() as cat:
         listing = ops.list_records(cat, kind or None, status or None, tag.strip() or None, None, PAGE, offset, q)
     filters = {"kind": kind, "status": status, "tag": tag, "q": q}
-    return page(request, "records.html", ws=handle.id, listing=listing, filters=filters, kinds=KINDS,
-                statuses=ALL_EFFECTIVE, page_size=PAGE)
+    return page(
+        request,
+        "records.html",
+        ws=handle.id,
+        listing=listing,
+        filters=filters,
+        kinds=KINDS,
+        statuses=ALL_EFFECTIVE,
+        page_size=PAGE,
+    )
 
 
 def receipts_returning(cat, rid: str) -> list[dict]:
@@ -40,9 +55,16 @@ def receipts_returning(cat, rid: str) -> list[dict]:
     out = []
     for d in cat.receipts_returning(rid, RECEIPT_WINDOW, SHOWN_RECEIPTS):
         ids = d.get("ids") or []
-        out.append({"id": d.get("id"), "query": d.get("query") or (d.get("request") or {}).get("goal") or "",
-                    "rank": ids.index(rid) + 1 if rid in ids else None, "of": len(ids), "mode": d.get("mode"),
-                    "timestamp": d.get("timestamp")})
+        out.append(
+            {
+                "id": d.get("id"),
+                "query": d.get("query") or (d.get("request") or {}).get("goal") or "",
+                "rank": ids.index(rid) + 1 if rid in ids else None,
+                "of": len(ids),
+                "mode": d.get("mode"),
+                "timestamp": d.get("timestamp"),
+            }
+        )
     return out
 
 
@@ -50,8 +72,12 @@ def receipts_returning(cat, rid: str) -> list[dict]:
 def commit_info(root: str, sha: str) -> dict | None:
     """Author, date and subject of the record's last commit (the seed stores its sha per file)."""
     try:
-        out = subprocess.run(["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"],
-                             capture_output=True, text=True, timeout=10).stdout.strip()
+        out = subprocess.run(
+            ["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.TimeoutExpired):
         return None
     if not out:
@@ -69,6 +95,17 @@ def record(request: Request, handle: Handle, rid: str):
     commit = commit_info(str(handle.workspace.root), rec["commit"]) if rec.get("commit") else None
     href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
-    return page(request, "record.html", ws=handle.id, r=rec, rel=rel, why=render.status_why(rec, rel),
-                graph=graph.svg(rel, href), lists=graph.relation_lists(rel), receipts=receipts, commit=commit,
-                extra=extra, root=Path(handle.workspace.root))
+    return page(
+        request,
+        "record.html",
+        ws=handle.id,
+        r=rec,
+        rel=rel,
+        why=render.status_why(rec, rel),
+        graph=graph.svg(rel, href),
+        lists=graph.relation_lists(rel),
+        receipts=receipts,
+        commit=commit,
+        extra=extra,
+        root=Path(handle.workspace.root),
+    )
