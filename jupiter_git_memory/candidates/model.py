@@ -12,15 +12,15 @@ import hashlib
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ..lifecycle.promote import (
-    CANDIDATE_ID_PREFIX,
-    EFFECTIVE_BY_STATE,
-    OPEN,
-    PROPOSED,  # noqa: F401
-)
+# The review states live with promotion in lifecycle/; candidates re-export them for their callers.
+from ..lifecycle.promote import CANDIDATE_ID_PREFIX, EFFECTIVE_BY_STATE, OPEN
+from ..lifecycle.promote import PROMOTED as PROMOTED
+from ..lifecycle.promote import PROPOSED as PROPOSED
+from ..lifecycle.promote import REJECTED as REJECTED
+from ..lifecycle.promote import STATES as STATES
 from ..records.row import RecordRow
 
 REQUESTABLE_KINDS = ("decision", "adr", "fact", "finding", "history")
@@ -156,19 +156,8 @@ def with_data(row: RecordRow, **changes: Any) -> RecordRow:
     data = dict(row.data, **changes, updated_at=time.time())
     effective = EFFECTIVE_BY_STATE.get(data.get("state", OPEN), row.effective_status)
     title = data.get("title", row.title)
-    return RecordRow(
-        row.id,
-        row.path,
-        row.kind,
-        row.declared_status,
-        effective,
-        title,
-        content_hash(title, data.get("body", "")),
-        row.commit_sha,
-        row.dirty,
-        row.origin,
-        data,
-        row.error,
+    return replace(
+        row, effective_status=effective, title=title, content_hash=content_hash(title, data.get("body", "")), data=data
     )
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from typing import Any
 
 from ..records.row import RecordRow
@@ -43,19 +44,8 @@ def claims(desired: dict[str, RecordRow]) -> dict[str, RecordRow]:
 def _own(row: RecordRow, effective: str, data: dict[str, Any]) -> RecordRow:
     """The view's own row: a version keyed by what it says, so views promoting differently never share one."""
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
-    return RecordRow(
-        row.id,
-        row.path,
-        row.kind,
-        row.declared_status,
-        effective,
-        row.title,
-        f"{row.content_hash}~{digest}",
-        row.commit_sha,
-        row.dirty,
-        PROMOTION,
-        data,
-        row.error,
+    return replace(
+        row, effective_status=effective, content_hash=f"{row.content_hash}~{digest}", origin=PROMOTION, data=data
     )
 
 
