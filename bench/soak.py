@@ -176,7 +176,7 @@ def main() -> None:
     mcp_proc = subprocess.Popen(
         [JGM, "mcp", "--http", "--port", "0", "--repo", str(repo)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=(args.work / "mcp.stderr").open("w"),  # the MCP SDK logs a failing tool's traceback here
         text=True,
         env=env,
     )
