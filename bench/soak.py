@@ -202,6 +202,23 @@ def main() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: halt.set())
     done = 0
+
+    def current() -> dict:
+        """The report over what has run so far (written at every sample, printed at the end)."""
+        return report(
+            args,
+            samples,
+            stale,
+            errors,
+            pickups,
+            config_misses,
+            streams,
+            watcher,
+            seed_s,
+            api.non_json_5xx + api_bg.non_json_5xx,
+            done,
+        )
+
     try:
         for i in range(args.writes):
             if halt.is_set() or (args.max_minutes and time.time() - t0 > args.max_minutes * 60):
@@ -269,19 +286,7 @@ def main() -> None:
                 samples.append(row)
                 print(json.dumps(row), file=sys.stderr, flush=True)
                 if args.out:  # a partial report on disk at every sample
-                    partial = report(
-                        args,
-                        samples,
-                        stale,
-                        errors,
-                        pickups,
-                        config_misses,
-                        streams,
-                        watcher,
-                        seed_s,
-                        api.non_json_5xx + api_bg.non_json_5xx,
-                        done,
-                    )
+                    partial = current()
                     args.out.parent.mkdir(parents=True, exist_ok=True)
                     args.out.write_text(json.dumps(dict(partial, partial=True), indent=2) + "\n")
     finally:
@@ -295,19 +300,7 @@ def main() -> None:
         mcp_proc.terminate()
         mcp_proc.wait(timeout=60)
         serve.stop()
-    result = report(
-        args,
-        samples,
-        stale,
-        errors,
-        pickups,
-        config_misses,
-        streams,
-        watcher,
-        seed_s,
-        api.non_json_5xx + api_bg.non_json_5xx,
-        done,
-    )
+    result = current()
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:
