@@ -45,7 +45,7 @@ class Snapshot:
 def snapshot(repo: Path) -> Snapshot:
     """Read the index from this process under the shared lock, through a fresh Chroma client."""
     ws = find_workspace(repo)
-    embedder = load_embedder(load_settings(ws.root).model)
+    embedder = load_embedder(load_settings(ws.repo_root).model)
     reset_clients()
     with workspace_lock(workspace_dir(ws.id), exclusive=False):
         index = open_index(ws, vector_identity(embedder.spec))
@@ -85,7 +85,7 @@ def small_hnsw_buffers(repo: Path) -> None:
     from jupiter_git_memory.index.vectors import _client
 
     ws = find_workspace(repo)
-    identity = vector_identity(load_embedder(load_settings(ws.root).model).spec)
+    identity = vector_identity(load_embedder(load_settings(ws.repo_root).model).spec)
     _client(location_for(workspace_dir(ws.id), None)).get_or_create_collection(
         collection_name(ws.id),
         embedding_function=None,

@@ -91,7 +91,7 @@ def census(repo) -> list[str]:
 def reseed_and_check(seeder: Seeder, expected: set[str], statuses: dict[str, str] | None = None) -> None:
     rep = seeder.seed(lock_timeout=60)  # a lock left by the killed process would time out here
     assert rep.errors == []
-    snap = assert_consistent(seeder.workspace.root, expected)
+    snap = assert_consistent(seeder.workspace.repo_root, expected)
     for rid, st in (statuses or {}).items():
         assert snap["records"][rid].effective_status == st  # the status lives in the view; vectors carry the record id
 

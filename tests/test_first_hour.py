@@ -126,6 +126,9 @@ def test_not_seeded_and_empty_are_not_no_match_on_cli(repo, make_repo, jgm_home,
     assert t.exit_code == 5 and json.loads(t.stdout)["status"] == "not-seeded"
     c = cli("context", "--goal", "deploy", "--json", cwd=repo.path)
     assert c.exit_code == 5 and json.loads(c.stdout)["status"] == "not-seeded"
+    assert cli("doctor", cwd=repo.path).exit_code != 0 and cli("relations", "dec-x", cwd=repo.path).exit_code != 0
+    # readers leave the store as they found it: no workspace folder, lock file or Chroma database (issue 14)
+    assert not (jgm_home / "workspaces").exists(), sorted(str(p) for p in jgm_home.rglob("*"))
     empty = make_repo("empty")
     empty.write("knowledge/.keep", "")
     empty.commit()
@@ -144,7 +147,7 @@ def test_not_seeded_on_the_api(repo):
     app = create_app([repo.path], warm=False)
     wsid = find_workspace(repo.path).id
     with TestClient(app) as c:
-        token = app.state.jgm.tokens.root.joinpath("api-token").read_text().strip()
+        token = app.state.jgm.tokens.store_root.joinpath("api-token").read_text().strip()
         h = {"Authorization": f"Bearer {token}"}
         for route, body in (
             ("recall", {"query": "deploy on friday?"}),

@@ -20,27 +20,27 @@ IDENT = SPEC.identity()
 WS = "ws-1"
 
 
-def fl(ident, spec, override=None, root=None):
-    info = floor_for(WS, ident, spec, override, root)
+def fl(ident, spec, override=None, store=None):
+    info = floor_for(WS, ident, spec, override, store)
     return info.value, info.source, info.warnings
 
 
 def test_a_configured_floor_wins_over_everything(tmp_path):
-    save_floor(WS, IDENT, 0.31, {}, root=tmp_path)
-    assert fl(IDENT, SPEC, override=0.2, root=tmp_path) == (0.2, "config", [])
-    assert fl(IDENT, SPEC, root=tmp_path)[:2] == (0.31, "calibrated")
-    assert fl(IDENT, SPEC, override=0.0, root=tmp_path)[:2] == (0.0, "config")  # 0 is a value, not "unset"
+    save_floor(WS, IDENT, 0.31, {}, store=tmp_path)
+    assert fl(IDENT, SPEC, override=0.2, store=tmp_path) == (0.2, "config", [])
+    assert fl(IDENT, SPEC, store=tmp_path)[:2] == (0.31, "calibrated")
+    assert fl(IDENT, SPEC, override=0.0, store=tmp_path)[:2] == (0.0, "config")  # 0 is a value, not "unset"
 
 
 def test_a_calibrated_floor_applies_only_to_its_own_identity(tmp_path):
-    entry = save_floor(WS, IDENT, 0.31, {"probes": 12}, root=tmp_path)
+    entry = save_floor(WS, IDENT, 0.31, {"probes": 12}, store=tmp_path)
     assert entry["floor"] == 0.31 and entry["identity"] == IDENT and entry["probes"] == 12 and entry["measured_at"] > 0
-    assert fl(IDENT, SPEC, root=tmp_path) == (0.31, "calibrated", [])
+    assert fl(IDENT, SPEC, store=tmp_path) == (0.31, "calibrated", [])
     other = dict(IDENT, revision="r2")
-    floor, source, (warn,) = fl(other, SPEC, root=tmp_path)
+    floor, source, (warn,) = fl(other, SPEC, store=tmp_path)
     assert (floor, source) == (0.42, "shipped-default")
     assert identity_hash(other) in warn and "toy-model" in warn and "0.42" in warn and "jgm calibrate" in warn
-    assert floor_for("ws-2", IDENT, SPEC, root=tmp_path).source == "shipped-default"  # nor another workspace
+    assert floor_for("ws-2", IDENT, SPEC, store=tmp_path).source == "shipped-default"  # nor another workspace
 
 
 def test_a_hash_collision_with_another_identity_is_not_trusted(tmp_path):
@@ -49,13 +49,13 @@ def test_a_hash_collision_with_another_identity_is_not_trusted(tmp_path):
     p.write_text(
         json.dumps({"version": 2, "floors": {key: {"floor": 0.1, "identity": {"model": "someone else"}}}}), "utf-8"
     )
-    assert fl(IDENT, SPEC, root=tmp_path)[:2] == (0.42, "shipped-default")
+    assert fl(IDENT, SPEC, store=tmp_path)[:2] == (0.42, "shipped-default")
 
 
 def test_floors_file_round_trips_and_keeps_other_identities(tmp_path):
     other = dict(IDENT, revision="r2")
-    save_floor(WS, IDENT, 0.31, {}, root=tmp_path)
-    save_floor(WS, other, 0.55, {}, root=tmp_path)
+    save_floor(WS, IDENT, 0.31, {}, store=tmp_path)
+    save_floor(WS, other, 0.55, {}, store=tmp_path)
     floors = list_floors(tmp_path)
     assert sorted((v["identity_hash"], v["floor"]) for v in floors) == sorted(
         [(identity_hash(IDENT), 0.31), (identity_hash(other), 0.55)]
@@ -67,7 +67,7 @@ def test_missing_or_corrupt_floors_file_means_no_calibration(tmp_path):
     assert list_floors(tmp_path) == []
     floors_path(tmp_path).write_text("{not json", "utf-8")
     assert list_floors(tmp_path) == [] and get_floor(WS, IDENT, tmp_path) is None
-    assert fl(IDENT, SPEC, root=tmp_path)[1] == "shipped-default"
+    assert fl(IDENT, SPEC, store=tmp_path)[1] == "shipped-default"
 
 
 def test_floors_live_in_the_store_by_default(jgm_home):
@@ -118,14 +118,14 @@ def test_a_calibrated_floor_reports_its_provenance_without_the_sketch(tmp_path):
         "max_cos": 0.3,
     }
     save_floor(WS, IDENT, 0.37, {**measured, "corpus": corpus}, tmp_path)
-    info = floor_for(WS, IDENT, SPEC, root=tmp_path)
+    info = floor_for(WS, IDENT, SPEC, store=tmp_path)
     assert (info.value, info.source, info.warnings) == (0.37, "calibrated", [])
     prov = info.provenance
     assert {k: prov[k] for k in measured} == measured
     assert prov["corpus"] == {"records": 9, "chunks": 2} and prov["measured_at"] > 0
-    config = floor_for(WS, IDENT, SPEC, override=0.5, root=tmp_path)
+    config = floor_for(WS, IDENT, SPEC, override=0.5, store=tmp_path)
     assert config.provenance["source"] == "config" and "`floor`" in config.provenance["note"] and config.warnings == []
-    default = floor_for("ws-9", IDENT, SPEC, root=tmp_path)
+    default = floor_for("ws-9", IDENT, SPEC, store=tmp_path)
     assert default.provenance == {"source": "shipped-default", "model": "toy-model"}
     assert "ws-9" in default.warnings[0] and "jgm seed" in default.warnings[0]
 

@@ -46,3 +46,57 @@ def test_mcp_refuses_what_the_api_refuses(repo):
     for key in ("errors", "files"):
         assert task[key]["maxItems"] == api[key]["maxItems"]
     assert tools["list_records"]["properties"]["offset"]["maximum"] == 10_000_000  # surfaces/limits.py
+
+
+def test_a_crashing_tool_leaves_its_traceback_in_the_store_log(repo, jgm_home, monkeypatch):
+    """The SDK answers a crash with `Error executing tool recall` only; without our handler the traceback
+    went to the MCP process's stderr, which clients discard (the 765-write soak lost its cause that way)."""
+    from jupiter_git_memory.base.store import log_path
+    from jupiter_git_memory.recall.service import Recaller
+
+    repo.record("dec-cache", title="Redis is our cache", body="We cache sessions in Redis because it is fast.")
+    repo.commit()
+    Seeder(repo.path).seed()
+
+    def crash(self, *a, **kw):
+        raise RuntimeError("chroma went away at /private/path")
+
+    monkeypatch.setattr(Recaller, "recall", crash)
+    _, (res,) = call(repo, ("recall", {"query": "which cache do we use"}))
+    assert res.is_error
+    text = res.content[0].text
+    assert "recall" in text and "/private/path" not in text  # nothing of the crash reaches the caller
+    logged = log_path().read_text()
+    assert "RuntimeError: chroma went away at /private/path" in logged and "Traceback" in logged
+    assert "Tool 'recall' raised" in logged
+
+
+def test_after_a_crash_the_next_call_reopens_instead_of_failing_forever(repo, jgm_home):
+    """A request that crashes (here: the catalog connection closed under the Recaller) drops the Recaller;
+    the next call answers from a fresh one. Before, every later call failed the same way."""
+    from jupiter_git_memory.base.store import log_path
+
+    repo.record("dec-cache", title="Redis is our cache", body="We cache sessions in Redis because it is fast.")
+    repo.commit()
+    Seeder(repo.path).seed()
+    handle = WorkspaceHandle.for_repo(repo.path)
+    ask = ("recall", {"query": "which cache do we use"})
+
+    async def main():
+        async with Client(build_server(handle)) as client:
+            first = await client.call_tool(*ask)
+            handle._recaller._index.catalog._db.close()  # the fault: a half-closed index
+            crashed = await client.call_tool(*ask)
+            again = [await client.call_tool(*ask) for _ in range(2)]
+            return first, crashed, again
+
+    try:
+        first, crashed, again = anyio.run(main)
+    finally:
+        handle.close()
+    assert not first.is_error and first.structured_content["records"][0]["id"] == "dec-cache"
+    assert crashed.is_error
+    for res in again:
+        assert not res.is_error, res.content[0].text
+        assert res.structured_content["records"][0]["id"] == "dec-cache"
+    assert "ProgrammingError in a request; reopening the index" in log_path().read_text()

@@ -53,6 +53,12 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
     for name in READ_TOOLS:
         a = tools[name].annotations
         assert (a.read_only_hint, a.destructive_hint, a.idempotent_hint) == (True, False, True), name
+    for name in READ_TOOLS:  # typed results: every read tool declares its output schema (issue 14)
+        schema = tools[name].output_schema
+        assert schema and schema["properties"]["note"] and schema["properties"]["workspace"], name
+    recalled = tools["recall"].output_schema
+    assert {"receipt_id", "floor", "records"} <= set(recalled["required"])
+    assert {"id", "status", "score"} <= set(recalled["$defs"]["RecalledRecord"]["required"])
     assert tools["record_candidate"].annotations.read_only_hint is False
     assert tools["forget"].annotations.destructive_hint is True
 

@@ -20,3 +20,21 @@ def test_openapi_shows_success_bodies():
     assert {"status", "results", "receipt", "floor", "note"} <= set(answer["required"])
     record = schema["components"]["schemas"]["RecalledRecord"]["properties"]
     assert {"id", "kind", "status", "title", "score", "path", "commit", "snippet"} <= set(record)
+
+
+def test_every_route_declares_its_success_body():
+    """No route answers an untyped object: records, relations, candidates, seed, workspaces and verify too."""
+    schema = create_app(warm=False).openapi()
+    untyped = []
+    for path, ops in schema["paths"].items():
+        for method, op in ops.items():
+            codes = [c for c in op["responses"] if c.startswith("2")]
+            bodies = [op["responses"][c].get("content", {}).get("application/json", {}).get("schema") for c in codes]
+            if not any(b and "$ref" in b for b in bodies):
+                untyped.append((method, path))
+    assert untyped == []
+    comps = schema["components"]["schemas"]
+    assert {"records", "total", "next_offset"} <= set(comps["RecordPage"]["properties"])
+    assert {"retires", "declared_on", "missing"} <= set(comps["RelationEdge"]["required"])
+    assert {"decision", "written", "ok"} <= set(comps["CandidateAnswer"]["required"])
+    assert {"counts", "workspace"} <= set(comps["SeedAnswer"]["required"])

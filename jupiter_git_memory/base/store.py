@@ -38,17 +38,19 @@ def store_root() -> Path:
     return private_dir(root)
 
 
-def workspace_dir(wsid: str, root: Path | None = None) -> Path:
-    return private_dir(private_dir((root or store_root()) / "workspaces") / wsid)
+def workspace_dir(wsid: str, store: Path | None = None, create: bool = True) -> Path:
+    """A workspace's folder in the store; `create=False` for readers, which must leave a store as they found it."""
+    path = (store or store_root()) / "workspaces" / wsid
+    return private_dir(private_dir(path.parent) / wsid) if create else path
 
 
-def log_path(root: Path | None = None) -> Path:
-    return (root or store_root()) / "jgm.log"
+def log_path(store: Path | None = None) -> Path:
+    return (store or store_root()) / "jgm.log"
 
 
-def log(message: str, root: Path | None = None) -> None:
+def log(message: str, store: Path | None = None) -> None:
     """Append a line to the store's log (hooks and the watcher report errors here, never to git)."""
-    with open(os.open(log_path(root), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
+    with open(os.open(log_path(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
         f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {message}\n")
 
 
@@ -56,6 +58,9 @@ def log(message: str, root: Path | None = None) -> None:
 def workspace_lock(wsdir: Path, exclusive: bool, timeout: float | None = None):
     """Readers-writer lock across processes. `timeout=None` waits as long as it takes."""
     path = wsdir / "lock"
+    if not exclusive and not path.exists():  # nothing was ever written here: a reader has nothing to wait for
+        yield
+        return
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
     try:

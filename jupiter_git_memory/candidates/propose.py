@@ -169,7 +169,7 @@ def propose(
 ) -> dict[str, Any]:
     row = service.row(cid)
     state = row.data.get("state")
-    root: Path = service.workspace.root
+    root: Path = service.workspace.repo_root
     if state == REJECTED:
         raise invalid_state(cid, state, f"rejected ({row.data.get('reason')}); record a new candidate instead")
     if state == PROMOTED:

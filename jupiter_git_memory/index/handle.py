@@ -63,10 +63,10 @@ def open_index(
     it, and its writes (index.writer.apply_plan) record the identity and workspace. `rebuild` drops the
     vectors; the seed's write then clears and re-chunks the catalog in one transaction. A different stored
     identity raises IdentityMismatch (unless rebuilding). The catalog reads through `view` (default: the view
-    of the worktree `ws.root`). A corrupt catalog raises CatalogCorrupt, or with `recover` (writers) is moved
+    of the worktree `ws.repo_root`). A corrupt catalog raises CatalogCorrupt, or with `recover` (writers) is moved
     aside and rebuilt by the caller's seed."""
     wsdir = workspace_dir(ws.id, store_root)
-    catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.root), write=write)
+    catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.repo_root), write=write)
     loc = location_for(wsdir, chroma_url)
     name = collection_name(ws.id)
     try:
@@ -89,5 +89,5 @@ def index_meta(index: Index) -> dict[str, str]:
     ws = index.workspace
     return {
         "identity": json.dumps(index.identity, sort_keys=True),
-        "workspace": json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.root), "key": ws.key}),
+        "workspace": json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.repo_root), "key": ws.key}),
     }

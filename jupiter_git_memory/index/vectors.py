@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from ..base.errors import JgmError
+from ..base.memory import give_back
 from ..embedding.specs import identity_hash
 
 
@@ -60,6 +61,7 @@ class _Chroma:
                 self.system.stop()
             except Exception:  # a half-started system: nothing more we can release
                 pass
+            give_back()  # its HNSW and Rust buffers were freed into malloc arenas: hand the pages back
 
 
 _clients: dict[str, _Chroma] = {}  # location -> current epoch

@@ -26,7 +26,7 @@ class NotARepo(JgmError, RuntimeError):
 class Workspace:
     id: str
     name: str
-    root: Path  # the working tree in use (a worktree's own root)
+    repo_root: Path  # the working tree in use (a worktree's own root); the store is store_root elsewhere
     key: str  # what the id was derived from
 
 
@@ -65,4 +65,4 @@ def find_workspace(path: Path | str | None = None) -> Workspace:
     base = normalise_remote(remote).rsplit("/", 1)[-1] if remote else Path(common).resolve().parent.name
     slug = re.sub(r"[^a-z0-9]+", "-", base.lower()).strip("-")[:32] or "repo"
     wsid = f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
-    return Workspace(id=wsid, name=base or slug, root=Path(top), key=key)
+    return Workspace(id=wsid, name=base or slug, repo_root=Path(top), key=key)

@@ -80,6 +80,8 @@ REPAIR = "run `jgm doctor --repair` (or `jgm seed`)"
 def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict] | None]:
     """(collection metadata, {chunk id: chunk metadata}) or (None, None) when there is no collection.
     Raises ChromaUnavailable when Chroma itself cannot be opened (a missing collection is not that)."""
+    if "://" not in location and not Path(location, "chroma.sqlite3").exists():
+        return None, None  # nothing was ever written there; opening it would create it
     with leased_client(location) as client:
         try:
             col = client.get_collection(name, embedding_function=None)
@@ -100,7 +102,7 @@ def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict
 
 def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordRow]) -> tuple[list[Problem], int]:
     """Records in the catalog against the record files of the working tree (what `jgm seed` would index)."""
-    files, read_issues = read_worktree(ws.root, settings)
+    files, read_issues = read_worktree(ws.repo_root, settings)
     k = read_knowledge(files, records, settings)  # unchanged bytes reuse the catalog's parse
     failed, resolution = k.collected.failed, k.resolution
     failed_paths = set(failed) | {i.path for i in read_issues} | set(resolution.rejected_paths)
@@ -159,15 +161,15 @@ def diagnose(
     """Read catalog, Chroma and files under the shared lock and list every disagreement, for the view of
     the worktree `repo` (what recall there answers from) plus the store-wide vector/chunk invariants."""
     ws = workspace or find_workspace(repo)
-    settings = settings or load_settings(ws.root)
-    wsdir = workspace_dir(ws.id, store_root)
+    settings = settings or load_settings(ws.repo_root)
+    wsdir = workspace_dir(ws.id, store_root, create=False)  # a diagnosis leaves the store as it found it
     with workspace_lock(wsdir, exclusive=False):
         reset_clients(location_for(wsdir, settings.chroma_url))  # see what other processes wrote
         never = not (wsdir / "catalog.sqlite").exists()
         zero = dict.fromkeys(("records", "chunks", "vectors", "files"), 0)
         records, chunks, stored, unused, ident = {}, {}, set(), [], None  # never seeded: nothing to open
         try:  # a reader: opening creates, migrates and writes nothing
-            cat = None if never else open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.root))[0]
+            cat = None if never else open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.repo_root))[0]
         except CatalogCorrupt as e:
             return Diagnosis(
                 ws.id,

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow")
+from ..base.answer import OpenModel as _Open
 
 
 class Receipt(_Open):
@@ -95,6 +93,19 @@ class ContextPack(_Open):
     text: str
     receipt: Receipt
     warnings: list[str] = Field(default_factory=list)
+
+
+class Verification(_Open):
+    """A receipt's request run again: the same ids or not, and why."""
+
+    receipt: str
+    same: bool
+    old_ids: list[str]
+    new_ids: list[str]
+    reasons: list[str]
+    changed_records: list[str] = Field(description="Records whose content changed since the receipt.")
+    old_index: dict[str, Any]
+    new_index: dict[str, Any]
 
 
 def dump(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:

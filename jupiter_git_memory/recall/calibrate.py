@@ -141,7 +141,7 @@ def after_seed(seeder) -> dict | None:
     if not seeder.settings.auto_calibrate or seeder.settings.floor is not None:
         return None
     recaller = Recaller(
-        seeder.workspace.root, settings=seeder.settings, workspace=seeder.workspace, store_root=seeder.store_root
+        seeder.workspace.repo_root, settings=seeder.settings, workspace=seeder.workspace, store_root=seeder.store_root
     )
     try:
         return auto_calibrate(recaller)

@@ -36,16 +36,16 @@ class FloorInfo:
     warnings: list[str] = field(default_factory=list)
 
 
-def floors_path(root: Path | None = None) -> Path:
-    return (root or store_root()) / "floors.json"
+def floors_path(store: Path | None = None) -> Path:
+    return (store or store_root()) / "floors.json"
 
 
 def _key(workspace: str, identity: dict[str, Any]) -> str:
     return f"{workspace}/{identity_hash(identity)}"
 
 
-def _load(root: Path | None) -> dict[str, Any]:
-    p = floors_path(root)
+def _load(store: Path | None) -> dict[str, Any]:
+    p = floors_path(store)
     try:
         data = json.loads(p.read_text("utf-8")) if p.is_file() else {}
     except (OSError, json.JSONDecodeError):
@@ -55,19 +55,19 @@ def _load(root: Path | None) -> dict[str, Any]:
     return data
 
 
-def get_floor(workspace: str, identity: dict[str, Any], root: Path | None = None) -> dict[str, Any] | None:
-    entry = _load(root)["floors"].get(_key(workspace, identity))
+def get_floor(workspace: str, identity: dict[str, Any], store: Path | None = None) -> dict[str, Any] | None:
+    entry = _load(store)["floors"].get(_key(workspace, identity))
     return entry if entry and entry.get("identity") == identity else None
 
 
-def list_floors(root: Path | None = None) -> list[dict[str, Any]]:
-    return sorted(_load(root)["floors"].values(), key=lambda e: (e.get("workspace", ""), e.get("measured_at", 0)))
+def list_floors(store: Path | None = None) -> list[dict[str, Any]]:
+    return sorted(_load(store)["floors"].values(), key=lambda e: (e.get("workspace", ""), e.get("measured_at", 0)))
 
 
 def save_floor(
-    workspace: str, identity: dict[str, Any], floor: float, details: dict[str, Any], root: Path | None = None
+    workspace: str, identity: dict[str, Any], floor: float, details: dict[str, Any], store: Path | None = None
 ) -> dict[str, Any]:
-    data = _load(root)
+    data = _load(store)
     entry = {
         "floor": floor,
         "workspace": workspace,
@@ -77,7 +77,7 @@ def save_floor(
         **details,
     }
     data["floors"][_key(workspace, identity)] = entry
-    p = floors_path(root)
+    p = floors_path(store)
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, indent=2, sort_keys=True), "utf-8")
@@ -111,11 +111,11 @@ def corpus_change(old: dict[str, Any] | None, chunk_ids: set[str]) -> float:
 
 
 def floor_for(
-    workspace: str, identity: dict[str, Any], spec: ModelSpec, override: float | None = None, root: Path | None = None
+    workspace: str, identity: dict[str, Any], spec: ModelSpec, override: float | None = None, store: Path | None = None
 ) -> FloorInfo:
     if override is not None:
         return FloorInfo(override, "config", {"source": "config", "note": "`floor` set in the project settings"})
-    entry = get_floor(workspace, identity, root)
+    entry = get_floor(workspace, identity, store)
     if entry:
         prov = {
             k: entry.get(k)

@@ -107,15 +107,15 @@ class Recaller:
         store_root: Path | None = None,
     ):
         self.workspace = workspace or find_workspace(repo)
-        self.settings = settings or load_settings(self.workspace.root)
-        self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.root
+        self.settings = settings or load_settings(self.workspace.repo_root)
+        self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
         try:
             self.embedder = load_embedder(self.settings.model)
         except Exception as e:
             raise RecallError(f"model unavailable: {e}") from e
         self.identity = vector_identity(self.embedder.spec)
         self.weights = merge_weights(self.settings.weights)
-        self.wsdir = workspace_dir(self.workspace.id, store_root)
+        self.wsdir = workspace_dir(self.workspace.id, store_root, create=False)  # a reader creates nothing
         self._index: Index | None = None
         self._generation = -1
         self._floor_warned = False
@@ -132,8 +132,7 @@ class Recaller:
                 raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
         elif self._index.catalog.generation() != self._generation or self._written_since(self._index):  # reopen
-            self._index.close()
-            self._index = None
+            self.close()
             return self.index()
         return self._index
 
@@ -150,30 +149,30 @@ class Recaller:
 
         if self._seeder is None:
             self._seeder = Seeder(
-                self.workspace.root, self.settings, self.store_root, embedder=self.embedder, calibrate=after_seed
+                self.workspace.repo_root, self.settings, self.store_root, embedder=self.embedder, calibrate=after_seed
             )
         return self._seeder
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
         """The view to answer from, built or refreshed first when needed; returns (view name, warnings)."""
         if not (self.wsdir / "catalog.sqlite").exists():  # never seeded: ensure_seeded says so
-            return worktree_view(self.workspace.root), []
+            return worktree_view(self.workspace.repo_root), []
         try:
             cat = self.index().catalog
         except CatalogNeedsMigration:  # a reader never migrates: the seed that refreshes the view does
             self.seeder().seed(lock_timeout=REFRESH_WAIT)
             cat = self.index().catalog
         if at:
-            commit = resolve_commit(self.workspace.root, at)
+            commit = resolve_commit(self.workspace.repo_root, at)
             name = at_view(commit)
             if cat.get_view(name) is None:  # read from Git objects; embeds only chunks no view has
                 self.seeder().seed(rev=commit)
             else:
                 cat.touch_view(name)  # LRU
             return name, []
-        name = worktree_view(self.workspace.root)
+        name = worktree_view(self.workspace.repo_root)
         row = cat.get_view(name)
-        if row is not None and row["fingerprint"] == fingerprint(self.workspace.root):
+        if row is not None and row["fingerprint"] == fingerprint(self.workspace.repo_root):
             return name, []
         if row is None and not cat.get_meta("last_seed_at"):
             return name, []  # never seeded: recall says so
@@ -181,15 +180,16 @@ class Recaller:
             self.seeder().seed(lock_timeout=REFRESH_WAIT)
         except LockTimeout:
             return name, [
-                f"the view of {self.workspace.root} may be stale (its git state moved since it was built) "
+                f"the view of {self.workspace.repo_root} may be stale (its git state moved since it was built) "
                 "and another jgm process holds the index lock; run `jgm seed` to refresh it"
             ]
         return name, []
 
     def close(self) -> None:
-        if self._index:
-            self._index.close()
-            self._index = None
+        """Forget the index before closing it, so a close that fails never leaves a closed one in use."""
+        index, self._index = self._index, None
+        if index is not None:
+            index.close()
 
     def floor_info(self) -> FloorInfo:
         return floor_for(self.workspace.id, self.identity, self.embedder.spec, self.settings.floor, self.store_root)
@@ -222,22 +222,22 @@ class Recaller:
         from ..base.store import store_root
 
         store = self.store_root or store_root()
-        where = f"workspace {self.workspace.id} ({self.workspace.root})"
+        where = f"workspace {self.workspace.id} ({self.workspace.repo_root})"
         if not (self.wsdir / "catalog.sqlite").exists():  # do not create a catalog just to find it empty
             raise NotSeeded(
-                f"{where} has never been seeded in store {store}: run `{seed_command(self.workspace.root, store)}`"
+                f"{where} has never been seeded in store {store}: run `{seed_command(self.workspace.repo_root, store)}`"
             )
         index = self.index()
         if index.catalog.is_empty():
             if not index.catalog.get_meta("last_seed_at"):
                 raise NotSeeded(
-                    f"{where} has never been seeded in store {store}: run `{seed_command(self.workspace.root, store)}`"
+                    f"{where} has never been seeded in store {store}: run `{seed_command(self.workspace.repo_root, store)}`"
                 )
             roots = ", ".join(f"{r}/" for r in self.settings.roots)
             raise NotSeeded(
-                f"{where} in store {store} holds no records: {roots} in {self.workspace.root} had "
+                f"{where} in store {store} holds no records: {roots} in {self.workspace.repo_root} had "
                 f"none when it was seeded. Add records (README: Record format), then run "
-                f"`{seed_command(self.workspace.root, store)}`"
+                f"`{seed_command(self.workspace.repo_root, store)}`"
             )
         return index
 
@@ -247,7 +247,7 @@ class Recaller:
         v = cat.get_view() or {}
         return {
             "view": cat.view,
-            "worktree": str(self.workspace.root),
+            "worktree": str(self.workspace.repo_root),
             "at": v.get("rev"),
             "commit": v.get("commit_sha"),
             "dirty": bool(v.get("dirty")),
@@ -331,6 +331,8 @@ class Recaller:
         info = self.floor_info()
         floor, floor_source, floor_warnings = info.value, info.source, list(info.warnings)
         view, stale = self.prepare(at)
+        if not (self.wsdir / "catalog.sqlite").exists():
+            self.ensure_seeded()  # NotSeeded before anything is opened: a reader leaves a store as it found it
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             try:
                 index = self.ensure_seeded()

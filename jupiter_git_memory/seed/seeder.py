@@ -123,10 +123,10 @@ class Seeder:
         # the post-seed floor calibration is recall's (it runs probe queries), so it is handed in by the
         # layer above (recall.calibrate.after_seed); without it a seed only writes the index
         self.calibrate = calibrate
-        self.settings = settings or load_settings(self.workspace.root)
+        self.settings = settings or load_settings(self.workspace.repo_root)
         self.embedder = embedder or load_embedder(self.settings.model)
         self.identity = vector_identity(self.embedder.spec)
-        self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.root
+        self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
         self.wsdir = workspace_dir(self.workspace.id, store_root)
 
     def chunker(self, title: str, body: str):
@@ -159,10 +159,10 @@ class Seeder:
         commit = None
         if rev:
             try:
-                commit = resolve_commit(self.workspace.root, rev)
+                commit = resolve_commit(self.workspace.repo_root, rev)
             except ValueError:
-                raise ValueError(f"--rev {rev!r} is not a commit in {self.workspace.root}") from None
-        view = at_view(commit) if commit else worktree_view(self.workspace.root)
+                raise ValueError(f"--rev {rev!r} is not a commit in {self.workspace.repo_root}") from None
+        view = at_view(commit) if commit else worktree_view(self.workspace.repo_root)
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
             # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside
             index = self.open(rebuild=rebuild, view=view, recover=True)
@@ -183,7 +183,7 @@ class Seeder:
         return report
 
     def _seed_locked(self, index: Index, rev, progress, fault, rebuild: bool = False) -> SeedReport:
-        root, settings, cat = self.workspace.root, self.settings, index.catalog
+        root, settings, cat = self.workspace.repo_root, self.settings, index.catalog
         stamp = "" if rev else fingerprint(root)  # before reading: a change while seeding refreshes again
         ignored: list[dict] = []
         if rev:

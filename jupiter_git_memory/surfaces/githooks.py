@@ -70,7 +70,7 @@ def shim_python(path: Path) -> str | None:
 # -- install / uninstall / status ------------------------------------------------------------------
 def hooks_dir(repo: Path | str | None) -> Path:
     """Where git really runs hooks from (honours core.hooksPath and worktrees)."""
-    top = find_workspace(repo).root
+    top = find_workspace(repo).repo_root
     return Path(git(top, "rev-parse", "--path-format=absolute", "--git-path", "hooks").decode().strip())
 
 
@@ -83,7 +83,7 @@ def _write_executable(path: Path, text: str) -> None:
 
 def tracked_hooks(repo: Path | str | None, d: Path) -> list[str]:
     """The hook files install would write or rename that git tracks (a versioned `core.hooksPath`)."""
-    top = find_workspace(repo).root
+    top = find_workspace(repo).repo_root
     try:
         rel = d.resolve().relative_to(top.resolve())
     except ValueError:
@@ -152,7 +152,7 @@ def uninstall(repo: Path | str | None) -> list[dict]:
 
 def status(repo: Path | str | None) -> dict:
     ws = find_workspace(repo)
-    d = hooks_dir(ws.root)
+    d = hooks_dir(ws.repo_root)
     hooks = []
     for name in HOOKS:
         p, chained = d / name, d / (name + CHAINED_SUFFIX)

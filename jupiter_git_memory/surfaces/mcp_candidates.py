@@ -8,7 +8,7 @@ new project rule. revise/forget work on candidates only; a file-backed record an
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
@@ -16,6 +16,7 @@ from pydantic import Field
 
 from ..base.errors import JgmError
 from ..candidates import service as candidate_service
+from ..candidates.answers import CandidateAnswer, CandidateShown, Forgotten
 from ..candidates.model import REQUESTABLE_KINDS, CandidateInput
 from .candidate_fields import MAX_ID_CHARS, Body, Evidence, Name, Short, Tags, Title
 from .mcp_errors import tool_error
@@ -36,16 +37,20 @@ def register_candidate_tools(server, handle) -> None:
         except Exception as e:  # the model or the workspace is unavailable
             raise ToolError(f"[memory/unavailable] the candidate service could not start: {e}") from None
 
-    def run(dry_run: bool, kind, title, body, tags, source, evidence, agent, session, work_item, run_key) -> dict:
+    def run(
+        dry_run: bool, kind, title, body, tags, source, evidence, agent, session, work_item, run_key
+    ) -> CandidateAnswer:
         inp = CandidateInput(kind, title, body, list(tags), source, list(evidence), agent, session, work_item, run_key)
         try:
             a = svc().record(inp, dry_run=dry_run)
         except JgmError as e:
             raise tool_error(e) from None
-        return dict(
-            a.to_json(),
-            workspace=wsid,
-            note="A candidate is not a project rule: a reviewer promotes it by merging a pull request.",
+        return CandidateAnswer.model_validate(
+            dict(
+                a.to_json(),
+                workspace=wsid,
+                note="A candidate is not a project rule: a reviewer promotes it by merging a pull request.",
+            )
         )
 
     @server.tool(annotations=RECORD, title="Record a candidate observation")
@@ -62,7 +67,7 @@ def register_candidate_tools(server, handle) -> None:
         run_key: Annotated[
             Name | None, Field(description="Idempotency key: retrying with the same agent + run_key never duplicates.")
         ] = None,
-    ) -> dict[str, Any]:
+    ) -> CandidateAnswer:
         """Record what you learned as a *candidate* (status candidate, out of default recall) for a human to
         review. Answer: decision created | merged (added to a candidate that says the same) | skipped (an
         accepted record already says it) | rejected (failed checks: secrets, placeholders, missing rationale or
@@ -81,7 +86,7 @@ def register_candidate_tools(server, handle) -> None:
         session: Name | None = None,
         work_item: Name | None = None,
         run_key: Name | None = None,
-    ) -> dict[str, Any]:
+    ) -> CandidateAnswer:
         """The same checks as record_candidate (content per kind, low signal, secrets, near-duplicates), writing
         nothing: says what record_candidate would answer."""
         return run(True, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
@@ -94,22 +99,22 @@ def register_candidate_tools(server, handle) -> None:
         tags: Tags | None = None,
         source: Short | None = None,
         agent: Name | None = None,
-    ) -> dict[str, Any]:
+    ) -> CandidateShown:
         """Edit an open candidate in the store (checked again like a new one). A file-backed record cannot be
         changed here: the error names the file and commit to edit in Git."""
         try:
             c = svc().revise(id, title=title, body=body, tags=tags, source=source, agent=agent)
         except JgmError as e:
             raise tool_error(e) from None
-        return {"candidate": c, "workspace": wsid}
+        return CandidateShown(candidate=c, workspace=wsid)
 
     @server.tool(annotations=FORGET, title="Forget a candidate")
     def forget(
         id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
-    ) -> dict[str, Any]:
+    ) -> Forgotten:
         """Delete a candidate from the store. File-backed records are removed in Git, not here."""
         try:
             res = svc().forget(id)
         except JgmError as e:
             raise tool_error(e) from None
-        return dict(res, workspace=wsid)
+        return Forgotten.model_validate(dict(res, workspace=wsid))

@@ -8,11 +8,11 @@ with a stable code in brackets, e.g. "[memory/not-found] no record 'x' ...".
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from .. import __version__
 from ..base.errors import JgmError
@@ -22,7 +22,16 @@ from ..records.model import ALL_EFFECTIVE, KINDS
 from . import records_ops as ops
 from .limits import MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_OFFSET, MAX_PAGE, MAX_RECALL_K, MAX_TEXT, MIN_BUDGET
 from .mcp_candidates import register_candidate_tools
-from .mcp_errors import tool_error
+from .mcp_errors import log_crashes, tool_error
+from .record_answers import (
+    ContextEvidence,
+    PageEvidence,
+    RecallEvidence,
+    RecordEvidence,
+    Relations,
+    RelationsEvidence,
+    TaskEvidence,
+)
 from .records_ops import EVIDENCE_NOTE
 from .workspace_handle import WorkspaceHandle
 
@@ -38,11 +47,12 @@ Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
 Mode = Literal[MODES]  # type: ignore[valid-type]
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
+E = TypeVar("E", bound=BaseModel)
 
 
-def evidence(records: list[dict], workspace: str, **extra: Any) -> dict[str, Any]:
-    """The wrapper every record-bearing result uses."""
-    return {"kind": "evidence", "note": EVIDENCE_NOTE, "workspace": workspace, "records": records, **extra}
+def evidence(model: type[E], records: list[dict], workspace: str, **extra: Any) -> E:
+    """The wrapper every record-bearing result uses (its model is the tool's output schema)."""
+    return model(note=EVIDENCE_NOTE, workspace=workspace, records=records, **extra)
 
 
 def _grants(tokens, ctx: Context):
@@ -62,6 +72,7 @@ def _grants(tokens, ctx: Context):
 def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
     server = MCPServer("jupiter-git-memory", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     wsid = handle.id
+    log_crashes(handle.store_root)
 
     @server.tool(annotations=READ, title="Recall project memory")
     def recall(
@@ -71,7 +82,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         statuses: Annotated[list[Status], Field(description="Replace the default statuses.")] = [],  # noqa: B006
         at: Annotated[str | None, Field(max_length=200, description="Answer as of this commit, tag or branch.")] = None,
         mode: Annotated[Mode | None, Field(description="hybrid (default) | dense | lexical")] = None,
-    ) -> dict[str, Any]:
+    ) -> RecallEvidence:
         """Recall records for a question under the memory contract (no-match floor, status weights; superseded,
         invalidated and candidate records are excluded unless asked for). With `at`, the records and their
         lifecycle as of that commit. Returns evidence plus a receipt id."""
@@ -83,6 +94,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         return evidence(
+            RecallEvidence,
             res.results,
             wsid,
             receipt_id=res.receipt["id"],
@@ -99,8 +111,8 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         k: Annotated[int, Field(ge=1, le=MAX_K)] = 5,
         include_global: bool = False,
         global_k: Annotated[int, Field(ge=1, le=MAX_K)] = 3,
-        ctx: Context = None,
-    ) -> dict[str, Any]:  # type: ignore[assignment]
+        ctx: Context = None,  # type: ignore[assignment]
+    ) -> TaskEvidence:
         """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches; an
         unseeded workspace is an error `[memory/not-seeded]` naming the store and the command to run."""
         from ..recall.task import recall_task
@@ -125,6 +137,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         if res["status"] == "retrieval-failed":
             raise tool_error(RecallError("; ".join(res.get("warnings") or [])))
         return evidence(
+            TaskEvidence,
             res["results"],
             wsid,
             global_records=res["global_results"],
@@ -134,14 +147,14 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         )
 
     @server.tool(annotations=READ, title="Get one record")
-    def get_record(id: Annotated[str, Field(description="Record id, e.g. dec-db-engine")]) -> dict[str, Any]:
+    def get_record(id: Annotated[str, Field(description="Record id, e.g. dec-db-engine")]) -> RecordEvidence:
         """One record with its body, effective status, source, path and commit."""
         try:
             with handle.catalog() as cat:
                 rec = ops.get_record(cat, id, wsid)
         except JgmError as e:
             raise tool_error(e) from None
-        return evidence([rec], wsid)
+        return evidence(RecordEvidence, [rec], wsid)
 
     @server.tool(annotations=READ, title="List records")
     def list_records(
@@ -150,17 +163,17 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         tag: str | None = None,
         limit: Annotated[int, Field(ge=1, le=MAX_PAGE)] = 50,
         offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0,
-    ) -> dict[str, Any]:
+    ) -> PageEvidence:
         """Records by id (summaries, no body), filtered by kind, effective status or tag; page with offset."""
         try:
             with handle.catalog() as cat:
                 page = ops.list_records(cat, kind, status, tag, None, limit, offset)
         except JgmError as e:
             raise tool_error(e) from None
-        return evidence(page.pop("records"), wsid, **page)
+        return evidence(PageEvidence, page.pop("records"), wsid, **page)
 
     @server.tool(annotations=READ, title="Supersede and amend relations of a record")
-    def get_relations(id: Annotated[str, Field(description="Record id")]) -> dict[str, Any]:
+    def get_relations(id: Annotated[str, Field(description="Record id")]) -> RelationsEvidence:
         """What a record supersedes or amends, what supersedes or amends it (whether that retires it), and the current
         in-force record(s) to read instead."""
         try:
@@ -168,14 +181,14 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
                 rel = ops.relations(cat, id, wsid)
         except JgmError as e:
             raise tool_error(e) from None
-        return {"kind": "relations", "note": EVIDENCE_NOTE, "workspace": wsid, "relations": rel}
+        return RelationsEvidence(note=EVIDENCE_NOTE, workspace=wsid, relations=Relations.model_validate(rel))
 
     @server.tool(annotations=READ, title="Context pack for a task")
     def context(
         goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the new task is.")],
         budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET)] = 1500,
         k: Annotated[int, Field(ge=1, le=MAX_K)] = 8,
-    ) -> dict[str, Any]:
+    ) -> ContextEvidence:
         """The best records for a new task as Markdown trimmed to a token budget, with provenance."""
         from ..recall.context import build_context
 
@@ -185,6 +198,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         return evidence(
+            ContextEvidence,
             res["records"],
             wsid,
             text=res["text"],

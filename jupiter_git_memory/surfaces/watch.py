@@ -87,7 +87,7 @@ class Watcher:
         seeder: Seeder | None = None,
     ):
         self.seeder = seeder or Seeder(repo, calibrate=after_seed)
-        self.top = self.seeder.workspace.root
+        self.top = self.seeder.workspace.repo_root
         self.settings = self.seeder.settings
         self.on_reseed = on_reseed
         self.debounce, self.max_delay, self.initial_seed = debounce, max_delay, initial_seed

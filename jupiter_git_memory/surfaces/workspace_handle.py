@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..base.errors import JgmError
 from ..base.store import log, workspace_lock
 from ..config import CONFIG_FILES, load_settings
 from ..index.catalog import Catalog
@@ -33,7 +34,7 @@ class WorkspaceHandle:
 
     def __init__(self, workspace: Workspace, store_root: Path | None = None, key: str | None = None):
         self.workspace = workspace
-        self.store_root = store_root  # the store (None: $JGM_HOME); the repo is self.workspace.root
+        self.store_root = store_root  # the store (None: $JGM_HOME); the repo is self.workspace.repo_root
         self.key = key or workspace.id  # the id URLs use: the workspace id or `<id>.<folder>` (api.app.served_handles)
         self._lock = threading.RLock()
         self._recaller: Recaller | None = None
@@ -52,7 +53,7 @@ class WorkspaceHandle:
 
     def _follow_config(self) -> None:
         """Give the Recaller the repo's current settings when a config file changed since the last look."""
-        stamp = _config_stamp(self.workspace.root)
+        stamp = _config_stamp(self.workspace.repo_root)
         if stamp == self._stamp:
             return
         self._stamp = stamp
@@ -60,10 +61,10 @@ class WorkspaceHandle:
         if r is None:
             return
         try:
-            new = load_settings(self.workspace.root)
+            new = load_settings(self.workspace.repo_root)
         except Exception as e:  # ConfigError or a validator's error: reads go on with the last good settings
             log(
-                f"serve {self.workspace.root}: config not applied ({e}); answering with the last good one",
+                f"serve {self.workspace.repo_root}: config not applied ({e}); answering with the last good one",
                 self.store_root,
             )
             return
@@ -89,18 +90,18 @@ class WorkspaceHandle:
         from ..seed.seeder import Seeder
 
         with self._lock:
-            settings = load_settings(self.workspace.root)  # as `jgm seed` would; a broken config fails the seed
+            settings = load_settings(self.workspace.repo_root)  # as `jgm seed` would; a broken config fails the seed
             if self._seeder is not None and settings.model != self._seeder.settings.model:
                 self._seeder = None
             if self._seeder is not None:
                 self._seeder.settings = settings
             else:
                 self._seeder = Seeder(
-                    self.workspace.root, settings=settings, store_root=self.store_root, calibrate=after_seed
+                    self.workspace.repo_root, settings=settings, store_root=self.store_root, calibrate=after_seed
                 )
                 if self._seeder.workspace.id != self.workspace.id:  # the repo's remote changed under us
                     raise RuntimeError(
-                        f"{self.workspace.root} is now workspace {self._seeder.workspace.id}, "
+                        f"{self.workspace.repo_root} is now workspace {self._seeder.workspace.id}, "
                         f"not {self.workspace.id}; restart the server"
                     )
             return self._seeder
@@ -108,18 +109,38 @@ class WorkspaceHandle:
     @contextlib.contextmanager
     def reading(self) -> Iterator[Recaller]:
         """Exclusive use of the Recaller for one request (recall, task recall, context, verify)."""
-        with self._lock:
+        with self._lock, self._renewed_after_a_crash():
             yield self.recaller()
 
     @contextlib.contextmanager
     def catalog(self) -> Iterator[Catalog]:
         """The current catalog, read through this worktree's view (refreshed first when its git state moved),
         under the shared cross-process lock (a seed in progress is waited for)."""
-        with self._lock:
+        with self._lock, self._renewed_after_a_crash():
             recaller = self.recaller()
             recaller.prepare()
             with workspace_lock(recaller.wsdir, exclusive=False):
                 yield recaller.index().catalog
+
+    @contextlib.contextmanager
+    def _renewed_after_a_crash(self) -> Iterator[None]:
+        """After an unexpected error (a bug, not a JgmError or a caller's ValueError) the Recaller is dropped and
+        the next request builds a new one: a server that runs for weeks must not keep answering from an index
+        a crash may have left half-closed (the 765-write soak saw MCP fail every call after one)."""
+        try:
+            yield
+        except (JgmError, ValueError):
+            raise
+        except Exception as e:
+            log(
+                f"serve {self.workspace.repo_root}: {e.__class__.__name__} in a request; reopening the index",
+                self.store_root,
+            )
+            try:
+                self.close()
+            except Exception:  # already broken: dropping it is all we can do
+                self._recaller = None
+            raise
 
     def close(self) -> None:
         with self._lock:

@@ -50,12 +50,12 @@ def served_handles(repos: Iterable[Path | str], store_root: Path | None = None) 
     out: list[WorkspaceHandle] = []
     for repo in repos:
         ws = find_workspace(repo)
-        if any(h.workspace.root == ws.root for h in out):
+        if any(h.workspace.repo_root == ws.repo_root for h in out):
             continue
         taken = {h.key for h in out}
         key = ws.id
         if key in taken:
-            folder = re.sub(r"[^A-Za-z0-9_-]+", "-", ws.root.name).strip("-")[:40] or "worktree"
+            folder = re.sub(r"[^A-Za-z0-9_-]+", "-", ws.repo_root.name).strip("-")[:40] or "worktree"
             key, n = f"{ws.id}.{folder}", 2
             while key in taken:
                 key, n = f"{ws.id}.{folder}-{n}", n + 1

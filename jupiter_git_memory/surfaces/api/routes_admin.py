@@ -10,8 +10,10 @@ from pydantic import BaseModel
 from ... import __version__
 from ...base.errors import as_error
 from ...base.store import workspace_dir
-from ...recall.answers import Receipt
+from ...recall.answers import Receipt, Verification
 from ...records.model import ID_PATTERN
+from ...seed.answers import SeedAnswer
+from ..record_answers import WorkspaceInfo, WorkspaceList
 from ..workspaces import describe
 from .deps import ApiState, Scope, get_state, require_token
 from .errors import COMMON_RESPONSES, typed
@@ -37,11 +39,11 @@ def _info(state: ApiState, wsid: str) -> dict[str, Any]:
     h = state.handles[wsid]
     path = workspace_dir(h.workspace.id, state.store_root) / "catalog.sqlite"
     info = (
-        describe(path, h.workspace.root)
+        describe(path, h.workspace.repo_root)
         if path.is_file()
         else {"id": wsid, "records": 0, "candidates": 0, "last_seeded_commit": None}
     )
-    info.update(id=wsid, workspace=h.workspace.id, name=h.workspace.name, root=str(h.workspace.root))
+    info.update(id=wsid, workspace=h.workspace.id, name=h.workspace.name, root=str(h.workspace.repo_root))
     return info
 
 
@@ -49,6 +51,7 @@ def _info(state: ApiState, wsid: str) -> dict[str, Any]:
     "/workspaces",
     summary="The workspaces this server serves that the token may read",
     responses={401: COMMON_RESPONSES[401]},
+    **typed(WorkspaceList),
 )
 def workspaces(
     token: Annotated[TokenInfo, Depends(require_token)], state: Annotated[ApiState, Depends(get_state)]
@@ -57,7 +60,7 @@ def workspaces(
     return {"workspaces": [_info(state, w) for w in ids], "token": token.name}
 
 
-@scoped.get("", summary="One workspace: records count, last seeded commit, global flag")
+@scoped.get("", summary="One workspace: records count, last seeded commit, global flag", **typed(WorkspaceInfo))
 def workspace(scope: Scope, state: Annotated[ApiState, Depends(get_state)]) -> dict[str, Any]:
     return _info(state, scope.id)
 
@@ -66,6 +69,7 @@ def workspace(scope: Scope, state: Annotated[ApiState, Depends(get_state)]) -> d
     "/seed",
     summary="Bring the index in line with the repo's knowledge files (incremental)",
     responses={409: {"description": "Another process holds the index lock"}},
+    **typed(SeedAnswer),
 )
 def seed(
     scope: Scope, state: Annotated[ApiState, Depends(get_state)], body: SeedRequest | None = None
@@ -88,6 +92,7 @@ def receipt(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
     "/receipts/{receipt_id}/verify",
     summary="Re-run a receipt's request: same ids or not, and why",
     responses={503: {"description": "Model or index unavailable"}},
+    **typed(Verification),
 )
 def verify(receipt_id: ReceiptId, scope: Scope, on_commit: bool = False) -> dict[str, Any]:
     from ...recall.receipts import require_receipt

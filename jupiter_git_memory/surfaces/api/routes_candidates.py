@@ -15,12 +15,13 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from ...candidates import service as candidate_service
+from ...candidates.answers import CandidateAnswer, CandidateList, CandidateShown, Forgotten, Proposal
 from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
 from ...candidates.service import MAX_REASON_CHARS
 from ...records.model import ID_PATTERN
 from ..candidate_fields import MAX_ID_CHARS, Body, Evidence, Name, Short, Tags, Title
 from .deps import Scope
-from .errors import COMMON_RESPONSES, ApiError, ErrorBody
+from .errors import COMMON_RESPONSES, ApiError, ErrorBody, typed
 from .schemas import Strict
 
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
@@ -94,6 +95,7 @@ def _svc(scope):
 @router.post(
     "/candidates",
     status_code=201,
+    response_model=CandidateAnswer,
     summary="Record an observation as a candidate (never a rule by itself)",
     responses={
         200: {"description": "Merged into an existing candidate, or skipped (see `written`)"},
@@ -115,19 +117,21 @@ def record_candidate(body: CandidateRequest, scope: Scope):
     return JSONResponse(data, status_code=status)
 
 
-@router.post("/candidates/validate", summary="Run the candidate checks without writing anything")
+@router.post(
+    "/candidates/validate", summary="Run the candidate checks without writing anything", **typed(CandidateAnswer)
+)
 def validate_candidate(body: CandidateRequest, scope: Scope):
     a = _svc(scope).validate(body.to_input())
     return dict(a.to_json(), workspace=scope.id)
 
 
-@router.get("/candidates", summary="Candidates, oldest first (the review queue by default)")
+@router.get("/candidates", summary="Candidates, oldest first (the review queue by default)", **typed(CandidateList))
 def list_candidates(scope: Scope, state: Annotated[StateFilter, Query()] = "queue") -> dict[str, Any]:
     rows = _svc(scope).list(state)
     return {"candidates": rows, "workspace": scope.id}
 
 
-@router.get("/candidates/{candidate_id}", summary="One candidate with provenance and evidence")
+@router.get("/candidates/{candidate_id}", summary="One candidate with provenance and evidence", **typed(CandidateShown))
 def show_candidate(candidate_id: RecordId, scope: Scope):
     return {"candidate": _svc(scope).show(candidate_id), "workspace": scope.id}
 
@@ -135,6 +139,7 @@ def show_candidate(candidate_id: RecordId, scope: Scope):
 @router.post(
     "/candidates/{candidate_id}/propose",
     summary="Write the record file on a new branch (the served checkout is not touched)",
+    **typed(Proposal),
 )
 def propose_candidate(candidate_id: RecordId, scope: Scope, body: ProposeRequest | None = None):
     from ...candidates.propose import propose
@@ -143,12 +148,18 @@ def propose_candidate(candidate_id: RecordId, scope: Scope, body: ProposeRequest
     return dict(propose(_svc(scope), candidate_id, body.status, body.base, body.open_pr), workspace=scope.id)
 
 
-@router.post("/candidates/{candidate_id}/reject", summary="Reject a candidate; the reason is kept")
+@router.post(
+    "/candidates/{candidate_id}/reject", summary="Reject a candidate; the reason is kept", **typed(CandidateShown)
+)
 def reject_candidate(candidate_id: RecordId, body: RejectRequest, scope: Scope):
     return {"candidate": _svc(scope).reject(candidate_id, body.why), "workspace": scope.id}
 
 
-@router.patch("/records/{record_id}", summary="Revise an open candidate (file-backed records: edit them in Git)")
+@router.patch(
+    "/records/{record_id}",
+    summary="Revise an open candidate (file-backed records: edit them in Git)",
+    **typed(CandidateShown),
+)
 def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
     c = _svc(scope).revise(
         record_id, title=body.title, body=body.body, tags=body.tags, source=body.source, agent=body.agent
@@ -156,6 +167,10 @@ def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
     return {"candidate": c, "workspace": scope.id}
 
 
-@router.delete("/records/{record_id}", summary="Forget a candidate (file-backed records: remove them in Git)")
+@router.delete(
+    "/records/{record_id}",
+    summary="Forget a candidate (file-backed records: remove them in Git)",
+    **typed(Forgotten),
+)
 def forget(record_id: RecordId, scope: Scope):
     return dict(_svc(scope).forget(record_id), workspace=scope.id)

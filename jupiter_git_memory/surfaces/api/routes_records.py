@@ -9,8 +9,9 @@ from fastapi import APIRouter, Path, Query
 from ...records.model import ID_PATTERN
 from .. import records_ops as ops
 from ..limits import MAX_OFFSET, MAX_PAGE
+from ..record_answers import RecordAnswer, RecordPage, Relations
 from .deps import Scope
-from .errors import COMMON_RESPONSES
+from .errors import COMMON_RESPONSES, typed
 from .schemas import Kind, Status
 
 router = APIRouter(tags=["records"], responses=COMMON_RESPONSES)
@@ -18,7 +19,9 @@ RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=128, description="
 TAG_PATTERN = r"^[^\x00-\x1f]{1,128}$"
 
 
-@router.get("/records", summary="List records (filter by kind, effective status, tag; paged by offset)")
+@router.get(
+    "/records", summary="List records (filter by kind, effective status, tag; paged by offset)", **typed(RecordPage)
+)
 def list_records(
     scope: Scope,
     kind: Kind | None = None,
@@ -32,7 +35,9 @@ def list_records(
         return dict(ops.list_records(cat, kind, status, tag, origin, limit, offset), workspace=scope.id)
 
 
-@router.get("/records/{record_id}", summary="One record with its body, effective status and provenance")
+@router.get(
+    "/records/{record_id}", summary="One record with its body, effective status and provenance", **typed(RecordAnswer)
+)
 def get_record(record_id: RecordId, scope: Scope) -> dict[str, Any]:
     with scope.catalog() as cat:
         rec = ops.get_record(cat, record_id, scope.id)
@@ -40,7 +45,9 @@ def get_record(record_id: RecordId, scope: Scope) -> dict[str, Any]:
 
 
 @router.get(
-    "/records/{record_id}/relations", summary="What the record supersedes or amends, and what supersedes or amends it"
+    "/records/{record_id}/relations",
+    summary="What the record supersedes or amends, and what supersedes or amends it",
+    **typed(Relations),
 )
 def relations(record_id: RecordId, scope: Scope) -> dict[str, Any]:
     with scope.catalog() as cat:

@@ -57,16 +57,16 @@ def _write_private(path: Path, text: str) -> None:
 
 class TokenStore:
     def __init__(self, root: Path | None = None):
-        self.root = root or store_root()
-        self.path = self.root / "tokens.json"
-        self.secret_path = self.root / "api-token"
+        self.store_root = root or store_root()
+        self.path = self.store_root / "tokens.json"
+        self.secret_path = self.store_root / "api-token"
         self._cache: tuple[tuple[int, int, int], dict] | None = None
         self._cache_lock = threading.Lock()
 
     # -- file access ---------------------------------------------------------------------------
     @contextlib.contextmanager
     def _locked(self):
-        fd = os.open(self.root / "tokens.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.store_root / "tokens.lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield

@@ -7,6 +7,8 @@ from pathlib import Path
 import typer
 
 from ...base.errors import JgmError
+from ...candidates.answers import CandidateList, CandidateShown, Proposal
+from ...recall.answers import dump
 from .common import emit_json, err, fail_with, out
 from .remember_cmd import JsonOpt, RepoOpt, service
 
@@ -28,7 +30,7 @@ def list_(
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
-        emit_json({"candidates": rows, "workspace": svc.workspace.id})
+        emit_json(dump(CandidateList, {"candidates": rows, "workspace": svc.workspace.id}))
         return
     if not rows:
         out.print(f"no candidates ({state})")
@@ -56,7 +58,7 @@ def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
-        emit_json({"candidate": c})
+        emit_json(dump(CandidateShown, {"candidate": c, "workspace": svc.workspace.id}))
         return
     out.print(
         f"{c['id']} · requested kind {c['kind']} · status candidate · state {c['state']}"
@@ -109,7 +111,7 @@ def propose(
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
-        emit_json(res)
+        emit_json(dump(Proposal, res))
     else:
         again = " (already proposed)" if res.get("already_proposed") else ""
         out.print(f"proposed {candidate_id} as {res['record_id']} ({res['status']}){again}", markup=False)
@@ -140,7 +142,7 @@ def reject(
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
-        emit_json({"candidate": c})
+        emit_json(dump(CandidateShown, {"candidate": c, "workspace": svc.workspace.id}))
     else:
         out.print(f"rejected {c['id']}: {c['reason']}", markup=False)
 

@@ -46,7 +46,7 @@ def install(
 
     try:
         actions = githooks.install(repo, force=force)
-        noted = record_home(find_workspace(repo).root, store_root())  # hooks run without our JGM_HOME
+        noted = record_home(find_workspace(repo).repo_root, store_root())  # hooks run without our JGM_HOME
     except (JgmError, OSError) as e:
         _failed(e, as_json)
     if noted and not as_json:

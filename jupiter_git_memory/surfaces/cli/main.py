@@ -55,17 +55,20 @@ def seed(
     """Index the repo's knowledge records (incremental)."""
     from ...base.home import record_home
     from ...base.store import store_root
+    from ...recall.answers import dump
     from ...recall.calibrate import after_seed
+    from ...seed.answers import SeedAnswer
     from ...seed.seeder import Seeder
 
     with reported(as_json):
         seeder = Seeder(repo, calibrate=after_seed)
         with progress_bar(not as_json, "embedding") as cb:
             report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
-    noted = record_home(seeder.workspace.root, store_root())
-    hint = _no_roots_hint(seeder.workspace.root, seeder.settings) if not rev else None
+    noted = record_home(seeder.workspace.repo_root, store_root())
+    hint = _no_roots_hint(seeder.workspace.repo_root, seeder.settings) if not rev else None
     if as_json:
-        emit_json(dict(report.to_json(), store=str(store_root()), notes=[n for n in (noted, hint) if n]))
+        data = dict(report.to_json(), store=str(store_root()), notes=[n for n in (noted, hint) if n])
+        emit_json(dump(SeedAnswer, data))
     else:
         for n in (noted, hint):
             if n:
@@ -153,9 +156,9 @@ def check(
 
     with reported(as_json):
         ws = find_workspace(repo)
-        settings = load_settings(ws.root)
+        settings = load_settings(ws.repo_root)
         if explain:
-            shown = explain_file(ws.root, settings, explain)
+            shown = explain_file(ws.repo_root, settings, explain)
     if explain:
         if as_json:
             emit_json(shown)
@@ -163,10 +166,10 @@ def check(
             for line in render_explain(shown):
                 out.print(line, markup=False)
         raise typer.Exit(1 if any(i["severity"] == "error" for i in shown["issues"]) else 0)
-    hint = _no_roots_hint(ws.root, settings)
+    hint = _no_roots_hint(ws.repo_root, settings)
     if hint and not as_json:
         err.print(f"note: {hint}", markup=False)
-    rep = check_repo(ws.root, settings)
+    rep = check_repo(ws.repo_root, settings)
     issues = rep.pop("_issues")
     if as_json:
         emit_json(rep)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ...base.memory import limit_arenas
 from .common import fail
 
 
@@ -21,6 +22,7 @@ def mcp(
     stdio keeps stdout for the protocol; with --http one JSON line (url, token file, store) is printed once it
     accepts connections, and requests
     need `Authorization: Bearer <token>` granted this workspace (the default token is granted it)."""
+    limit_arenas()  # before any thread starts (base/memory.py)
     from ..mcp_server import build_server, http_app, warm
     from ..workspace_handle import WorkspaceHandle
     from .common import reported

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import typer
 
+from ...recall.answers import dump
+from ..record_answers import Relations
 from .common import emit_json, fail, out, reported
 
 
@@ -24,17 +26,17 @@ def relations(
 
     with reported(as_json):
         ws = find_workspace(repo)
-        wsdir = workspace_dir(ws.id)
+        wsdir = workspace_dir(ws.id, create=False)
         if not (wsdir / "catalog.sqlite").exists():
             fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, "memory/not-seeded")
         with workspace_lock(wsdir, exclusive=False):
-            cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.root))  # this worktree's view
+            cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.repo_root))  # this worktree's view
             try:
                 rel = rel_of(cat, record_id, ws.id)
             finally:
                 cat.close()
     if as_json:
-        emit_json(rel)
+        emit_json(dump(Relations, dict(rel, workspace=ws.id)))
         return
     out.print(f"{rel['id']}: {rel['title']} ({rel['kind']}/{rel['status']})", markup=False)
     for key, label in (

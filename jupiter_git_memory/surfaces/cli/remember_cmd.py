@@ -12,7 +12,9 @@ from pathlib import Path
 import typer
 
 from ...base.errors import JgmError
+from ...candidates.answers import CandidateAnswer
 from ...candidates.model import REQUESTABLE_KINDS, CandidateInput
+from ...recall.answers import dump
 from .common import emit_json, err, fail, fail_with, out, reported
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -46,7 +48,7 @@ def _read_body(body: str | None, body_file: str | None, as_json: bool) -> str:
 
 def print_answer(a, as_json: bool) -> None:
     if as_json:
-        emit_json(a.to_json())
+        emit_json(dump(CandidateAnswer, a.to_json()))
         return
     verb = f"would be {a.decision}" if a.dry_run else a.decision
     reason = a.reason.removeprefix(f"{verb}: ")  # a dry run's reason already starts with "would be ..."

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from ...base.memory import limit_arenas
 from .common import err, fail
 
 
@@ -29,6 +30,7 @@ def serve(
 ):
     """Serve recall, records, receipts and seeding over HTTP. Prints one JSON line (url, token file, store) once
     it accepts connections."""
+    limit_arenas()  # before any thread starts: a server's RSS stays flat across reopens (base/memory.py)
     import uvicorn
 
     from ...base.store import store_root

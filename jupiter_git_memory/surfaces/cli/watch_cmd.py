@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from ...base.memory import limit_arenas
 from .common import reported
 
 
@@ -15,6 +16,7 @@ def watch(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per line (ready, seed, stopped)."),
 ):
     """Watch the knowledge roots and reindex after changes settle; stops cleanly on Ctrl-C or SIGTERM."""
+    limit_arenas()  # before any thread starts (base/memory.py)
     from ..watch import run_cli
 
     with reported(as_json):

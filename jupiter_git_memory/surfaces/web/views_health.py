@@ -65,7 +65,7 @@ def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -
             home = str(state.store_root) if state.store_root else None
             threading.Thread(
                 target=_run_doctor,
-                args=(entry, str(handle.workspace.root), home),
+                args=(entry, str(handle.workspace.repo_root), home),
                 daemon=True,
                 name=f"jgm-ui-doctor-{handle.id}",
             ).start()

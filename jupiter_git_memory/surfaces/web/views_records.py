@@ -92,7 +92,7 @@ def record(request: Request, handle: Handle, rid: str):
         rec = ops.get_record(cat, rid, handle.id)
         rel = ops.relations(cat, rid, handle.id)
         receipts = receipts_returning(cat, rid)
-    commit = commit_info(str(handle.workspace.root), rec["commit"]) if rec.get("commit") else None
+    commit = commit_info(str(handle.workspace.repo_root), rec["commit"]) if rec.get("commit") else None
     href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
     return page(
@@ -107,5 +107,5 @@ def record(request: Request, handle: Handle, rid: str):
         receipts=receipts,
         commit=commit,
         extra=extra,
-        root=Path(handle.workspace.root),
+        root=Path(handle.workspace.repo_root),
     )
