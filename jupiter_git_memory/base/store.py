@@ -61,6 +61,8 @@ def workspace_lock(wsdir: Path, exclusive: bool, timeout: float | None = None):
     if not exclusive and not path.exists():  # nothing was ever written here: a reader has nothing to wait for
         yield
         return
+    if exclusive:
+        private_dir(wsdir)  # a writer's first lock makes the workspace folder
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
     try:

@@ -11,7 +11,7 @@ from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from .catalog import Catalog
 from .recovery import open_catalog
-from .vectors import IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
+from .vectors import MEMORY, IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
 from .views import worktree_view
 from .workspace import Workspace
 
@@ -65,9 +65,11 @@ def open_index(
     identity raises IdentityMismatch (unless rebuilding). The catalog reads through `view` (default: the view
     of the worktree `ws.repo_root`). A corrupt catalog raises CatalogCorrupt, or with `recover` (writers) is moved
     aside and rebuilt by the caller's seed."""
-    wsdir = workspace_dir(ws.id, store_root)
+    wsdir = workspace_dir(ws.id, store_root, create=write)
     catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.repo_root), write=write)
     loc = location_for(wsdir, chroma_url)
+    if not write and catalog.blank and not chroma_url:  # nobody wrote this store: create nothing on disk
+        loc = MEMORY + loc
     name = collection_name(ws.id)
     try:
         if rebuild:

@@ -64,6 +64,7 @@ class _Chroma:
             give_back()  # its HNSW and Rust buffers were freed into malloc arenas: hand the pages back
 
 
+MEMORY = "memory:"  # location prefix: an empty in-memory Chroma for a reader of a store nobody has written
 _clients: dict[str, _Chroma] = {}  # location -> current epoch
 _live: set[_Chroma] = set()  # epochs not stopped yet (current and retired)
 _clients_lock = threading.RLock()  # re-entrant: a lease's finalizer may run in a GC pass under it
@@ -77,7 +78,9 @@ def _open_epoch(location: str) -> _Chroma:
     from chromadb.api.shared_system_client import SharedSystemClient as shared
 
     settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
-    if location.startswith(("http://", "https://")):
+    if location.startswith(MEMORY):
+        c = chromadb.EphemeralClient(settings=settings)
+    elif location.startswith(("http://", "https://")):
         u = urlparse(location)
         c = chromadb.HttpClient(
             host=u.hostname or "127.0.0.1",

@@ -127,7 +127,7 @@ class Seeder:
         self.embedder = embedder or load_embedder(self.settings.model)
         self.identity = vector_identity(self.embedder.spec)
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
-        self.wsdir = workspace_dir(self.workspace.id, store_root)
+        self.wsdir = workspace_dir(self.workspace.id, store_root, create=False)  # the write lock creates it
 
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
