@@ -128,6 +128,7 @@ def test_not_seeded_and_empty_are_not_no_match_on_cli(repo, make_repo, jgm_home,
     assert c.exit_code == 5 and json.loads(c.stdout)["status"] == "not-seeded"
     assert cli("doctor", cwd=repo.path).exit_code != 0 and cli("relations", "dec-x", cwd=repo.path).exit_code != 0
     assert cli("candidates", "list", cwd=repo.path).exit_code == 0
+    assert cli("hooks", "status", cwd=repo.path).exit_code == 0
     # readers leave the store as they found it: no workspace folder, lock file or Chroma database (issue 14)
     assert not (jgm_home / "workspaces").exists(), sorted(str(p) for p in jgm_home.rglob("*"))
     empty = make_repo("empty")

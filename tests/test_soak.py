@@ -198,3 +198,21 @@ def test_a_retired_chroma_client_serves_its_reader_then_stops(tmp_path):
     new.close()
     reset_clients(loc)
     assert open_epochs() == base
+
+
+def test_a_reader_of_a_never_written_store_uses_an_empty_in_memory_chroma_then_lets_it_go(repo, jgm_home):
+    """open_index for a reader of a blank catalog creates nothing on disk, and the stand-in Chroma it reads
+    stops with its last reader instead of staying open for the life of a server started before `jgm seed`."""
+    from jupiter_git_memory.embedding.registry import load_embedder
+    from jupiter_git_memory.index.handle import open_index, vector_identity
+    from jupiter_git_memory.index.vectors import open_epochs
+    from jupiter_git_memory.index.workspace import find_workspace
+
+    ws = find_workspace(repo.path)
+    base = open_epochs()
+    index = open_index(ws, vector_identity(load_embedder().spec))
+    assert index.catalog.blank and index.vectors.location.startswith("memory:") and open_epochs() == base + 1
+    assert index.vectors.count() == 0
+    index.close()
+    assert open_epochs() == base
+    assert not (jgm_home / "workspaces").exists()

@@ -125,7 +125,9 @@ def acquire(location: str) -> _Chroma:
 def release(epoch: _Chroma) -> None:
     with _clients_lock:
         epoch.users -= 1
-        if epoch.retired and epoch.users <= 0:
+        if epoch.location.startswith(MEMORY) and epoch.users <= 0 and _clients.get(epoch.location) is epoch:
+            _retire(_clients.pop(epoch.location))  # an empty stand-in: not worth keeping for a later reader
+        elif epoch.retired and epoch.users <= 0:
             epoch.stop()
 
 

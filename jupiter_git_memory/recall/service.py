@@ -331,8 +331,6 @@ class Recaller:
         info = self.floor_info()
         floor, floor_source, floor_warnings = info.value, info.source, list(info.warnings)
         view, stale = self.prepare(at)
-        if not (self.wsdir / "catalog.sqlite").exists():
-            self.ensure_seeded()  # NotSeeded before anything is opened: a reader leaves a store as it found it
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             try:
                 index = self.ensure_seeded()

@@ -169,7 +169,7 @@ def status(repo: Path | str | None) -> dict:
                     "chained": os.path.lexists(chained),
                 }
             )
-    wsdir = workspace_dir(ws.id)
+    wsdir = workspace_dir(ws.id, create=False)  # status reads: it creates no workspace folder
     last = None
     if (wsdir / LAST_RUN).is_file():
         last = json.loads((wsdir / LAST_RUN).read_text("utf-8"))

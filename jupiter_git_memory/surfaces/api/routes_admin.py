@@ -37,7 +37,7 @@ def health() -> Health:
 
 def _info(state: ApiState, wsid: str) -> dict[str, Any]:
     h = state.handles[wsid]
-    path = workspace_dir(h.workspace.id, state.store_root) / "catalog.sqlite"
+    path = workspace_dir(h.workspace.id, state.store_root, create=False) / "catalog.sqlite"
     info = (
         describe(path, h.workspace.repo_root)
         if path.is_file()
