@@ -148,15 +148,22 @@ def _linked(cat: Catalog, field: str, rid: str) -> dict[str, RecordRow]:
     return cat.records_by_ids(_link_index(cat, field).get(rid, []))
 
 
-def _edge(row: RecordRow | None, rid: str, retires: bool, declared_on: str) -> dict[str, Any]:
-    if row is None:
-        return {"id": rid, "missing": True, "retires": False, "declared_on": declared_on}
+def _named(row: RecordRow, rid: str) -> dict[str, Any]:
+    """Who a record is, in every relations answer: the id asked for, title, kind and both statuses."""
     return {
         "id": rid,
         "title": row.title,
         "kind": row.kind,
         "status": row.effective_status,
         "declared_status": row.declared_status,
+    }
+
+
+def _edge(row: RecordRow | None, rid: str, retires: bool, declared_on: str) -> dict[str, Any]:
+    if row is None:
+        return {"id": rid, "missing": True, "retires": False, "declared_on": declared_on}
+    return {
+        **_named(row, rid),
         "path": row.path,
         "retires": retires,
         "declared_on": declared_on,
@@ -229,11 +236,7 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
         frontier = nxt
     amends, amended_by = _amend_edges(cat, row)
     return {
-        "id": rid,
-        "title": row.title,
-        "kind": row.kind,
-        "status": row.effective_status,
-        "declared_status": row.declared_status,
+        **_named(row, rid),
         "supersedes": supersedes,
         "superseded_by": superseded_by,
         "amends": amends,
