@@ -6,6 +6,7 @@ kill can land between two of them), the writer's `fault` stages, a point inside 
 count and kill (fault injection); every write still goes through the product's code.
 
     JGM_CRASH_AT=7 python tests/crash_child.py REPO     # dies by SIGKILL at the 7th event
+    JGM_CRASH_REBUILD=1 JGM_CRASH_SIGNAL=SIGINT ...     # the same for `seed --rebuild`, Ctrl-C instead
     python tests/crash_child.py REPO                    # no kill: prints the event census as JSON
 """
 
@@ -25,7 +26,7 @@ def event(name: str) -> None:
     sys.stderr.write(f"EVENT {len(EVENTS)} {name}\n")
     sys.stderr.flush()
     if len(EVENTS) == int(os.environ.get("JGM_CRASH_AT", "0") or 0):
-        os.kill(os.getpid(), signal.SIGKILL)
+        os.kill(os.getpid(), getattr(signal, os.environ.get("JGM_CRASH_SIGNAL", "SIGKILL")))
 
 
 def install() -> None:
@@ -79,7 +80,7 @@ def main() -> None:
     install()
     from jupiter_git_memory.seed.seeder import Seeder
 
-    report = Seeder(sys.argv[1]).seed(fault=event)
+    report = Seeder(sys.argv[1]).seed(fault=event, rebuild=bool(os.environ.get("JGM_CRASH_REBUILD")))
     print(json.dumps({"events": EVENTS, "records": report.records, "errors": report.errors}))
 
 

@@ -2,8 +2,8 @@
 and its own filtered search is much slower locally); the answer must equal filtering a full search, on a
 real index and the real model, for common filters (served by the first over-fetch) and rare ones (widened)."""
 
+from jupiter_git_memory.index.view_query import OVERFETCH, view_query
 from jupiter_git_memory.recall.service import Recaller
-from jupiter_git_memory.recall.view_query import OVERFETCH, view_query
 from jupiter_git_memory.seed.seeder import Seeder
 
 STATUSES = ["accepted"] * 6 + ["proposed", "rejected", "deprecated"]

@@ -80,16 +80,20 @@ def nearest(
 ) -> list[Match]:  # pragma: no mutate block
     """Records nearest to the text, best first. A long text's score for a record is the mean over its
     chunks of each chunk's best cosine to that record (0 where the record is not among the chunk's top n),
-    so one shared paragraph does not make two long texts duplicates."""
+    so one shared paragraph does not make two long texts duplicates. Only the current view's chunks (and the
+    shared candidates) count: a record another view or an old commit held says nothing about this one."""
+    from ..index.view_query import view_query
+
     if not index.vectors.count():
         return []
+    allowed = index.catalog.view_chunk_map()
     chunks = chunker(title, body)
     vecs = embedder.embed_passages([c.text for c in chunks])
     sums: dict[str, float] = defaultdict(float)
     for v in vecs:
         best: dict[str, float] = {}
-        for _cid, cos, meta in index.vectors.query(v, n):
-            rid = meta["record_id"]
+        for cid, cos in view_query(index.vectors, v, n, allowed.__contains__):
+            rid = allowed[cid][0]
             best[rid] = max(best.get(rid, -1.0), cos)
         for rid, cos in best.items():
             sums[rid] += cos

@@ -36,7 +36,8 @@ class CatalogChanges:
     meta: dict[str, str] = field(default_factory=dict)
     view: dict[str, Any] | None = None  # the `views` row of the catalog's current view, written with the rest
     drop_views: list[str] = field(default_factory=list)  # views to forget (LRU eviction, removed worktrees)
-    rebuild: bool = False  # `seed --rebuild`: clear every chunk first, in the same transaction
+    rebuild: bool = False  # a re-read (`seed --rebuild`, a parser change): clear every chunk first and
+    # replace the stored parses, in the same transaction
     receipts: list[dict] = field(default_factory=list)  # append-only; no generation bump
     touch_views: list[str] = field(default_factory=list)  # views just read (their LRU time); no bump
     dead_chunks: list[str] = field(default_factory=list)  # out: chunks no view uses any more (vectors to delete)
@@ -180,10 +181,11 @@ class Catalog(CatalogReads):
             if r.origin == "candidate":
                 cur.execute("DELETE FROM view_records WHERE view=? AND id=? AND origin=?", (self.view, r.id, PROMOTION))
         for verb, rows in (
-            ("IGNORE", [r for r in ch.upsert_records if r.origin == "file"]),
+            ("REPLACE" if ch.rebuild else "IGNORE", [r for r in ch.upsert_records if r.origin == "file"]),
             ("REPLACE", [r for r in ch.upsert_records if r.origin != "file"]),
         ):
-            # a file version's bytes fix its parse; a candidate's state and evidence change under one hash
+            # a file version's bytes fix its parse (until the parser changes: a re-read replaces it); a
+            # candidate's state and evidence change under one hash
             cur.executemany(
                 f"INSERT OR {verb} INTO contents(id, content_hash, kind, status, title, data) VALUES(?,?,?,?,?,?)",
                 [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,8 +11,8 @@ from ..base.store import workspace_dir
 from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from .catalog import Catalog
-from .recovery import open_catalog
-from .vectors import MEMORY, IdentityMismatch, VectorIndex, refresh_if_stale, reset_clients
+from .recovery import ChromaUnavailable, move_chroma_aside, open_catalog
+from .vectors import MEMORY, IdentityMismatch, VectorIndex, leased_client, refresh_if_stale, reset_clients
 from .views import worktree_view
 from .workspace import Workspace
 
@@ -21,7 +22,27 @@ def vector_identity(spec: ModelSpec) -> dict:
 
 
 def collection_name(wsid: str) -> str:
+    """The workspace's first collection; a `--rebuild` writes a fresh one beside it (see `active_collection`)."""
     return f"jgm-{wsid}"[:63]
+
+
+ACTIVE_COLLECTION = "collection"  # catalog meta: the collection the catalog's chunks are in
+
+
+def active_collection(wsid: str, catalog: Catalog) -> str:
+    """The collection this catalog's vectors live in. A rebuild embeds into a new collection and switches
+    this pointer in its catalog transaction, so until that commit readers keep answering from the old
+    vectors, and a rebuild killed midway leaves the index as it was (dec-rebuild-beside-the-old-vectors)."""
+    return catalog.get_meta(ACTIVE_COLLECTION) or collection_name(wsid)
+
+
+def _rebuild_collection(wsid: str) -> str:
+    return f"{collection_name(wsid)[:52]}-r{secrets.token_hex(4)}"
+
+
+def _is_ours(name: str, wsid: str) -> bool:
+    base = collection_name(wsid)
+    return name == base or name.startswith(f"{base[:52]}-r")
 
 
 @dataclass
@@ -32,6 +53,15 @@ class Index:
     vectors: VectorIndex
     identity: dict
     recovered_from: Path | None = None  # a corrupt catalog this open moved aside (see index.recovery)
+    replaces: str | None = None  # a rebuild: the collection its catalog write retires
+    chroma_moved: Path | None = None  # a corrupt Chroma directory this open moved aside
+
+    @property
+    def missing_vectors(self) -> int:
+        """Chunks the catalog lists that Chroma does not hold. Every write keeps the counts equal (orphans
+        only ever make Chroma's larger), so a positive number means lost vectors: an answer read from this
+        index may be missing records, and an empty one must not be reported as "no match"."""
+        return max(0, self.catalog.stored_chunk_count() - self.vectors.count())
 
     @property
     def identity_hash(self) -> str:
@@ -60,30 +90,52 @@ def open_index(
     """Open under the workspace lock; `Index.close()` gives everything back. Chroma is reopened if another
     process wrote since this process last saw the index (the old client stops once its last reader closes).
     Opening writes nothing to the catalog; a writer (`write`, holding the exclusive lock) creates or migrates
-    it, and its writes (index.writer.apply_plan) record the identity and workspace. `rebuild` drops the
-    vectors; the seed's write then clears and re-chunks the catalog in one transaction. A different stored
+    it, and its writes (index.writer.apply_plan) record the identity and workspace. `rebuild` opens a new,
+    empty collection beside the active one; the seed's write then clears and re-chunks the catalog and points
+    it at the new collection in one transaction, and the old collection is dropped after that commit. A different stored
     identity raises IdentityMismatch (unless rebuilding). The catalog reads through `view` (default: the view
     of the worktree `ws.repo_root`). A corrupt catalog raises CatalogCorrupt, or with `recover` (writers) is moved
-    aside and rebuilt by the caller's seed."""
+    aside and rebuilt by the caller's seed; so is a corrupt local Chroma directory (the seed re-embeds)."""
     wsdir = workspace_dir(ws.id, store_root, create=write)
     catalog, moved = open_catalog(wsdir / "catalog.sqlite", recover, view or worktree_view(ws.repo_root), write=write)
     loc = location_for(wsdir, chroma_url)
     if not write and catalog.blank and not chroma_url:  # nobody wrote this store: create nothing on disk
         loc = MEMORY + loc
-    name = collection_name(ws.id)
+    active = active_collection(ws.id, catalog)
     try:
-        if rebuild:
-            VectorIndex.drop(loc, name)
-            reset_clients(loc)
         refresh_if_stale(loc, catalog.generation())
         stored = catalog.get_meta("identity")
         if not rebuild and stored and json.loads(stored) != identity and catalog.stored_chunk_ids():
             raise IdentityMismatch(json.loads(stored), identity)
-        vectors = VectorIndex(loc, name, identity)
+        chroma_moved = None
+        try:
+            if write:
+                drop_leftovers(loc, ws.id, keep=active)
+            vectors = VectorIndex(loc, _rebuild_collection(ws.id) if rebuild else active, identity)
+        except ChromaUnavailable as e:
+            if not (recover and write and e.corrupt):
+                raise
+            reset_clients(loc)  # stop our client of the damaged files before moving them
+            chroma_moved = move_chroma_aside(loc)
+            vectors = VectorIndex(loc, _rebuild_collection(ws.id) if rebuild else active, identity)
     except BaseException:
         catalog.close()
         raise
-    return Index(ws, wsdir, catalog, vectors, identity, moved)
+    return Index(ws, wsdir, catalog, vectors, identity, moved, active if rebuild else None, chroma_moved)
+
+
+def drop_leftovers(location: str, wsid: str, keep: str) -> list[str]:
+    """Drop this workspace's collections other than `keep`: what a rebuild killed before its catalog write
+    (or after it, before it dropped the old collection) left behind. Call as the writer."""
+    with leased_client(location) as client:
+        try:
+            names = [getattr(c, "name", c) for c in client.list_collections()]
+        except Exception as e:  # a damaged chroma.sqlite3 shows here first
+            raise ChromaUnavailable(location, e) from e
+    gone = [n for n in names if n != keep and _is_ours(n, wsid)]
+    for n in gone:
+        VectorIndex.drop(location, n)
+    return gone
 
 
 def index_meta(index: Index) -> dict[str, str]:
@@ -92,4 +144,5 @@ def index_meta(index: Index) -> dict[str, str]:
     return {
         "identity": json.dumps(index.identity, sort_keys=True),
         "workspace": json.dumps({"id": ws.id, "name": ws.name, "root": str(ws.repo_root), "key": ws.key}),
+        ACTIVE_COLLECTION: index.vectors.name,
     }

@@ -106,6 +106,10 @@ class CatalogReads:
         """Every chunk any view uses (what Chroma should hold)."""
         return {r[0] for r in self._db.execute("SELECT id FROM chunk_store")}
 
+    def stored_chunk_count(self) -> int:
+        """How many vectors Chroma should hold (every write keeps the two equal; see Index.missing_vectors)."""
+        return int(self._db.execute("SELECT count(*) FROM chunk_store").fetchone()[0])
+
     def parsed_by_hash(self, hashes: Iterable[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """content hash -> (record id, parsed data) of stored file records: a new view reuses other views'
         parses instead of parsing the same bytes again."""

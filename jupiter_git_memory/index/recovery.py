@@ -81,6 +81,56 @@ def open_catalog(path: Path, recover: bool = False, view: str | None = None, wri
     return Catalog(path, view, write=True), moved
 
 
+def salvage_candidates(moved: Path) -> tuple[list, str | None]:
+    """The candidates (store-only rows: nothing else holds them) still readable in a catalog moved aside as
+    corrupt, for the rebuilding seed to carry over; and why some could not be read, if so. Row by row, so one
+    damaged page costs only the rows on it."""
+    from .migrations import SHARED_VIEW
+    from .queries import record_row
+
+    cols = (
+        "v.id, v.content_hash, v.effective, v.path, v.commit_sha, v.dirty, v.origin, v.error, c.kind, c.status, "
+        "c.title, c.data FROM view_records v JOIN contents c ON c.id = v.id AND c.content_hash = v.content_hash"
+    )
+    rows, problem = [], None
+    try:
+        db = sqlite3.connect(f"file:{moved}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        return [], str(e)
+    try:
+        db.row_factory = sqlite3.Row
+        keys = [r[0] for r in db.execute("SELECT rowid FROM view_records WHERE view=?", (SHARED_VIEW,))]
+        for key in keys:
+            try:
+                got = db.execute(f"SELECT {cols} WHERE v.rowid=?", (key,)).fetchone()
+                if got is not None:
+                    rows.append(record_row(got))
+            except (sqlite3.Error, ValueError) as e:
+                problem = str(e)
+    except sqlite3.Error as e:
+        problem = str(e)
+    finally:
+        db.close()
+    return rows, problem
+
+
+def is_chroma_corruption(cause: BaseException) -> bool:
+    text = str(cause).lower()
+    return any(s in text for s in ("malformed", "not a database", "(code: 11)", "(code: 26)", "file is not a db"))
+
+
+def move_chroma_aside(location: str) -> Path:
+    """Rename a corrupt Chroma directory to `chroma.corrupt-<time>-<pid>`; the seed that follows re-embeds
+    what the catalog lists (candidates included), so nothing but embedding time is lost."""
+    src = Path(location)
+    dest = src.with_name(f"{src.name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    os.replace(src, dest)
+    from ..base.store import log
+
+    log(f"Chroma directory {src} was corrupt; moved aside to {dest}; the seed re-embeds its vectors")
+    return dest
+
+
 class ChromaUnavailable(JgmError, RuntimeError):
     """Chroma could not be opened or written; `reason` and `fix` name the directory's real problem."""
 
@@ -89,12 +139,17 @@ class ChromaUnavailable(JgmError, RuntimeError):
     def __init__(self, location: str, cause: BaseException):
         self.location = location
         text = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+        local = not location.startswith(("http://", "https://"))
+        self.corrupt = local and is_chroma_corruption(cause)
         if _read_only(location, cause):
             self.reason = f"the Chroma directory is read-only ({text})"
             self.fix = f"make it writable (`chmod -R u+w {location}`) or point JGM_HOME at a writable store"
+        elif self.corrupt:
+            self.reason = f"the Chroma directory is corrupt ({type(cause).__name__}: {text})"
+            self.fix = "run `jgm doctor --repair` (or `jgm seed`): it moves the directory aside and re-embeds"
         else:
             self.reason = f"Chroma could not be opened ({type(cause).__name__}: {text})"
-            self.fix = "check the directory; `jgm seed --rebuild` re-creates the vectors"
+            self.fix = "check the directory (or the server); `jgm doctor` tells what it sees"
         super().__init__(f"{location}: {self.reason}; {self.fix}")
 
 

@@ -95,6 +95,7 @@ def _open_epoch(location: str) -> _Chroma:
         except Exception as e:  # e.g. a read-only directory: say so instead of a Rust traceback
             from .recovery import ChromaUnavailable
 
+            _forget_failed(shared, location)
             raise ChromaUnavailable(location, e) from e
     system = c._system
     for ident in {c._identifier, c._admin_client._identifier}:  # the cache forgets it; we stop it ourselves
@@ -104,6 +105,17 @@ def _open_epoch(location: str) -> _Chroma:
     epoch = _Chroma(location, c, system)
     _live.add(epoch)
     return epoch
+
+
+def _forget_failed(shared, location: str) -> None:
+    """chromadb caches a system before starting it: a start that failed (damaged files) would be handed back,
+    broken, to the next open of the same path, e.g. after the damaged directory was moved aside."""
+    for ident, system in list(shared._identifier_to_system.items()):
+        if getattr(system.settings, "persist_directory", None) == location:
+            shared._identifier_to_system.pop(ident, None)
+            shared._identifier_to_refcount.pop(ident, None)
+            with contextlib.suppress(Exception):
+                system.stop()
 
 
 def _current(location: str) -> _Chroma:
@@ -209,6 +221,14 @@ class VectorIndex:
         self.client = epoch.client
         try:
             self.col = self._open()
+        except IdentityMismatch:
+            self.close()
+            raise
+        except Exception as e:  # e.g. a damaged chroma.sqlite3 found on first use: name it, not a Rust error
+            self.close()
+            from .recovery import ChromaUnavailable
+
+            raise ChromaUnavailable(location, e) from e
         except BaseException:
             self.close()
             raise

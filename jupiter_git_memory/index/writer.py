@@ -3,7 +3,8 @@
 Order matters for crash safety: vectors are written first and the catalog next, in one transaction; the
 vectors of chunks that no view holds any more (found by that transaction) are deleted last. The next seed
 diffs against Chroma's actual ids, so a crash at any point leaves at worst orphan vectors or missing ones,
-which that seed deletes or re-embeds.
+which that seed deletes or re-embeds. A rebuild writes into a new collection and the catalog transaction
+switches to it, so a killed rebuild leaves the old index answering.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 
 from .catalog import CatalogChanges, ChunkRow
 from .handle import Index, index_meta
-from .vectors import mark_current
+from .vectors import VectorIndex, mark_current
 
 
 @dataclass
@@ -55,6 +56,11 @@ def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=
     if fault:
         fault("before-catalog")
     generation = index.catalog.apply(plan.catalog)
+    if index.replaces and index.replaces != index.vectors.name:  # a rebuild switched collections: retire the old
+        if fault:
+            fault("before-drop-old")
+        VectorIndex.drop(index.vectors.location, index.replaces)
+        index.replaces = None
     if plan.catalog.dead_chunks:
         if fault:
             fault("before-gc")

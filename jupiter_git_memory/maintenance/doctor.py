@@ -17,7 +17,7 @@ from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
 from ..embedding.specs import identity_hash
 from ..index.catalog import CatalogChanges
-from ..index.handle import collection_name, location_for
+from ..index.handle import active_collection, collection_name, location_for
 from ..index.migrations import CatalogNeedsMigration, CatalogTooNew
 from ..index.plan import chunk_meta
 from ..index.recovery import CatalogCorrupt, ChromaUnavailable, open_catalog
@@ -168,6 +168,7 @@ def diagnose(
         never = not (wsdir / "catalog.sqlite").exists()
         zero = dict.fromkeys(("records", "chunks", "vectors", "files"), 0)
         records, chunks, stored, unused, ident = {}, {}, set(), [], None  # never seeded: nothing to open
+        collection = collection_name(ws.id)
         try:  # a reader: opening creates, migrates and writes nothing
             cat = None if never else open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.repo_root))[0]
         except CatalogCorrupt as e:
@@ -198,10 +199,11 @@ def diagnose(
                 stored = cat.stored_chunk_ids()
                 unused = cat.unreferenced_chunks()
                 ident = cat.get_meta("identity")
+                collection = active_collection(ws.id, cat)
             finally:
                 cat.close()
         try:
-            col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection_name(ws.id))
+            col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection)
         except ChromaUnavailable as e:
             return Diagnosis(
                 ws.id,

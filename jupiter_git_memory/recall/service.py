@@ -14,6 +14,7 @@ from ..embedding.specs import identity_hash
 from ..index.handle import Index, open_index, vector_identity
 from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
+from ..index.view_query import lost_vectors, view_query
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..records.model import ALL_EFFECTIVE, KINDS
@@ -31,7 +32,6 @@ from .ranking import (
     rank,
 )
 from .receipts import make_receipt, store_receipt
-from .view_query import view_query
 
 SNIPPET_CHARS = 320
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
@@ -369,6 +369,9 @@ class Recaller:
                         "why": h.why,
                     }
                 )
+            lost = lost_vectors(index)
+            if lost and not results:  # never "no match" from an index that lost vectors
+                raise RecallError(lost)
             receipt = make_receipt(
                 query,
                 [r["id"] for r in results],
@@ -381,7 +384,11 @@ class Recaller:
             receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results}
             if store:
                 store_receipt(index, receipt)
-        warnings = self._floor_warnings(floor_source, floor_warnings) + stale
+        warnings = (
+            self._floor_warnings(floor_source, floor_warnings)
+            + stale
+            + ([f"{lost}; this answer may miss records"] if lost else [])
+        )
         if not index.catalog.get_meta("last_seed_at"):  # candidates only: answers, but says so
             warnings.append(
                 f"workspace {self.workspace.id} has never been seeded in store "

@@ -20,7 +20,7 @@ from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..index.handle import Index, open_index, vector_identity
 from ..index.plan import SeedCounts, plan_changes
-from ..index.recovery import is_corruption, move_aside
+from ..index.recovery import is_corruption, move_aside, salvage_candidates
 from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
@@ -196,24 +196,12 @@ class Seeder:
             dirty_set = sources.dirty_paths(root, settings) if commit else {f.path for f in files}
         previous = cat.records()
         parse_key = options_key(settings)
-        k = read_knowledge(
-            files,
-            _with_stored_parses(cat, files, previous),
-            settings,
-            ignored,
-            reuse=cat.get_meta("parse_options") == parse_key,
-        )
+        # a rebuild, or a parser or reading setting that changed since the stored parses were made, re-reads
+        # and re-chunks every file (vectors of unchanged text are still reused unless rebuilding)
+        reparse = rebuild or cat.get_meta("parse_options") != parse_key
+        k = read_knowledge(files, _with_stored_parses(cat, files, previous), settings, ignored, reuse=not reparse)
         got, resolution = k.collected, k.resolution
-        if index.recovered_from:
-            read_issues.append(
-                Issue(
-                    str(index.recovered_from),
-                    f"the catalog {cat.path} was corrupt: it was moved aside "
-                    "to this file and rebuilt from the record files (vectors reused)",
-                    "nothing to do; candidates and receipts that lived only in it stay in the moved file",
-                    severity="warning",
-                )
-            )
+        salvaged = self._recovery_notes(index, read_issues)
         issues, skipped, failed = read_issues + k.issues, got.skipped, got.failed
         for i in read_issues:
             failed.setdefault(i.path, i.render())
@@ -238,20 +226,20 @@ class Seeder:
                 continue
             if prev.path in failed and prev.path not in desired_paths:
                 desired[prev.id] = RecordRow(**{**prev.__dict__, "error": failed[prev.path]})
-        for cand in cat.shared_records().values():  # candidates live in the store; seeding keeps them
+        for cand in [*cat.shared_records().values(), *salvaged]:  # candidates live in the store; seeding keeps them
             desired.setdefault(cand.id, cand)
         mark_promotions(desired)  # a committed record file claiming a candidate promotes it, in this view
-        # a rebuild plans against no stored chunks (its write clears them first) and re-chunks everything
-        known = {} if rebuild else cat.version_chunks({(rid, r.content_hash) for rid, r in desired.items()})
+        # a re-read plans against no stored chunks (its write clears them first) and re-chunks everything
+        known = {} if reparse else cat.version_chunks({(rid, r.content_hash) for rid, r in desired.items()})
         plan, counts = plan_changes(
             desired,
             previous,
             known,
             index.vectors.ids(),
             self.chunker,
-            stored_chunks=set() if rebuild else cat.stored_chunk_ids(),
+            stored_chunks=set() if reparse else cat.stored_chunk_ids(),
         )
-        plan.catalog.rebuild = rebuild
+        plan.catalog.rebuild = reparse
         texts = [c.text for c, _ in plan.embed]
         vectors = self._embed(texts, progress)
         plan.catalog.view = {
@@ -295,6 +283,34 @@ class Seeder:
             view=cat.view,
             recovered_from=str(index.recovered_from) if index.recovered_from else None,
         )
+
+    @staticmethod
+    def _recovery_notes(index: Index, issues: list[Issue]) -> list[RecordRow]:
+        """Warnings for what this open moved aside; the candidates salvaged from a corrupt catalog."""
+        salvaged: list[RecordRow] = []
+        if index.recovered_from:
+            salvaged, problem = salvage_candidates(index.recovered_from)
+            lost = f"; some could not be read ({problem}) and stay only in that file" if problem else ""
+            issues.append(
+                Issue(
+                    str(index.recovered_from),
+                    f"the catalog {index.catalog.path} was corrupt: it was moved aside to this file and rebuilt "
+                    f"from the record files (vectors reused); {len(salvaged)} candidates were carried over{lost}",
+                    "nothing to do; receipts that lived only in it stay in the moved file",
+                    severity="warning",
+                )
+            )
+        if index.chroma_moved:
+            issues.append(
+                Issue(
+                    str(index.chroma_moved),
+                    "the Chroma directory was corrupt: it was moved aside to this folder and every chunk the "
+                    "catalog lists (candidates included) was embedded again",
+                    "nothing to do; delete the moved folder once you no longer need it",
+                    severity="warning",
+                )
+            )
+        return salvaged
 
     def _commits(
         self, since: str, root: Path, commit: str | None, previous: dict[str, RecordRow], committed_paths: set[str]

@@ -73,4 +73,7 @@ class ContextRequest(Strict):
 
 
 class SeedRequest(Strict):
-    rebuild: bool = Field(False, description="Drop vectors and re-embed everything.")
+    rebuild: bool = Field(
+        False,
+        description="Re-read and re-embed everything into a new collection; the old one answers until it is done.",
+    )

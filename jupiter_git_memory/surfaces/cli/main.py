@@ -47,7 +47,10 @@ def seed(
     repo: Path | None = RepoOpt,
     rev: str | None = typer.Option(None, "--rev", help="Index this commit from Git objects."),
     rebuild: bool = typer.Option(
-        False, "--rebuild", help="Drop vectors and re-embed everything (e.g. after a model change)."
+        False,
+        "--rebuild",
+        help="Re-read and re-embed everything into a new collection (e.g. after a model change); the old "
+        "vectors answer until it finishes.",
     ),
     as_json: bool = JsonOpt,
     verbose: bool = typer.Option(False, "-v", "--verbose", help="List skipped files."),

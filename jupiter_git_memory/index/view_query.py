@@ -12,7 +12,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..index.vectors import VectorIndex
+from .handle import Index
+from .vectors import VectorIndex
 
 OVERFETCH = 4
 
@@ -32,3 +33,16 @@ def view_query(
         if len(kept) >= n or len(got) < fetch or fetch >= total:
             return kept[:n]
         fetch = min(fetch * OVERFETCH, total)
+
+
+def lost_vectors(index: Index) -> str | None:
+    """Why this index cannot be trusted to say "no match", or None. The catalog lists chunks that Chroma lacks
+    (vectors lost, e.g. to a store restored in part or a collection dropped by hand): recall then raises
+    instead of answering empty, and warns that a non-empty answer may be partial."""
+    missing = index.missing_vectors
+    if not missing:
+        return None
+    return (
+        f"the index is incomplete: {missing} of {index.catalog.stored_chunk_count()} chunks in the catalog have "
+        "no vector in Chroma; run `jgm seed` (or `jgm doctor --repair`) to re-embed them"
+    )
