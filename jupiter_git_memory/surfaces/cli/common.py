@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,27 +10,35 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ...base.errors import JgmError, as_error
-
-# C0 controls but tab and newline, DEL and C1: ESC sequences in a record's title or body (`\x1b]0;…`, `\x1b[2J`)
-# would otherwise drive the reader's terminal. JSON output escapes them instead (json.dumps).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from ...records.text import show_hidden
 
 
-def strip_controls(text: str) -> str:
-    return _CONTROLS.sub("", text)
+def esc(value: object) -> str:
+    """A piece of user data (a title, a path, an error) inside a line printed with `markup=True`: shown as
+    written, never read as rich markup (`[/bold]` would crash the print, `[link=…]` would put a hyperlink on
+    screen). Lines without styling are printed with markup off, the console's default."""
+    return escape(str(value))
 
 
 class SafeConsole(Console):
-    """Human output: every string printed loses its control characters (rich's own styling is added after)."""
+    """Human output. Markup and emoji codes are off unless a call asks for markup (and escapes its data with
+    `esc`); every string printed shows its hidden characters as escapes (records/text.py: terminal controls
+    such as `\\x1b]0;…`, bidi overrides, zero-width characters), so a record's text can neither drive the
+    reader's terminal nor reorder what it shows. JSON output escapes them instead (json.dumps)."""
 
-    def print(self, *objects, **kwargs) -> None:
-        super().print(*(strip_controls(o) if isinstance(o, str) else o for o in objects), **kwargs)
+    def __init__(self, **kwargs) -> None:
+        super().__init__(emoji=False, highlight=False, soft_wrap=True, **kwargs)
+
+    def print(self, *objects, markup: bool = False, **kwargs) -> None:
+        shown = (show_hidden(o.replace("\r\n", "\n")) if isinstance(o, str) else o for o in objects)
+        super().print(*shown, markup=markup, **kwargs)
 
 
-out = SafeConsole(highlight=False, soft_wrap=True)
-err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+out = SafeConsole()
+err = SafeConsole(stderr=True)
 
 
 def emit_json(data) -> None:

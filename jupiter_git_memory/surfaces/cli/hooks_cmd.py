@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ...base.errors import JgmError
-from .common import emit_json, err, fail, fail_with, out
+from .common import emit_json, err, esc, fail, fail_with, out
 
 app = typer.Typer(help="Git hooks that reindex after merges, checkouts, rebases and amends.", no_args_is_help=True)
 
@@ -28,7 +28,7 @@ def _print_actions(actions: list[dict], as_json: bool) -> None:
         emit_json({"hooks": actions})
         return
     for a in actions:
-        out.print(f"{a['hook']:<21} {a['action']}  [dim]{a['path']}[/]", markup=True)
+        out.print(f"{a['hook']:<21} {a['action']}  [dim]{esc(a['path'])}[/]", markup=True)
 
 
 @app.command()

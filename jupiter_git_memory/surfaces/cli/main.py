@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from ...config import load_settings
 from ...index.workspace import find_workspace
-from .common import emit_json, err, out, progress_bar, reported
+from .common import emit_json, err, esc, out, progress_bar, reported
 from .group import HOME_HELP, ROOT, JgmGroup
 
 app = typer.Typer(
@@ -123,7 +122,7 @@ def recall(
         emit_json(dump(RecallAnswer, res.to_json()))
         return
     for w in res.warnings:
-        err.print(f"[yellow]warning:[/] {escape(w)}")
+        err.print(f"[yellow]warning:[/] {esc(w)}", markup=True)
     if not res.results:
         reason = (res.why or {}).get("reason", f"nothing above the floor {res.floor}")
         out.print(
@@ -131,7 +130,8 @@ def recall(
         )
     for i, r in enumerate(res.results, 1):
         out.print(
-            f"[bold]{i}. {r['title']}[/]  [dim]{r['id']} · {r['kind']}/{r['status']} · score {r['score']}[/]",
+            f"[bold]{i}. {esc(r['title'])}[/]  [dim]{esc(r['id'])} · {esc(r['kind'])}/{esc(r['status'])} · "
+            f"score {r['score']}[/]",
             markup=True,
         )
         out.print(
@@ -141,7 +141,9 @@ def recall(
         )
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
     view = f" · as of {res.receipt['index']['at'][:12]}" if res.receipt["index"].get("at") else ""
-    out.print(f"[dim]receipt {res.receipt['id']} · floor {res.floor} ({res.floor_source}){view}[/]", markup=True)
+    out.print(
+        f"[dim]receipt {res.receipt['id']} · floor {res.floor} ({esc(res.floor_source)}){esc(view)}[/]", markup=True
+    )
 
 
 @app.command()

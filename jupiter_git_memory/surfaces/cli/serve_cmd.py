@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 
 from ...base.memory import limit_arenas
-from .common import err, fail
+from .common import err, esc, fail
 
 
 def _loopback(host: str) -> bool:
@@ -42,7 +42,7 @@ def serve(
         state = build_state(repo or [Path(".")])
     if not _loopback(host):
         err.print(
-            f"[yellow]warning:[/] binding {host}: the API is reachable from other machines; "
+            f"[yellow]warning:[/] binding {esc(host)}: the API is reachable from other machines; "
             "anyone with a token can read the granted workspaces",
             markup=True,
         )

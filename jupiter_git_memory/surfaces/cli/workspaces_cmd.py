@@ -6,7 +6,7 @@ import time
 
 import typer
 
-from .common import emit_json, out
+from .common import emit_json, esc, out
 
 
 def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
@@ -25,7 +25,7 @@ def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")
         return
     for w in rows:
         if w["error"]:
-            out.print(f"{w['id']}  [red]{w['error']}[/]", markup=True)
+            out.print(f"{esc(w['id'])}  [red]{esc(w['error'])}[/]", markup=True)
             continue
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(w["last_seed_at"])) if w["last_seed_at"] else "never"
         flags = " ".join(

@@ -1,0 +1,62 @@
+"""Characters that change what text shows without being seen. Pure.
+
+Controls (C0, DEL, C1) drive terminals; Unicode format characters (category Cf: bidi overrides such as
+U+202E, zero-width space and joiners, the BOM) reorder or hide text, so `Use Postgres` can display as
+something else, or a word can be split where no one sees it. One definition here, used by the candidate
+checks (which reject them), the record checks (which flag them) and every human-facing printer (which
+shows them escaped).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+_LAYOUT = frozenset("\t\n")  # the only controls plain text needs (a `\r` in a one-line field is flagged)
+
+
+def is_hidden(ch: str) -> bool:
+    """A control character other than tab and newline, or a Unicode format character (Cf)."""
+    cat = unicodedata.category(ch)
+    return (cat == "Cc" and ch not in _LAYOUT) or cat == "Cf"
+
+
+def hidden_chars(text: str) -> list[str]:
+    """The distinct hidden characters in `text`, in order of first appearance."""
+    seen: list[str] = []
+    for ch in text:
+        if ch not in seen and is_hidden(ch):
+            seen.append(ch)
+    return seen
+
+
+def describe(ch: str) -> str:
+    """`U+202E (RIGHT-TO-LEFT OVERRIDE)`: what a message names, never the character itself."""
+    name = unicodedata.name(ch, "") or {"\x1b": "ESCAPE", "\r": "CARRIAGE RETURN", "\x7f": "DELETE"}.get(ch, "")
+    return f"U+{ord(ch):04X}" + (f" ({name})" if name else "")
+
+
+def describe_hidden(text: str, limit: int = 3) -> str | None:
+    """The hidden characters of `text` named for a message (at most `limit`), or None when it has none."""
+    found = hidden_chars(text)
+    if not found:
+        return None
+    more = f" and {len(found) - limit} more" if len(found) > limit else ""
+    return ", ".join(describe(c) for c in found[:limit]) + more
+
+
+def show_hidden(text: str) -> str:
+    """`text` with its hidden characters written as escapes (`\\x1b`, `\\u202e`): what a terminal shows of a
+    record's title or body, so nothing in it drives the terminal or reorders the line, and nothing is lost."""
+    return "".join(_escape(ch) if is_hidden(ch) else ch for ch in text)
+
+
+def escape_nonprintable(text: str) -> str:
+    """`text` with every character that is not printable (controls, format characters, line breaks other
+    than `\\n`, unassigned code points) written as a Python-style escape (`\\x1b`, `\\u202e`), so what a
+    user put in a file or a setting reaches a terminal as visible text."""
+    return "".join(ch if ch == "\n" or ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    n = ord(ch)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
