@@ -43,6 +43,7 @@ HOSTILE = {  # file -> (text, line the error must name)
     "knowledge/surrogate.md": (rec("surrogate", title='"bad \\ud800 title"'), 5),
     "knowledge/bomb.md": (rec("bomb", extra=alias_bomb(9)), 6),
     "knowledge/bigint.md": (rec("bigint", extra="n: " + "9" * 6000 + "\n"), 6),
+    "knowledge/merge.md": (rec("merge", extra="<<: {id: 0012, title: yes, supersedes: 0x1F}\n"), 6),
 }
 BAD_NAME = b"knowledge/name-\xff.md"
 
@@ -66,6 +67,7 @@ def test_hostile_values_never_stop_a_seed_and_each_file_is_named(repo):
         assert by_path[path]["line"] == line, (path, by_path.get(path))
     assert "knowledge/name-\\xff.md" in by_path and "UTF-8" in by_path["knowledge/name-\\xff.md"]["message"]
     assert "anchor or alias" in by_path["knowledge/bomb.md"]["message"]
+    assert "merge key (`<<`)" in by_path["knowledge/merge.md"]["message"]
     assert set(snapshot(repo.path)["records"]) == good
     rev = Seeder(repo.path).seed(rev="HEAD")  # Git objects: the same files, the same verdicts
     assert {e["path"] for e in rev.errors} == set(by_path)

@@ -1,5 +1,7 @@
 """Parsing and every validation error, on the pure parser."""
 
+import pytest
+
 from jupiter_git_memory.records.model import MAX_RECORD_BYTES
 from jupiter_git_memory.records.parse import parse_record
 
@@ -325,6 +327,23 @@ def test_unreadable_values_and_lone_surrogates_are_refused_on_their_line():
     assert parse(HEAD + "date: '2024-13-45'\n---\n").record.date == "2024-13-45"
     (sur,) = parse('---\nid: A\nkind: fact\nstatus: verified\ntitle: "a \\ud800"\n---\n').issues
     assert sur.line == 5 and "surrogate" in sur.message and "escape" in sur.fix
+
+
+@pytest.mark.parametrize(
+    "extra,line",
+    [  # a merge key anywhere: at the top, nested, or spelled with an explicit tag
+        ("<<: {id: 0012, title: yes, supersedes: 0x1F}\n", 6),
+        ("links:\n  note: x\n  <<: {rank: 0x1F}\n", 8),
+        ("? !!merge x\n: {id: 0012}\n", 6),
+    ],
+)
+def test_merge_keys_are_refused_with_the_line_and_what_to_write(extra, line):
+    """`<<: {id: 0012, title: yes}` would set id 10 and title True, keys that a diff does not show as keys."""
+    issue = _refusal(extra)
+    assert "merge key (`<<`)" in issue.message and issue.line == line
+    assert "`id: 0012`" in issue.fix and '"<<"' in issue.fix
+    quoted = parse(HEAD + '"<<": {a: 1}\n---\n').record  # a key literally named <<, quoted, is plain data
+    assert quoted is not None and quoted.metadata == {"<<": {"a": 1}}
 
 
 def test_a_non_scalar_key_is_an_error_not_a_crash():

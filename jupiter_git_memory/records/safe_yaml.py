@@ -5,7 +5,8 @@ Aliases expand a few hundred bytes into gigabytes (a merged PR could take down e
 deep nesting overflows the recursion limit, a bad timestamp raises a bare ValueError, and `id: 0012`
 becomes the integer 10. This loader refuses aliases and anchors, caps size, nesting depth and node count,
 keeps ids and link targets as the literal text written, and turns every failure into a SafeYamlError
-that carries the line.
+that carries the line. It also refuses the merge key: `<<: {id: 0012, title: yes}` sets keys no diff
+shows as keys, with YAML 1.1 types (id 10, title True) that bypass the literal reading.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ MAX_NODES = 5000  # scalars + collections
 # Keys read as the literal text written: `id: 0012` is "0012", `supersedes: 1.50` is "1.50", `title: yes` is "yes".
 LITERAL_KEYS = frozenset({"id", "supersedes", "superseded_by", "title", "kind", "status", "tags", "source", "scope"})
 _STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
 _NULL = "tag:yaml.org,2002:null"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -89,6 +91,18 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        for key, _value in node.value:
+            if key.tag == _MERGE:
+                raise SafeYamlError(
+                    "uses a YAML merge key (`<<`), which record frontmatter does not allow: the keys it merges "
+                    "would not read as written (`<<: {id: 0012}` gives the id 10)",
+                    key.start_mark,
+                    'write each merged key on its own line (e.g. `id: 0012`); quote it (`"<<": …`) for a key '
+                    "literally named <<",
+                )
+        super().flatten_mapping(node)
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
