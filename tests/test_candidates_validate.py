@@ -191,6 +191,24 @@ def test_each_rejection_reason(kw, code):
     assert check(inp(**kw)).code == code
 
 
+@pytest.mark.parametrize(
+    "field,kw,named",
+    [  # bidi overrides and isolates, zero-width characters, the BOM, C1 controls: Unicode category Cf or Cc
+        ("title", {"title": "S3 uploads use \u202eexponential backoff"}, "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+        ("body", {"body": "Uploads to S3 are re\u200btried five times with backoff."}, "U+200B (ZERO WIDTH SPACE)"),
+        ("body", {"body": "Uploads to S3 \u2066are retried\u2069 five times with backoff."}, "U+2066"),
+        ("tags[0]", {"tags": ["s3\u200d"]}, "U+200D (ZERO WIDTH JOINER)"),
+        ("source", {"source": "\ufeffsrc/upload.py"}, "U+FEFF"),
+        ("body", {"body": "Uploads to S3 are retried \x85 five times with backoff."}, "U+0085"),
+        ("body", {"body": "Uploads to S3 are retried\r five times with backoff."}, "U+000D (CARRIAGE RETURN)"),
+    ],
+)
+def test_invisible_and_format_characters_are_refused_naming_field_and_character(field, kw, named):
+    v = check(inp(**kw))
+    assert (v.code, v.fields) == ("bad-text", [field]) and named in v.reason and v.reason.startswith(field), v.reason
+    assert check(inp(body=GOOD_BODY.replace(" ", "\r\n", 1))).code is None  # Windows line ends are plain text
+
+
 def test_passing_candidates_and_their_warnings():
     assert check(inp()).code is None
     dec = check(

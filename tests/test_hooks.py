@@ -281,6 +281,19 @@ def test_hook_failures_never_fail_git(repo, tmp_path, sync_hooks):
     assert "invalid TOML" in log_path().read_text()
 
 
+def test_a_config_key_with_escapes_reaches_git_output_escaped(repo, sync_hooks):
+    two_branches(repo)
+    git_ok(repo, "checkout", "-q", "feat")
+    repo.write("jgm.toml", '"\\u001b]0;owned\\u0007\\u202e" = 1\n')  # TOML escapes: ESC, BEL, RLO in a key
+    repo.commit("hostile settings")
+    git_ok(repo, "checkout", "-q", "main")
+    githooks.install(repo.path)
+    out = git_ok(repo, "checkout", "-q", "feat")
+    (line,) = jgm_lines(out.stderr)
+    assert not any(c in out.stderr for c in "\x1b\x07\u202e"), repr(out.stderr)
+    assert "unknown key `\\x1b]0;owned\\x07\\u202e`" in line and "jgm.toml" in line, line
+
+
 def test_missing_interpreter_and_jgm_never_fail_git(repo, tmp_path, monkeypatch, sync_hooks):
     two_branches(repo)
     calls = tmp_path / "calls.log"

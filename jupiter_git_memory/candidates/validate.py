@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..records.model import MAX_RECORD_BYTES
+from ..records.text import describe_hidden
 from .model import REQUESTABLE_KINDS, CandidateInput
 from .secrets import scan_fields
 
@@ -65,9 +66,6 @@ _DATE = re.compile(
 )
 
 
-_BAD_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
 def _has_surrogates(text: str) -> bool:
     try:
         text.encode("utf-8")
@@ -115,9 +113,15 @@ def check(inp: CandidateInput) -> Verdict:
             where,
         )
     for name, text in inp.text_fields().items():
-        if _BAD_CHARS.search(text) or _has_surrogates(text):
+        if _has_surrogates(text):
+            return Verdict("bad-text", f"{name} contains invalid Unicode (a lone surrogate); send UTF-8 text", [name])
+        hidden = describe_hidden(text.replace("\r\n", "\n"))  # controls and format characters (bidi, zero-width)
+        if hidden:
             return Verdict(
-                "bad-text", f"{name} contains control characters or invalid Unicode; send plain UTF-8 text", [name]
+                "bad-text",
+                f"{name} contains characters that are invisible or change how text shows ({hidden}); "
+                "remove them and send plain text",
+                [name],
             )
     if inp.kind not in REQUESTABLE_KINDS:
         return Verdict(

@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from ..base.errors import JgmError
 from ..embedding.specs import DEFAULT_MODEL
 from ..records.model import ALL_EFFECTIVE, KINDS, STATUSES
+from ..records.text import escape_nonprintable
 
 # README, index and ADR template files are never records (adr-tools, MADR and log4brains ship them).
 DEFAULT_IGNORE = (
@@ -166,7 +167,8 @@ class Settings:
 
 
 def _key(loc: tuple) -> str:
-    return ".".join(str(p) for p in loc if not isinstance(p, int)) or "(file)"
+    """The key path as printable text: a key is the user's text and may hold escapes (`"\\u001b]0;x"`)."""
+    return escape_nonprintable(".".join(str(p) for p in loc if not isinstance(p, int))) or "(file)"
 
 
 def _describe(loc: tuple) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from .model import LINK_KEYS, Issue, Record
+
 _LAYOUT = frozenset("\t\n")  # the only controls plain text needs (a `\r` in a one-line field is flagged)
 
 
@@ -60,3 +62,39 @@ def escape_nonprintable(text: str) -> str:
 def _escape(ch: str) -> str:
     n = ord(ch)
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
+def hidden_char_warnings(record: Record, text: str) -> list[Issue]:
+    """One warning per field of `record` (read from the file `text`) that holds hidden characters. A record is
+    still indexed (its author may have meant a joiner in a name), but no one should trust a title whose bidi
+    override shows `accepted` where the file says something else without being told; every printer shows
+    them escaped."""
+    fields: dict[str, str] = {
+        "id": record.id,
+        "kind": record.kind,
+        "status": record.status,
+        "title": record.title,
+        "tags": " ".join(record.tags),
+        "source": record.source or "",
+        "scope": record.scope or "",
+        **{k: " ".join(getattr(record, k)) for k in LINK_KEYS},
+        "body": record.body.replace("\r\n", "\n"),
+    }
+    issues = []
+    for name, value in fields.items():
+        found = hidden_chars(value)
+        if not found:
+            continue
+        line = record.lines.get(name) or text.count("\n", 0, max(text.find(found[0]), 0)) + 1
+        issues.append(
+            Issue(
+                record.path,
+                f"`{name}` contains characters that are invisible or change how text shows "
+                f"({describe_hidden(value)}): readers may not see what the file says",
+                "remove them (jgm shows them escaped, e.g. \\u202e)",
+                severity="warning",
+                line=line,
+                record_id=record.id,
+            )
+        )
+    return issues

@@ -18,6 +18,7 @@ from ..records.formats.common import missing_status_warning
 from ..records.model import Issue, Record
 from ..records.parse import ParseOutcome
 from ..records.row import RecordRow
+from ..records.text import hidden_char_warnings
 
 
 @dataclass
@@ -78,6 +79,7 @@ def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reus
             out.formats[f.path] = rec.format
             if rec.format != NATIVE and "status_as_written" not in rec.metadata:
                 out.issues.append(missing_status_warning(rec.path, rec.status, rec.lines.get("title")))
+            out.issues.extend(hidden_char_warnings(rec, f.data.decode("utf-8", "replace")))
             continue
         reading = read_isolated(f.path, f.data, options)
         o = reading.outcome
@@ -85,6 +87,7 @@ def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reus
             out.records.append(o.record)
             out.formats[f.path] = o.record.format
             out.issues.extend(o.issues)  # warnings, e.g. an ADR without status
+            out.issues.extend(hidden_char_warnings(o.record, f.data.decode("utf-8", "replace")))
         elif o.skipped:
             out.skipped.append({"path": f.path, "reason": o.skipped})
         else:

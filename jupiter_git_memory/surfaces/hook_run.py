@@ -20,6 +20,7 @@ from ..base.home import use_store
 from ..base.store import log, log_path, workspace_dir
 from ..config import load_settings
 from ..index.workspace import find_workspace, git
+from ..records.text import escape_nonprintable
 from ..seed.sources import is_record_path
 
 HOOKS = ("post-merge", "post-checkout", "post-rewrite", "reference-transaction")  # the last: git >= 2.28
@@ -86,7 +87,9 @@ JOBS_DIR = "hook-jobs"
 
 
 def _say(message: str) -> None:
-    sys.stderr.write(f"jgm: {message}\n")
+    """One line into git's output. It may carry the user's text (a config key, a path), so every character
+    that is not printable goes out escaped: nothing from a checked-out file drives the terminal."""
+    sys.stderr.write(f"jgm: {escape_nonprintable(message)}\n")
     sys.stderr.flush()
 
 
