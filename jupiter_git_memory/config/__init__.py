@@ -5,7 +5,8 @@ against a schema (pydantic, strict: TOML already has types) because a typo must 
 what is indexed: `ignore = "**/drafts/**"` once became single-character patterns that ignored every
 record, and `root = [...]` indexed nothing. Every problem is one line naming the file, the key and the
 expected form. Precedence: the environment (`JGM_MODEL`, `JGM_CHROMA_URL`) > `jgm.toml` > `[tool.jgm]`
-(a `jgm.toml` replaces `[tool.jgm]` entirely; the two are never merged).
+(a `jgm.toml` replaces `[tool.jgm]` entirely; the two are never merged). A file's `chroma_url` is used only
+once the user approved it (config/consent.py): checking out a branch must not send the index elsewhere.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..base.errors import JgmError
 from ..embedding.specs import DEFAULT_MODEL
 from ..records.model import ALL_EFFECTIVE, KINDS, STATUSES
 from ..records.text import escape_nonprintable
+from .consent import chroma_url as consented_chroma_url
 
 # README, index and ADR template files are never records (adr-tools, MADR and log4brains ship them).
 DEFAULT_IGNORE = (
@@ -153,6 +155,11 @@ class Settings:
     status_map: dict[str, str] = field(default_factory=dict)  # a source's status word -> one of ours
     adr_missing_status: str = "accepted"  # an ADR without a status: accepted | proposed | error
     formats: dict[str, str] = field(default_factory=dict)  # root folder -> record format name
+    refused: tuple = ()  # consent.Refusal: file settings not used for want of the user's approval
+
+    def notices(self) -> list[str]:
+        """What every seed, hook run and recall says about settings it did not use."""
+        return [r.message() for r in self.refused]
 
     def adapter_options(self):
         """How ADR files are read (records/formats): status words normalised like the files' ones."""
@@ -246,11 +253,12 @@ def load_settings(repo: Path) -> Settings:
         roots = discover_roots(repo, DEFAULT_ROOTS)
     else:
         roots = tuple(f.roots)
+    url, refused = consented_chroma_url(repo, env.chroma_url, f.chroma_url, source)
     return Settings(
         roots=roots,
         ignore=DEFAULT_IGNORE + tuple(f.ignore),
         model=env.model or f.model,
-        chroma_url=env.chroma_url or f.chroma_url,
+        chroma_url=url,
         weights=f.weights,
         floor=f.floor,
         hybrid=f.hybrid,
@@ -264,4 +272,5 @@ def load_settings(repo: Path) -> Settings:
         status_map=f.status_map,
         adr_missing_status=f.adr_missing_status,
         formats=f.formats,
+        refused=refused,
     )

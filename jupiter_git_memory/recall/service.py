@@ -371,7 +371,7 @@ class Recaller:
                 )
             lost = lost_vectors(index)
             if lost and not results:  # never "no match" from an index that lost vectors
-                raise RecallError(lost)
+                raise RecallError("; ".join([lost, *self.settings.notices()]))  # e.g. they went to a refused server
             receipt = make_receipt(
                 query,
                 [r["id"] for r in results],
@@ -385,7 +385,8 @@ class Recaller:
             if store:
                 store_receipt(index, receipt)
         warnings = (
-            self._floor_warnings(floor_source, floor_warnings)
+            self.settings.notices()
+            + self._floor_warnings(floor_source, floor_warnings)
             + stale
             + ([f"{lost}; this answer may miss records"] if lost else [])
         )

@@ -203,6 +203,7 @@ class Seeder:
         got, resolution = k.collected, k.resolution
         salvaged = self._recovery_notes(index, read_issues)
         issues, skipped, failed = read_issues + k.issues, got.skipped, got.failed
+        issues += [r.issue() for r in settings.refused]  # e.g. a chroma_url the user has not approved
         for i in read_issues:
             failed.setdefault(i.path, i.render())
         view_row = cat.get_view() or {}

@@ -101,7 +101,8 @@ def _quiet_git_env() -> None:
 
 
 def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None = None) -> int:
-    """What the shim calls. Always returns 0; prints at most one line, and nothing when no record changed."""
+    """What the shim calls. Always returns 0; prints one line (after a warning per setting it did not use, see
+    config/consent.py), and nothing when no record changed."""
     if os.environ.get("JGM_HOOK_SKIP") == "1":
         return 0
     _quiet_git_env()
@@ -117,6 +118,8 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
         if not changed:
             return 0
         what = f"{len(changed)} knowledge file{'s' if len(changed) != 1 else ''} changed"
+        for notice in settings.notices():  # e.g. a chroma_url on this branch that the user has not approved
+            _say(f"warning: {notice}")
         if os.environ.get("JGM_HOOK_SYNC") == "1":
             result = reseed_job(top, hook, coalesce=False)
             _say(f"{what}; {result['summary']}")
