@@ -34,6 +34,7 @@ from ..base.store import LockTimeout, log
 from ..config import CONFIG_FILES, Settings, load_settings
 from ..config.discover import CONVENTIONAL, DISCOVERY_FILES, tool_roots
 from ..recall.calibrate import after_seed
+from ..records.text import escape_nonprintable
 from ..seed.seeder import Seeder, SeedReport
 from ..seed.sources import is_record_path
 
@@ -318,8 +319,8 @@ def run_cli(repo: Path | None, debounce: float, as_json: bool, emit: Callable[[s
     """Watch until SIGINT/SIGTERM, printing one line per reseed (JSON lines with `as_json`). Returns 0."""
     import sys
 
-    def say(text: str) -> None:
-        (emit or (lambda t: (sys.stdout.write(t + "\n"), sys.stdout.flush())))(text)
+    def say(text: str) -> None:  # a line may carry a config key or a record's text: nothing unprintable goes out raw
+        (emit or (lambda t: (sys.stdout.write(t + "\n"), sys.stdout.flush())))(escape_nonprintable(text))
 
     def on_reseed(r: Reseed) -> None:
         if as_json:
