@@ -118,3 +118,20 @@ def inp(kind="fact", title="S3 uploads use exponential backoff retries", body=""
     kw.setdefault("source", "src/upload.py")
     kw.setdefault("agent", "agent-1")
     return CandidateInput(kind, title, body, **kw)
+
+
+def test_looks_random_at_its_edges():
+    from jupiter_git_memory.candidates.secrets import MAX_PIECE, _changes, entropy, looks_random
+
+    token = RANDOM32
+    assert looks_random(token, 4.0, 0.45)
+    assert not looks_random(token.lower(), 0, 0) and not looks_random(token.upper(), 0, 0)  # both cases needed
+    assert not looks_random("ABCDEF" + GIT_SHA, 0, 0)  # hex, whatever its case
+    no_digit = "gHkQmLpRxTvWzYbNcDfJ"
+    assert not looks_random(no_digit, 0, 0) and looks_random(no_digit, 0, 0, digits=False)
+    wordy = "RecallAnswerSchemaV2Model"
+    assert not looks_random(wordy, 0, 0) and looks_random(wordy, 0, 0, words=False)
+    assert looks_random(token, entropy(token), _changes(token))  # both thresholds are inclusive
+    assert not looks_random(token, entropy(token) + 0.01, 0) and not looks_random(token, 0, _changes(token) + 0.01)
+    assert _changes("aB1") == 1.0 and _changes("abc/def") == 0.0 and _changes("Ab") == 1.0 and _changes("a") == 0.0
+    assert 2.5 < MAX_PIECE < 3.0

@@ -374,3 +374,23 @@ def test_ids_links_and_titles_are_read_as_written():
     kind = parse("---\nid: A\nkind: null\nstatus: verified\ntitle: T\n---\n").issues[0]
     assert "`kind`" in kind.message  # null stays null: missing, not the text "null"
     assert parse(HEAD + "supersedes: ~\n---\n").record.supersedes == ()
+
+
+def test_hidden_characters_are_named_escaped_and_flagged_per_field():
+    from jupiter_git_memory.records.text import describe_hidden, escape_nonprintable, hidden_char_warnings, show_hidden
+
+    assert describe_hidden("a\u202eb\u200bc\x1bd\te\nf") == (
+        "U+202E (RIGHT-TO-LEFT OVERRIDE), U+200B (ZERO WIDTH SPACE), U+001B (ESCAPE)"
+    )
+    assert (
+        describe_hidden("a\u2066b\u2069c\u200dd\ufeff")
+        == "U+2066 (LEFT-TO-RIGHT ISOLATE), U+2069 (POP DIRECTIONAL ISOLATE), U+200D (ZERO WIDTH JOINER) and 1 more"
+    )
+    assert describe_hidden("plain text, tabs\tand\nlines, café") is None
+    assert show_hidden("x\u202ey\x07\tz\n") == "x\\u202ey\\x07\tz\n"  # tab and newline stay layout
+    assert escape_nonprintable("k\x1b]0;\u202e\U000e0001\n") == "k\\x1b]0;\\u202e\\U000e0001\n"
+    text = "---\nid: A\nkind: fact\nstatus: verified\ntitle: T \u202eX\ntags: [a\u200b]\n---\nline one\nsecond \u2066line\n"
+    rec = parse(text).record
+    flagged = {(i.line, i.message.split("`")[1], i.severity) for i in hidden_char_warnings(rec, text)}
+    assert flagged == {(5, "title", "warning"), (6, "tags", "warning"), (9, "body", "warning")}
+    assert hidden_char_warnings(parse(HEAD + "---\r\nbody\r\nmore\r\n").record, HEAD) == []  # CRLF is plain
