@@ -148,7 +148,7 @@ def test_not_seeded_on_the_api(repo):
     repo.commit()
     app = create_app([repo.path], warm=False)
     wsid = find_workspace(repo.path).id
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         token = app.state.jgm.tokens.store_root.joinpath("api-token").read_text().strip()
         h = {"Authorization": f"Bearer {token}"}
         for route, body in (
