@@ -40,6 +40,7 @@ from .model import (
     is_candidate,
     new_candidate_id,
     new_row,
+    revision_entry,
     view,
     with_data,
 )
@@ -310,16 +311,17 @@ class CandidateService:
             verdict = check(inp)
             if verdict.code:
                 raise CandidateError(f"candidate/{verdict.code}", verdict.reason, 422, id=rid, fields=verdict.fields)
-            revisions = list(d.get("revisions", [])) + [{"at": time.time(), "agent": agent}]
-            new = with_data(
-                row,
-                title=inp.title.strip(),
-                body=inp.body.strip(),
-                tags=list(inp.tags),
-                source=inp.source,
-                revisions=revisions,
-                warnings=verdict.warnings,
-            )
+            changes = {
+                "title": inp.title.strip(),
+                "body": inp.body.strip(),
+                "tags": list(inp.tags),
+                "source": inp.source,
+            }
+            changed = [k for k, v in changes.items() if v != d.get(k, [] if k == "tags" else None)]
+            revisions = list(d.get("revisions", []))
+            if changed:  # who changed what, beside the untouched provenance of the agent who recorded it
+                revisions.append(revision_entry(agent, changed, time.time()))
+            new = with_data(row, **changes, revisions=revisions, warnings=verdict.warnings)
             self._save(index, new)
             indexed, err = self._try_index(index, new)
             return dict(view(new, indexed), index_error=err)
