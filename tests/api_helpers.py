@@ -213,6 +213,7 @@ def mcp_run(session_fn, home: Path, repo: Repo):
     allow-list) and run `session_fn(client)`."""
     import anyio
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
         command=JGM, args=["mcp", "--home", str(home), "--repo", str(repo.path)], env=client_env()
@@ -220,7 +221,8 @@ def mcp_run(session_fn, home: Path, repo: Repo):
 
     async def main():
         with anyio.fail_after(600):
-            async with Client(params, read_timeout_seconds=120) as client:
+            # a Transport, not the parameters themselves: mcp 2.0 (our lower bound) takes only that
+            async with Client(stdio_client(params), read_timeout_seconds=120) as client:
                 return await session_fn(client)
 
     return anyio.run(main)

@@ -124,9 +124,13 @@ def test_api_review_revise_forget_propose_reject(api):
         json={
             "title": "Uploads are split into 16 MiB parts",
             "body": "The uploader splits files into 16 MiB parts, see `uploader.py`.",
+            "agent": "api-reviser",
         },
     )
     assert r.status_code == 200 and r.json()["candidate"]["title"] == "Uploads are split into 16 MiB parts"
+    shown = h.get(f"{ws}/candidates/{made[0]}").json()["candidate"]  # the revision is shown, provenance kept
+    assert shown["provenance"]["agent"] == "agent-1"
+    assert [(x["agent"], x["fields"]) for x in shown["revisions"]] == [("api-reviser", ["title", "body"])]
     r = h.delete(f"{ws}/records/{made[1]}")
     assert r.status_code == 200 and r.json()["forgotten"] is True
     assert h.get(f"{ws}/candidates/{made[1]}").status_code == 404
@@ -186,7 +190,7 @@ def test_mcp_candidate_tools(mcp_env):
         out["revise_file"] = await client.call_tool("revise", {"id": RID, "title": "Retry uploads forever"})
         out["forget_file"] = await client.call_tool("forget", {"id": RID})
         cid = out["created"].structured_content["id"]
-        out["revise"] = await client.call_tool("revise", {"id": cid, "tags": ["ci"]})
+        out["revise"] = await client.call_tool("revise", {"id": cid, "tags": ["ci"], "agent": "mcp-reviser"})
         out["forget"] = await client.call_tool("forget", {"id": cid})
         out["forget_again"] = await client.call_tool("forget", {"id": cid})
         return out
@@ -211,7 +215,9 @@ def test_mcp_candidate_tools(mcp_env):
         assert res.is_error, res
         msg = text_of(res)
         assert "[memory/file-backed]" in msg and RPATH in msg and head[:12] in msg
-    assert out["revise"].structured_content["candidate"]["tags"] == ["ci"]
+    revised = out["revise"].structured_content["candidate"]
+    assert revised["tags"] == ["ci"] and revised["provenance"]["agent"] == "mcp-agent"
+    assert [(x["agent"], x["fields"]) for x in revised["revisions"]] == [("mcp-reviser", ["tags"])]
     assert out["forget"].structured_content["forgotten"] is True
     assert out["forget_again"].is_error and "[memory/not-found]" in text_of(out["forget_again"])
     assert files_containing(home, SECRET) == []

@@ -45,12 +45,14 @@ def bare_env(tmp_path, **extra) -> dict:
 
 def mcp_session(args: list[str], env: dict, session_fn):
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=JGM, args=args, env=env)
 
     async def main():
         with anyio.fail_after(TIMEOUT):
-            async with Client(params, read_timeout_seconds=120) as client:
+            # a Transport, not the parameters themselves: mcp 2.0 (our lower bound) takes only that
+            async with Client(stdio_client(params), read_timeout_seconds=120) as client:
                 return await session_fn(client)
 
     return anyio.run(main)
@@ -148,7 +150,7 @@ def test_not_seeded_on_the_api(repo):
     repo.commit()
     app = create_app([repo.path], warm=False)
     wsid = find_workspace(repo.path).id
-    with TestClient(app) as c:
+    with TestClient(app, base_url="http://127.0.0.1") as c:
         token = app.state.jgm.tokens.store_root.joinpath("api-token").read_text().strip()
         h = {"Authorization": f"Bearer {token}"}
         for route, body in (

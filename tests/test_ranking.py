@@ -365,3 +365,20 @@ def test_a_cosine_exactly_at_the_top_of_the_band_is_admitted_by_corroboration_no
     edge.corroboration = 1.23456
     (out,) = rank([edge], 0.25, W, 1, "hybrid", corroborate_margin=0.25)
     assert out.why["admitted"] == "corroborated" and out.why["corroboration"] == 1.235
+
+
+def test_rank_records_on_every_hit_the_rule_that_cut_it():
+    from jupiter_git_memory.recall.ranking import cut_reason
+
+    below, band, clear = (
+        hit("B", "adr", "accepted", 0.29),
+        hit("N", "adr", "accepted", 0.33, 2.0),
+        hit("C", "adr", "accepted", 0.5),
+    )
+    band.corroboration = 0.4
+    out = rank([below, band, clear], 0.30, W, 5, "hybrid", corroborate_margin=0.10)
+    assert [h.record_id for h in out] == ["C"] and (below.cut, band.cut, clear.cut) == ("floor", "corroboration", None)
+    assert cut_reason(band, 0.30, 0.10).endswith("informative-word mass 0.40") and cut_reason(clear, 0.3, 0.1) is None
+    assert cut_reason(below, 0.30, 0.10) == "floor: cosine 0.290 ≤ floor 0.300"
+    none = hit("L", "adr", "accepted", 0.9)
+    assert rank([none], 0.3, W, 5, "lexical") == [] and none.cut == "no-lexical"

@@ -232,6 +232,8 @@ def test_forms_need_the_session_csrf_token_and_a_revoked_token_ends_the_session(
         assert r.status_code == 303
         got = env.http.get(f"/v1/workspaces/{env.ws_a}/candidates/{made}").json()["candidate"]
         assert (got["title"], got["tags"]) == ("Lint commit messages with commitlint in CI", ["ci", "release"])
+        assert got["provenance"]["agent"] == "codex-7" and got["revisions"][0]["agent"] == "reviewer:revoke-me"
+        assert re.search(r'id="revisions".*reviewer:revoke-me</strong> changed title, body, tags', c.get(page).text)
         r = c.post(page + "/revise", data={"csrf": csrf, "title": "Lint", "body": "TODO"})
         assert r.status_code == 422 and "candidate/" in r.text  # the service's checks answer, not the UI's
         assert c.post(page + "/forget", data={"csrf": csrf}).status_code == 303

@@ -51,6 +51,9 @@ class Candidate(_Open):
     source: Any = None
     provenance: dict[str, Any] = Field(default_factory=dict)
     evidence: list[Any] = Field(default_factory=list)
+    revisions: list[dict[str, Any]] = Field(
+        default_factory=list, description="Edits after it was recorded: {at, agent, fields}, oldest first."
+    )
     reason: str | None = None
     proposal: dict[str, Any] | None = None
     promoted_to: Any = None

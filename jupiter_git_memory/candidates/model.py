@@ -115,6 +115,11 @@ def evidence_entry(inp: CandidateInput, now: float) -> dict[str, Any]:
     return {k: v for k, v in e.items() if v not in (None, [], "")}
 
 
+def revision_entry(agent: str | None, fields: list[str], now: float) -> dict[str, Any]:
+    """One revision: who changed which fields, when. The candidate's `provenance` stays the recorder's."""
+    return {"at": now, "agent": agent or "unknown", "fields": list(fields)}
+
+
 def new_row(
     cid: str, inp: CandidateInput, run: dict | None, warnings: list[str], now: float | None = None
 ) -> RecordRow:
@@ -176,6 +181,7 @@ def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
         "source": d.get("source"),
         "provenance": d.get("provenance", {}),
         "evidence": d.get("evidence", []),
+        "revisions": d.get("revisions", []),
         "reason": d.get("reason"),
         "proposal": d.get("proposal"),
         "promoted_to": d.get("promoted_to"),

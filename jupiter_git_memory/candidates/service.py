@@ -27,7 +27,7 @@ from ..index.plan import plan_changes
 from ..index.writer import WritePlan, apply_plan
 from ..records.checks import check_id
 from ..records.row import RecordRow
-from . import dedup
+from . import dedup, merge
 from .errors import CandidateError, file_backed, invalid_state, not_found
 from .model import (
     OPEN,
@@ -36,10 +36,10 @@ from .model import (
     STATES,
     Answer,
     CandidateInput,
-    evidence_entry,
     is_candidate,
     new_candidate_id,
     new_row,
+    revision_entry,
     view,
     with_data,
 )
@@ -151,24 +151,6 @@ class CandidateService:
                     503,
                 ) from None
             out = dedup.classify(matches, f"{inp.title}\n\n{inp.body}")
-            answer = Answer(
-                out.decision,
-                out.reason_code,
-                out.reason,
-                verdict.warnings + out.warnings,
-                matched=out.matched.summary() if out.matched else None,
-                dry_run=dry_run,
-                agent=inp.agent,
-                run_key=inp.run_key,
-            )
-            if dry_run:
-                if out.decision == "merged":
-                    answer.id = out.matched.record_id
-                reason = out.reason.replace(" were appended", " would be appended")  # nothing was written
-                answer.reason = f"would be {out.decision}: {reason}"
-                return answer
-            if out.decision == "skipped":
-                return answer
             now = time.time()
             run = (
                 {
@@ -182,18 +164,34 @@ class CandidateService:
                 if inp.run_key
                 else None
             )
+            changes, note = (
+                merge.merged(out.matched.row.data, inp, run, now) if out.decision == "merged" else (None, None)
+            )
+            if out.decision == "merged" and changes is None:  # the candidate is at its size limit
+                reason = merge.full_reason(out.matched.record_id, out.matched.row.data)
+                out = dedup.DedupOutcome("skipped", merge.FULL, reason, out.matched, out.warnings)
+            answer = Answer(
+                out.decision,
+                out.reason_code,
+                out.reason,
+                verdict.warnings + out.warnings + ([note] if note else []),
+                matched=out.matched.summary() if out.matched else None,
+                dry_run=dry_run,
+                agent=inp.agent,
+                run_key=inp.run_key,
+            )
+            if dry_run:
+                if out.decision == "merged":
+                    answer.id = out.matched.record_id
+                reason = out.reason.replace(" were appended", " would be appended")  # nothing was written
+                answer.reason = f"would be {out.decision}: {reason}"
+                return answer
+            if out.decision == "skipped":
+                return answer
             if out.decision == "created":
                 row = new_row(new_candidate_id(), inp, run, answer.warnings, now)
-            else:
-                target = out.matched.row
-                entry = dict(evidence_entry(inp, now), title=inp.title.strip(), body=inp.body.strip())
-                tags = list(dict.fromkeys(list(target.data.get("tags", [])) + list(inp.tags or [])))
-                row = with_data(
-                    target,
-                    evidence=list(target.data.get("evidence", [])) + [entry],
-                    tags=tags,
-                    runs=list(target.data.get("runs", [])) + ([run] if run else []),
-                )
+            else:  # merged, within the candidate's size limit (candidates/merge.py)
+                row = with_data(out.matched.row, **changes)
             self._save(index, row)
             answer.id, answer.written = row.id, True
             answer.indexed, answer.index_error = self._try_index(index, row)
@@ -310,16 +308,17 @@ class CandidateService:
             verdict = check(inp)
             if verdict.code:
                 raise CandidateError(f"candidate/{verdict.code}", verdict.reason, 422, id=rid, fields=verdict.fields)
-            revisions = list(d.get("revisions", [])) + [{"at": time.time(), "agent": agent}]
-            new = with_data(
-                row,
-                title=inp.title.strip(),
-                body=inp.body.strip(),
-                tags=list(inp.tags),
-                source=inp.source,
-                revisions=revisions,
-                warnings=verdict.warnings,
-            )
+            changes = {
+                "title": inp.title.strip(),
+                "body": inp.body.strip(),
+                "tags": list(inp.tags),
+                "source": inp.source,
+            }
+            changed = [k for k, v in changes.items() if v != d.get(k, [] if k == "tags" else None)]
+            revisions = list(d.get("revisions", []))
+            if changed:  # who changed what, beside the untouched provenance of the agent who recorded it
+                revisions.append(revision_entry(agent, changed, time.time()))
+            new = with_data(row, **changes, revisions=revisions, warnings=verdict.warnings)
             self._save(index, new)
             indexed, err = self._try_index(index, new)
             return dict(view(new, indexed), index_error=err)

@@ -74,6 +74,7 @@ class Hit:
     weight: float = 1.0
     score: float = 0.0
     why: dict[str, Any] = field(default_factory=dict)
+    cut: str | None = None  # set by rank: the rule that kept it out (see `exclusion`), None when admitted
 
 
 def corroborated(h: Hit, floor: float, margin: float) -> bool:
@@ -84,6 +85,34 @@ def corroborated(h: Hit, floor: float, margin: float) -> bool:
     if h.corroboration is None:
         return h.lexical > 0
     return h.corroboration >= CORROBORATION_MIN
+
+
+def exclusion(h: Hit, floor: float, mode: str, margin: float) -> str | None:
+    """The contract rule that keeps `h` out of an answer: "floor", "corroboration" or "no-lexical" (lexical
+    mode); None when it is admitted. `rank` admits exactly the hits this says None for, and records the
+    verdict on each hit, so whoever explains a cut (the recall inspector) reads the decision, not a copy."""
+    if mode == "lexical":
+        return None if h.lexical > 0 else "no-lexical"
+    if h.cos <= floor:
+        return "floor"
+    if mode == "hybrid" and margin > 0 and not corroborated(h, floor, margin):
+        return "corroboration"
+    return None
+
+
+def cut_reason(h: Hit, floor: float, margin: float) -> str | None:
+    """`h.cut` in words, with the figures the rule compared."""
+    if h.cut == "no-lexical":
+        return "no lexical match (lexical mode): the record contains none of the question's content words"
+    if h.cut == "floor":
+        return f"floor: cosine {h.cos:.3f} ≤ floor {floor:.3f}"
+    if h.cut == "corroboration":
+        mass = "no lexical match" if h.corroboration is None else f"informative-word mass {h.corroboration:.2f}"
+        return (
+            f"corroboration: cosine {h.cos:.3f} is within {margin:.2f} of the floor {floor:.3f} and needs "
+            f"the question's informative words (IDF mass ≥ {CORROBORATION_MIN:g} × ln(N+1)); it has {mass}"
+        )
+    return None
 
 
 def check_mode(mode: str) -> str:
@@ -110,15 +139,14 @@ def rank(
     corroboration (see `corroborated`): right at the floor the dense signal is noise. This only ever
     removes results, so the no-answer property holds."""
     check_mode(mode)
+    for h in hits:
+        h.cut = exclusion(h, floor, mode, corroborate_margin)
+    scored = [h for h in hits if h.cut is None]
     if mode == "lexical":
-        scored = [h for h in hits if h.lexical > 0]
         top = max((h.lexical for h in scored), default=1.0) or 1.0
         for h in scored:
             h.relevance = h.lexical / top
     else:
-        scored = [h for h in hits if h.cos > floor]
-        if mode == "hybrid" and corroborate_margin > 0:
-            scored = [h for h in scored if corroborated(h, floor, corroborate_margin)]
         top = max((h.lexical for h in scored), default=0.0)
         for h in scored:
             order_cos = h.cos if h.cos2 is None else (1 - SECOND_CHUNK_WEIGHT) * h.cos + SECOND_CHUNK_WEIGHT * h.cos2

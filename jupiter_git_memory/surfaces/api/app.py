@@ -22,6 +22,7 @@ from ...index.workspace import find_workspace
 from ..workspace_handle import WorkspaceHandle
 from . import errors, routes_admin, routes_candidates, routes_recall, routes_records
 from .deps import ApiState
+from .hosts import LOOPBACK_HOSTS, HostGuard
 from .limits import DEFAULT_MAX_BODY, BodySizeLimit
 from .tokens import DEFAULT, TokenStore
 
@@ -79,7 +80,10 @@ def create_app(
     store_root: Path | None = None,
     max_body: int = DEFAULT_MAX_BODY,
     warm: bool = True,
+    hosts: Iterable[str] = LOOPBACK_HOSTS,
 ) -> FastAPI:
+    """`hosts`: the Host names answered (api/hosts.py); `jgm serve` passes the loopback names, the bound
+    host and its --allow-host names."""
     state = state or build_state(repos, store_root)
 
     @contextlib.asynccontextmanager
@@ -110,6 +114,7 @@ def create_app(
 
     mount_ui(app, state)
     app.add_middleware(BodySizeLimit, max_body=max_body)
+    app.add_middleware(HostGuard, hosts=hosts)  # added last: outermost, before the body is read
     return app
 
 

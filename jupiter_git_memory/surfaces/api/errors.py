@@ -53,13 +53,29 @@ def error_response(
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
+BAD_HOST = "request/bad-host"  # 421: the Host header names no address of this server (api/hosts.py)
+
 _HTTP_CODES = {
     404: "route/not-found",
     405: "route/method-not-allowed",
     400: "request/bad-request",
     413: "request/too-large",
     415: "request/unsupported-media-type",
+    421: BAD_HOST,
 }
+
+
+async def send_error(send, status: int, code: str, message: str) -> None:
+    """The JSON error body from raw ASGI middleware, which runs outside FastAPI's handlers."""
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def _validation_details(exc: RequestValidationError) -> list[dict]:
@@ -165,5 +181,6 @@ COMMON_RESPONSES: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "The token is not granted this workspace"},
     404: {"model": ErrorBody, "description": "Unknown workspace, record, receipt or route"},
     413: {"model": ErrorBody, "description": "Request body over the size limit"},
+    421: {"model": ErrorBody, "description": "The Host header names no address of this server (DNS-rebinding defence)"},
     422: {"model": ErrorBody, "description": "Request failed validation"},
 }

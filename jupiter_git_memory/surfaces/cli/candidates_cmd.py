@@ -80,6 +80,8 @@ def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt
             f"{' as ' + repr(e['title']) if e.get('title') else ''}",
             markup=False,
         )
+    for r in c.get("revisions") or []:
+        out.print(f"  revised by {r.get('agent') or '?'} ({', '.join(r.get('fields') or [])})", markup=False)
     if c.get("proposal"):
         p = c["proposal"]
         out.print(

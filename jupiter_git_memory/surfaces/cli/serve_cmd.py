@@ -26,6 +26,12 @@ def serve(
     port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
     repo: list[Path] = typer.Option([], "--repo", help="Repository to serve (repeatable; default: the current one)."),
     max_body: int = typer.Option(256 * 1024, "--max-body", min=1024, help="Largest request body in bytes."),
+    allow_host: list[str] = typer.Option(
+        [],
+        "--allow-host",
+        help="Also answer requests whose Host header is this name (repeatable); loopback names and --host "
+        "always are. Any other Host gets 421 (DNS-rebinding defence).",
+    ),
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
 ):
     """Serve recall, records, receipts and seeding over HTTP. Prints one JSON line (url, token file, store) once
@@ -35,6 +41,7 @@ def serve(
 
     from ...base.store import store_root
     from ..api.app import build_state, create_app
+    from ..api.hosts import allowed_hosts
     from .common import reported
     from .ready import ReadyServer
 
@@ -43,7 +50,8 @@ def serve(
     if not _loopback(host):
         err.print(
             f"[yellow]warning:[/] binding {esc(host)}: the API is reachable from other machines; "
-            "anyone with a token can read the granted workspaces",
+            "anyone with a token can read the granted workspaces; a name other machines use to reach it "
+            "needs --allow-host NAME",
             markup=True,
         )
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -55,7 +63,7 @@ def serve(
         fail(f"cannot bind {host}:{port}: {e.strerror}; pick another --port (0 picks a free one)", 2)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if family == socket.AF_INET6 else host
-    app = create_app(state=state, max_body=max_body)
+    app = create_app(state=state, max_body=max_body, hosts=allowed_hosts(host, allow_host))
     info = {
         "url": f"http://{shown}:{bound}",
         "workspaces": sorted(state.handles),

@@ -2,8 +2,8 @@
 
 Why a second pass instead of instrumenting recall: the answer and its receipt must come from the same
 `Recaller.recall` every surface uses. This pass asks the index again without the status/kind filters
-(same candidate pool size as recall), then replays the contract's rules on each left-out record: a
-filter, the floor, the corroboration margin, or simply ranking below k. It stores nothing.
+(same candidate pool size as recall) and ranks what the filters allow with the same `rank`, which records
+on each hit the rule that cut it (the floor, the corroboration margin) or its place below k. It stores nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import copy
 from typing import Any
 
 from ...base.store import workspace_lock
-from ...recall.ranking import rank
+from ...recall.ranking import cut_reason, rank, relevance
 from ...records.model import ALL_EFFECTIVE
 
 MAX_CUTS = 15
@@ -63,41 +63,43 @@ def floor_info(recaller) -> dict[str, Any]:
     return {"floor": getattr(f, "floor", f), "source": getattr(f, "source", None), "warnings": []}
 
 
-def _reason(h, statuses, kinds, floor, mode, margin) -> str | None:
+def _filtered(h, statuses, kinds) -> str | None:
     if h.status not in statuses:
         return f"filter: status {h.status} was not asked for"
     if kinds and h.kind not in kinds:
         return f"filter: kind {h.kind} was not asked for"
-    if mode == "lexical":
-        return None if h.lexical > 0 else "no lexical match (lexical mode)"
-    if h.cos <= floor:
-        return f"floor: cosine {h.cos:.3f} ≤ floor {floor:.3f}"
-    if mode == "hybrid" and margin > 0 and h.cos <= floor + margin and h.lexical <= 0:
-        return f"corroboration: cosine {h.cos:.3f} is within {margin} of the floor and no word matched"
     return None
 
 
 def cuts(
     recaller, query: str, k: int, kinds: list[str] | None, statuses: list[str], mode: str, returned: list[str]
 ) -> list[dict[str, Any]]:
-    """Records near the question that recall did not return, nearest first, each with the rule that cut it."""
+    """Records near the question that recall did not return, nearest first, each with the rule that cut it:
+    a filter, or the verdict `rank` itself recorded on the hit (ranking.exclusion), never a re-derivation.
+    Scores are comparable: `relevance` is the dense relevance above the floor, `lexical` the record's bm25
+    as a share of the best one here (raw bm25 has no scale), `corroboration` the IDF mass the band needs."""
     s = recaller.settings
     floor = float(floor_info(recaller)["floor"])
+    margin = s.corroborate_margin
     with workspace_lock(recaller.wsdir, exclusive=False):
         index = recaller.index()
         hits = recaller.hits(index, query, list(ALL_EFFECTIVE), None, max(30, k * 6), mode != "dense")
+        if mode == "hybrid":  # as recall does: measured corroboration for the band above the floor
+            recaller.corroborate(index, query, hits, floor)
         rows = index.catalog.records_by_ids([h.record_id for h in hits if h.record_id not in returned])
-    margin = s.corroborate_margin
-    allowed = [copy.copy(h) for h in hits if h.status in statuses and (not kinds or h.kind in kinds)]
-    order = {
-        h.record_id: i + 1
-        for i, h in enumerate(rank(allowed, floor, recaller.weights, len(allowed) or 1, mode, s.lexical_weight, margin))
-    }
+    allowed = [copy.copy(h) for h in hits if _filtered(h, statuses, kinds) is None]
+    ranked = rank(allowed, floor, recaller.weights, len(allowed) or 1, mode, s.lexical_weight, margin)
+    order = {h.record_id: i + 1 for i, h in enumerate(ranked)}
+    verdict = {h.record_id: h for h in allowed}
+    top_lexical = max((h.lexical for h in hits), default=0.0)
     out = []
     for h in sorted(hits, key=lambda h: (-h.cos, h.record_id)):
         if h.record_id in returned or h.record_id not in rows:
             continue
-        why = _reason(h, statuses, kinds, floor, mode, margin)
+        why = _filtered(h, statuses, kinds)
+        judged = verdict.get(h.record_id)
+        if why is None and judged is not None:
+            why = cut_reason(judged, floor, margin)
         if why is None:
             why = (
                 f"ranked {order[h.record_id]} of {len(order)}, below k = {k}" if h.record_id in order else "not ranked"
@@ -111,7 +113,10 @@ def cuts(
                 "status": h.status,
                 "origin": row.origin,
                 "cos": round(h.cos, 4),
-                "lexical": round(h.lexical, 3),
+                "relevance": round(relevance(h.cos, floor), 4),
+                "lexical": round(h.lexical / top_lexical, 3) if top_lexical > 0 else 0.0,
+                "corroboration": None if h.corroboration is None else round(h.corroboration, 3),
+                "rule": judged.cut if judged is not None else "filter",
                 "why": why,
             }
         )

@@ -5,6 +5,8 @@ never carry the token itself. The session remembers only the token's name and sh
 request looks the token up again, so `jgm token revoke`/`rotate` ends a browser session at once and the
 session sees exactly the workspaces the token is granted *now*. Each session has its own CSRF token,
 which every state-changing form must send back (compared in constant time) before anything runs.
+Sessions are capped per token, not globally: logging in over and over with one token evicts only that
+token's own oldest sessions, never another reviewer's (memory stays bounded: tokens x the cap).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..api.tokens import TokenInfo, TokenStore, digest
 COOKIE = "jgm_ui"
 PRE_COOKIE = "jgm_ui_login"  # double-submit CSRF token for the login form (no session exists yet)
 IDLE_SECONDS = 12 * 3600
-MAX_SESSIONS = 1000
+MAX_SESSIONS_PER_TOKEN = 50  # a reviewer's browsers and devices; a script's thousand logins stay its own
 
 
 @dataclass
@@ -60,7 +62,7 @@ class Sessions:
             grants=info.workspaces,
         )
         with self._lock:
-            self._expire()
+            self._expire(s.token_name)
             self._by_id[s.sid] = s
         return s
 
@@ -90,12 +92,14 @@ class Sessions:
         with self._lock:
             self._by_id.pop(sid or "", None)
 
-    def _expire(self) -> None:
+    def _expire(self, token_name: str) -> None:
+        """Drop idle sessions, then make room for one more of `token_name` among its own (oldest first)."""
         now = time.time()
         for sid in [k for k, s in self._by_id.items() if now - s.seen > IDLE_SECONDS]:
             del self._by_id[sid]
-        while len(self._by_id) >= MAX_SESSIONS:  # oldest first
-            del self._by_id[min(self._by_id, key=lambda k: self._by_id[k].seen)]
+        own = sorted((s.seen, k) for k, s in self._by_id.items() if s.token_name == token_name)
+        for _, sid in own[: max(0, len(own) - MAX_SESSIONS_PER_TOKEN + 1)]:
+            del self._by_id[sid]
 
 
 def cookie_args(path: str) -> dict:
