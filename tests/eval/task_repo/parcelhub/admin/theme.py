@@ -1,0 +1,3 @@
+"""Admin dashboard colours."""
+
+PRIMARY = "#1d4ed8"

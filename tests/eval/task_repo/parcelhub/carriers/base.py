@@ -1,0 +1,11 @@
+"""The carrier adapter protocol."""
+
+from typing import Protocol
+
+
+class CarrierAdapter(Protocol):
+    def quote(self, shipment): ...
+
+    def book(self, shipment): ...
+
+    def track(self, tracking_number): ...

@@ -1,0 +1,3 @@
+"""Label rendering."""
+
+PAGE_INCHES = (4, 6)

@@ -1,0 +1,3 @@
+"""Rate quote cache."""
+
+TTL_SECONDS = 15 * 60

@@ -1,0 +1,6 @@
+"""Shipments persistence."""
+
+
+class ShipmentsRepo:
+    def __init__(self, uow):
+        self.uow = uow

@@ -1,0 +1,3 @@
+"""Tracking poller."""
+
+POLL_MINUTES = 30

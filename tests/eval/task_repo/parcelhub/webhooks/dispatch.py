@@ -1,0 +1,3 @@
+"""Webhook delivery."""
+
+SIGNATURE_HEADER = "X-Parcelhub-Signature"

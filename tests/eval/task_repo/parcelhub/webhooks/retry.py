@@ -1,0 +1,3 @@
+"""Webhook retry schedule."""
+
+MAX_ATTEMPTS = 8

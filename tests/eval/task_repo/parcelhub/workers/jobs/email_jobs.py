@@ -1,0 +1,1 @@
+"""Notification e-mail jobs."""

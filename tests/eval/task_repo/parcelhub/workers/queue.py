@@ -1,0 +1,1 @@
+"""Job queue consumer."""
