@@ -39,6 +39,9 @@ class RecalledRecord(_Open):
     title: str
     score: float
     source: Any = None
+    citations: list[str] = Field(
+        default_factory=list, description="`source:` and `evidence:` as a list (paths, folders, globs, URLs, commits)."
+    )
     path: str | None = None
     commit: str | None = None
     dirty: bool = False
@@ -46,6 +49,12 @@ class RecalledRecord(_Open):
     snippet: str = ""
     content_hash: str = ""
     why: dict[str, Any] = Field(default_factory=dict, description="How the score came about.")
+    governs: list[dict[str, str]] | None = Field(
+        None, description="Task recall: the task's files this record governs, each with the reason."
+    )
+    read_instead: list[dict[str, Any]] | None = Field(
+        None, description="For a retired record: the in-force record(s) that replace it."
+    )
 
 
 class RecallAnswer(_Open):
@@ -70,6 +79,9 @@ class TaskAnswer(_Open):
     receipt: Receipt | None = None
     note: str | None = None
     message: str | None = Field(None, description="When nothing was looked for: what is wrong and what to run.")
+    concerns: list[str] = Field(default_factory=list, description="The goal's concerns, each asked on its own.")
+    files: list[str] = Field(default_factory=list, description="The task's files, repository-relative.")
+    fusion: dict[str, Any] | None = Field(None, description="The lists fused into the answer, and how.")
 
 
 class PackedRecord(_Open):
@@ -78,6 +90,8 @@ class PackedRecord(_Open):
     status: str | None = None
     title: str | None = None
     source: Any = None
+    citations: list[str] = Field(default_factory=list)
+    governs: list[dict[str, str]] | None = None
     path: str | None = None
     commit: str | None = None
     score: float | None = None

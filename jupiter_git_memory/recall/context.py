@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .receipts import make_receipt, store_receipt
 from .service import Recaller
-from .task import merged_recall
+from .task import fused_recall
 
 
 def _one_line(text: object) -> str:
@@ -23,6 +23,7 @@ def quote(body: str) -> str:
 def render_entry(r: dict, body: str) -> str:
     where = _one_line(f"{r.get('path') or r.get('origin')}@{(r.get('commit') or 'uncommitted')[:12]}")
     src = f" · source: {_one_line(r['source'])}" if r.get("source") else ""
+    src += "".join(f" · governs {_one_line(g['file'])}: {_one_line(g['reason'])}" for g in r.get("governs") or [])
     head = f"## {_one_line(r['title'])}\n[{r['id']} · {r['kind']}/{r['status']} · {where}{src}]\n"
     return head + (quote(body) + "\n" if body.strip() else "")
 
@@ -33,11 +34,21 @@ HEADER = (  # at most 30 tokens: it must fit the smallest budget (32)
 )
 
 
-def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8, store: bool = True) -> dict:
+def build_context(
+    recaller: Recaller,
+    goal: str,
+    budget_tokens: int,
+    k: int = 8,
+    store: bool = True,
+    files=(),
+    errors=(),
+    statuses=None,
+) -> dict:
+    """The task's records as task recall finds them (files, concerns, errors, statuses), trimmed to the budget."""
     if budget_tokens < 32:
         raise ValueError("--budget must be at least 32 tokens")
     count = recaller.embedder.count_tokens
-    results, warnings, state = merged_recall(recaller, [goal], k)
+    results, warnings, state, plan = fused_recall(recaller, goal, errors, files, k, statuses)
     rows = recaller.index().catalog.records_by_ids([r["id"] for r in results])
     parts = [HEADER]
     used = count(HEADER)
@@ -66,7 +77,11 @@ def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8,
         parts.append(entry)
         used += cost
         included.append(
-            {k2: r.get(k2) for k2 in ("id", "kind", "status", "title", "source", "path", "commit", "score")}
+            {
+                k2: r.get(k2)
+                for k2 in ("id", "kind", "status", "title", "source", "citations", "governs", "path", "commit", "score")
+                if k2 != "governs" or r.get("governs")
+            }
         )
         if r["id"] in truncated:
             break
@@ -76,10 +91,23 @@ def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8,
         included.pop()
         text = "\n".join(parts)
     receipt = make_receipt(
-        goal, [i["id"] for i in included], recaller.workspace.id, state, {"budget_tokens": budget_tokens}, k, "context"
+        "\n".join(plan["queries"] + [f"file: {f}" for f in plan["files"]]),
+        [i["id"] for i in included],
+        recaller.workspace.id,
+        state,
+        {"budget_tokens": budget_tokens, "files": list(files), "errors": list(errors), "statuses": plan["statuses"]},
+        k,
+        "context",
     )
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results if r["id"] in {i["id"] for i in included}}
-    receipt["request"] = {"type": "context", "goal": goal, "budget_tokens": budget_tokens}
+    receipt["request"] = {
+        "type": "context",
+        "goal": goal,
+        "budget_tokens": budget_tokens,
+        "files": list(files),
+        "errors": list(errors),
+        "statuses": list(statuses) if statuses else None,
+    }
     if store:
         store_receipt(recaller.index(), receipt)
     return {
@@ -92,4 +120,6 @@ def build_context(recaller: Recaller, goal: str, budget_tokens: int, k: int = 8,
         "text": text,
         "receipt": receipt,
         "warnings": warnings,
+        "concerns": plan["concerns"],
+        "files": plan["files"],
     }

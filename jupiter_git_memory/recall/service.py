@@ -17,6 +17,7 @@ from ..index.recovery import CatalogCorrupt
 from ..index.view_query import lost_vectors, view_query
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
 from ..index.workspace import Workspace, find_workspace
+from ..records.citations import citations_of
 from ..records.model import ALL_EFFECTIVE, KINDS
 from .floors import FloorInfo, floor_for
 from .ranking import (
@@ -32,6 +33,7 @@ from .ranking import (
     rank,
 )
 from .receipts import make_receipt, store_receipt
+from .replacements import RETIRED, read_instead
 
 SNIPPET_CHARS = 320
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
@@ -360,6 +362,7 @@ class Recaller:
                         "title": row.title,
                         "score": round(h.score, 4),
                         "source": row.data.get("source"),
+                        "citations": citations_of(row.data),
                         "path": row.path,
                         "commit": row.commit_sha,
                         "dirty": row.dirty,
@@ -372,6 +375,9 @@ class Recaller:
             lost = lost_vectors(index)
             if lost and not results:  # never "no match" from an index that lost vectors
                 raise RecallError("; ".join([lost, *self.settings.notices()]))  # e.g. they went to a refused server
+            for r in results:  # a retired record names what to read instead, whichever side wrote the link
+                if r["status"] in RETIRED:
+                    r["read_instead"] = read_instead(index.catalog, rows[r["id"]])
             receipt = make_receipt(
                 query,
                 [r["id"] for r in results],

@@ -20,13 +20,28 @@ def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False)
     if req["type"] == "task":
         from .task import recall_task
 
-        new = recall_task(recaller, req["goal"], req.get("errors", ()), req.get("files", ()), k=old["k"], store=False)[
-            "receipt"
-        ]
+        new = recall_task(
+            recaller,
+            req["goal"],
+            req.get("errors", ()),
+            req.get("files", ()),
+            k=old["k"],
+            store=False,
+            statuses=req.get("statuses"),
+        )["receipt"]
     elif req["type"] == "context":
         from .context import build_context
 
-        new = build_context(recaller, req["goal"], req["budget_tokens"], k=old["k"], store=False)["receipt"]
+        new = build_context(
+            recaller,
+            req["goal"],
+            req["budget_tokens"],
+            k=old["k"],
+            store=False,
+            files=req.get("files", ()),
+            errors=req.get("errors", ()),
+            statuses=req.get("statuses"),
+        )["receipt"]
     else:
         f = old.get("filters", {})
         new = recaller.recall(

@@ -51,17 +51,18 @@ class Record:
     amends: tuple[str, ...] = ()
     amended_by: tuple[str, ...] = ()
     format: str = "jgm"  # which reader produced it: jgm (our frontmatter) or an ADR adapter
+    citations: tuple[str, ...] = ()  # `source:` then `evidence:` entries, as written (records/citations.py)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for k in LINK_KEYS + ("tags",):
+        for k in LINK_KEYS + ("tags", "citations"):
             d[k] = list(d[k])
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Record:
         d = dict(d)
-        for k in LINK_KEYS + ("tags",):
+        for k in LINK_KEYS + ("tags", "citations"):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)
 

@@ -12,6 +12,7 @@ from typing import Any
 import frontmatter
 import yaml
 
+from .citations import as_citations, dedupe
 from .model import ID_PATTERN, KINDS, KNOWN_KEYS, MAX_RECORD_BYTES, REQUIRED, STATUSES, Issue, Record
 from .safe_yaml import SafeYamlError, load_frontmatter
 
@@ -191,6 +192,14 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
     else:
         issues.append(Issue(path, "`tags` must be a list of words", "write `tags: [a, b]`", line=lines.get("tags")))
         tags = ()
+    cited: list[str] = []
+    for key in ("source", "evidence"):
+        got, problem = as_citations(meta.get(key))
+        if problem:
+            issues.append(
+                Issue(path, f"`{key}` {problem}", f"write `{key}: path/or/url` or `{key}: [a, b]`", line=lines.get(key))
+            )
+        cited += got
     if not isinstance(meta["title"], (str, int, float)):
         issues.append(
             Issue(path, "`title` must be text", "write `title: One line that says what it is`", line=lines.get("title"))
@@ -211,10 +220,11 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         superseded_by=superseded_by,
         tags=tags,
         date=_scalar(meta.get("date")),
-        source=_scalar(meta.get("source")),
+        source=", ".join(as_citations(meta.get("source"))[0]) or None,
         scope=_scalar(meta.get("scope")),
         metadata=_jsonable(extra),
         lines=lines,
+        citations=tuple(dedupe(cited)),
     )
     return ParseOutcome(record=record)
 

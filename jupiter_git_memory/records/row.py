@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .citations import citations_of
+
 
 @dataclass
 class RecordRow:
@@ -37,6 +39,7 @@ class RecordRow:
             dirty=self.dirty,
             origin=self.origin,
         )
+        d["citations"] = citations_of(self.data)
         if self.error:
             d["stale_error"] = self.error
         d.pop("lines", None)

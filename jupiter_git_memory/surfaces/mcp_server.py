@@ -111,10 +111,15 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         k: Annotated[int, Field(ge=1, le=MAX_K)] = 5,
         include_global: bool = False,
         global_k: Annotated[int, Field(ge=1, le=MAX_K)] = 3,
+        statuses: Annotated[
+            list[Status], Field(description="Replace the default statuses, e.g. add historical or proposed.")
+        ] = [],  # noqa: B006
         ctx: Context = None,  # type: ignore[assignment]
     ) -> TaskEvidence:
-        """Memories relevant to a task: its goal, error signatures and files. Status ok | no-matches; an
-        unseeded workspace is an error `[memory/not-seeded]` naming the store and the command to run."""
+        """Memories relevant to a task: its goal (each concern asked on its own), error signatures, and the
+        records governing its files (they cite the file, a folder above it or a glob; `governs` says which).
+        Status ok | no-matches; an unseeded workspace is an error `[memory/not-seeded]` naming the store and
+        the command to run."""
         from ..recall.task import recall_task
 
         try:
@@ -129,6 +134,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
                     store_root=handle.store_root,
                     global_k=global_k,
                     may_read=_grants(tokens, ctx),
+                    statuses=list(statuses) or None,
                 )
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
@@ -188,13 +194,21 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         goal: Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What the new task is.")],
         budget_tokens: Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET)] = 1500,
         k: Annotated[int, Field(ge=1, le=MAX_K)] = 8,
+        files: Annotated[list[Text], Field(max_length=MAX_FILES, description="Files the task touches.")] = [],  # noqa: B006
+        errors: Annotated[list[Text], Field(max_length=MAX_ERRORS, description="Error signatures seen.")] = [],  # noqa: B006
+        statuses: Annotated[
+            list[Status], Field(description="Replace the default statuses, e.g. add historical or proposed.")
+        ] = [],  # noqa: B006
     ) -> ContextEvidence:
-        """The best records for a new task as Markdown trimmed to a token budget, with provenance."""
+        """The best records for a new task (found as recall_for_task finds them) as Markdown trimmed to a
+        token budget, with provenance."""
         from ..recall.context import build_context
 
         try:
             with handle.reading() as recaller:
-                res = build_context(recaller, goal, budget_tokens, k=k)
+                res = build_context(
+                    recaller, goal, budget_tokens, k=k, files=files, errors=errors, statuses=list(statuses) or None
+                )
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         return evidence(

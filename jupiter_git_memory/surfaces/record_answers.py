@@ -29,8 +29,18 @@ class RecordSummary(_Open):
     commit: str | None = None
     dirty: bool = False
     origin: str = "file"
+    citations: list[str] = Field(
+        default_factory=list, description="`source:` and `evidence:` as a list (paths, folders, globs, URLs, commits)."
+    )
     supersedes: list[str] | None = None
-    superseded_by: list[str] | None = None
+    superseded_by: list[str] | None = Field(
+        None, description="Every record that claims to supersede this one, whichever side wrote the link."
+    )
+    current: list[str] | None = Field(None, description="The in-force record(s) to read now (itself when in force).")
+    read_instead: list[dict[str, Any]] | None = Field(
+        None,
+        description="For a retired record: the in-force record(s) that replace it (id, title, kind, status, path).",
+    )
     content_hash: str | None = None
     stale_error: str | None = Field(None, description="The file's current parse error; the last good version is shown.")
 
@@ -81,6 +91,9 @@ class Relations(_Open):
     amends: list[RelationEdge] = Field(default_factory=list)
     amended_by: list[RelationEdge] = Field(default_factory=list)
     current: list[str] = Field(description="The in-force records to read instead (itself when nothing replaces it).")
+    read_instead: list[dict[str, Any]] = Field(
+        default_factory=list, description="The in-force records replacing this one, named (empty when it is in force)."
+    )
     note: str
     workspace: str | None = None
 

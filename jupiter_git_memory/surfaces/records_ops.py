@@ -7,14 +7,13 @@ Transport-agnostic on purpose: both surfaces must answer the same question the s
 from __future__ import annotations
 
 import json
-import threading
-import weakref
 from typing import Any
 
 from ..base.errors import OperationError
 from ..index.catalog import Catalog
 from ..lifecycle.resolve import retires
 from ..recall.ranking import fts_terms
+from ..recall.replacements import current, link_index, linked, read_instead, superseded_by_ids, superseders
 from ..recall.service import EVIDENCE_NOTE  # noqa: F401 - the record reads' note
 from ..records.checks import check_id
 from ..records.model import ALL_EFFECTIVE, KINDS
@@ -32,6 +31,7 @@ SUMMARY_KEYS = (
     "tags",
     "date",
     "source",
+    "citations",
     "scope",
     "commit",
     "dirty",
@@ -44,11 +44,22 @@ SUMMARY_KEYS = (
 )
 
 
-def summary(row: RecordRow) -> dict[str, Any]:
+def summary(row: RecordRow, cat: Catalog | None = None) -> dict[str, Any]:
     pub = row.public()
     out = {k: pub.get(k) for k in SUMMARY_KEYS}
     if row.error:
         out["stale_error"] = row.error
+    if cat is not None:
+        _with_replacements(cat, row, out)
+    return out
+
+
+def _with_replacements(cat: Catalog, row: RecordRow, out: dict[str, Any]) -> dict[str, Any]:
+    """Links from both sides: `superseded_by` lists every record claiming to supersede it (also when the link
+    is written on the newer record), `current` what is in force now, `read_instead` the replacements."""
+    out["superseded_by"] = superseded_by_ids(cat, row)
+    out["current"] = current(cat, row)
+    out["read_instead"] = read_instead(cat, row)
     return out
 
 
@@ -61,7 +72,7 @@ def get_record(cat: Catalog, rid: str, workspace: str) -> dict[str, Any]:
             404,
             exit_code=4,
         )
-    return row.public()
+    return _with_replacements(cat, row, row.public())
 
 
 def list_records(
@@ -94,7 +105,7 @@ def list_records(
         args.append(origin)
     if tag:  # from the per-generation index: a json_each over every record's data is a full read
         where.append("id IN (SELECT value FROM json_each(?))")
-        args.append(json.dumps(_link_index(cat, "tags").get(tag, [])))
+        args.append(json.dumps(link_index(cat, "tags").get(tag, [])))
     if text and text.strip():  # FTS5 indexes titles and bodies; an exact id also matches
         terms = fts_terms(text)
         if terms:
@@ -104,7 +115,7 @@ def list_records(
             where.append("title LIKE ? ESCAPE '\\'")
             args.append("%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
     total, rows = cat.find_records(where, args, limit, offset)
-    records = [summary(r) for r in rows]
+    records = [summary(r, cat) for r in rows]
     nxt = offset + len(records)
     return {
         "records": records,
@@ -115,37 +126,8 @@ def list_records(
     }
 
 
-_link_cache: weakref.WeakKeyDictionary[Catalog, dict[str, tuple[Any, dict[str, list[str]]]]] = (
-    weakref.WeakKeyDictionary()
-)
-_link_lock = threading.Lock()
-
-
-def _link_index(cat: Catalog, field: str) -> dict[str, list[str]]:
-    """value -> ids of the records whose list `field` (supersedes, tags, ...) holds it, built once per
-    catalog generation.
-
-    Why: finding who links to a record, or who has a tag, means reading every record's JSON (a full scan
-    that costs ~100 ms at 10k records); those lists change only when the catalog does, so one scan per
-    generation serves every lookup until the next write."""
-    gen = (cat.generation(), getattr(cat, "view", None))  # a catalog reading through another view sees other links
-    with _link_lock:
-        hit = _link_cache.get(cat, {}).get(field)
-        if hit and hit[0] == gen:
-            return hit[1]
-    index: dict[str, list[str]] = {}
-    for rid, links in cat.list_field_links(field):
-        for target in json.loads(links):
-            if isinstance(target, str):
-                index.setdefault(target, []).append(rid)
-    with _link_lock:
-        _link_cache.setdefault(cat, {})[field] = (gen, index)
-    return index
-
-
 def _linked(cat: Catalog, field: str, rid: str) -> dict[str, RecordRow]:
-    """Records whose `field` list (e.g. supersedes) names `rid`."""
-    return cat.records_by_ids(_link_index(cat, field).get(rid, []))
+    return linked(cat, field, rid)
 
 
 def _named(row: RecordRow, rid: str) -> dict[str, Any]:
@@ -169,18 +151,6 @@ def _edge(row: RecordRow | None, rid: str, retires: bool, declared_on: str) -> d
         "declared_on": declared_on,
         "missing": False,
     }
-
-
-def _superseders(cat: Catalog, row: RecordRow) -> dict[str, tuple[RecordRow | None, str]]:
-    """id -> (row, which side declares the link) of records claiming to supersede `row`."""
-    out: dict[str, tuple[RecordRow | None, str]] = {}
-    for sid, srow in _linked(cat, "supersedes", row.id).items():
-        out[sid] = (srow, sid)
-    declared = [s for s in row.data.get("superseded_by") or [] if s not in out]
-    found = cat.records_by_ids(declared)
-    for sid in declared:
-        out[sid] = (found.get(sid), row.id)
-    return out
 
 
 def _amend_edges(cat: Catalog, row: RecordRow) -> tuple[list[dict], list[dict]]:
@@ -213,27 +183,11 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
         olds[oid] = (found.get(oid), rid)
     in_force = retires(row.declared_status)
     supersedes = [_edge(o, oid, in_force and o is not None, side) for oid, (o, side) in sorted(olds.items())]
-    sups = _superseders(cat, row)
+    sups = superseders(cat, row)
     superseded_by = [
         _edge(s, sid, s is not None and retires(s.declared_status), side) for sid, (s, side) in sorted(sups.items())
     ]
-    # follow in-force superseders to the records nothing retires: what to read instead
-    current: list[str] = []
-    frontier, seen = [row], {row.id}
-    for _ in range(max_depth):
-        nxt = []
-        for r in frontier:
-            retiring = [s for s, _ in _superseders(cat, r).values() if s is not None and retires(s.declared_status)]
-            if not retiring:
-                if r.id not in current:
-                    current.append(r.id)
-            for s in retiring:
-                if s.id not in seen:
-                    seen.add(s.id)
-                    nxt.append(s)
-        if not nxt:
-            break
-        frontier = nxt
+    now = current(cat, row)
     amends, amended_by = _amend_edges(cat, row)
     return {
         **_named(row, rid),
@@ -241,7 +195,8 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
         "superseded_by": superseded_by,
         "amends": amends,
         "amended_by": amended_by,
-        "current": sorted(current),
+        "current": now,
+        "read_instead": read_instead(cat, row),
         "note": "`retires` is true when the superseding record is in force (accepted/verified); "
         "`current` lists the in-force records that replace this one (itself when nothing does); "
         '`amends`/`amended_by` (e.g. "Partly superseded by") never retire a record.',

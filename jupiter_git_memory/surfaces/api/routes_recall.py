@@ -44,7 +44,11 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
     return dict(res.to_json(), workspace=scope.id)
 
 
-@router.post("/recall-task", summary="Memories for a task (goal, error signatures, files)", **typed(TaskAnswer))
+@router.post(
+    "/recall-task",
+    summary="Memories for a task (goal and its concerns, error signatures, files and the records governing them)",
+    **typed(TaskAnswer),
+)
 def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Depends(require_token)]) -> dict[str, Any]:
     from ...recall.task import recall_task as run
 
@@ -60,6 +64,7 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
                 global_k=body.global_k,
                 store_root=scope.store_root,
                 may_read=token.may_read,
+                statuses=list(body.statuses) or None,
             )
         except ValueError as e:
             raise as_error(e) from None
@@ -76,6 +81,14 @@ def context(body: ContextRequest, scope: Scope) -> dict[str, Any]:
 
     with scope.reading() as recaller:
         try:
-            return build_context(recaller, body.goal, body.budget_tokens, k=body.k)
+            return build_context(
+                recaller,
+                body.goal,
+                body.budget_tokens,
+                k=body.k,
+                files=body.files,
+                errors=body.errors,
+                statuses=list(body.statuses) or None,
+            )
         except ValueError as e:
             raise as_error(e) from None

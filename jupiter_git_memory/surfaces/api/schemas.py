@@ -53,6 +53,11 @@ class TaskRequest(Strict):
     k: int = Field(5, ge=1, le=MAX_K)
     include_global: bool = False
     global_k: int = Field(3, ge=1, le=MAX_K)
+    statuses: list[Status] = Field(
+        default_factory=list,
+        max_length=len(ALL_EFFECTIVE),
+        description="Replace the default statuses (accepted, verified, unverified), e.g. add historical or proposed.",
+    )
 
     _g = field_validator("goal")(_not_blank)
 
@@ -68,8 +73,22 @@ class ContextRequest(Strict):
     goal: str = Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK, description="What the new task is.")
     budget_tokens: int = Field(1500, ge=MIN_BUDGET, le=MAX_BUDGET)
     k: int = Field(8, ge=1, le=MAX_K)
+    errors: list[str] = Field(default_factory=list, max_length=MAX_ERRORS, description="Error signatures seen.")
+    files: list[str] = Field(default_factory=list, max_length=MAX_FILES, description="Files the task touches.")
+    statuses: list[Status] = Field(
+        default_factory=list,
+        max_length=len(ALL_EFFECTIVE),
+        description="Replace the default statuses (accepted, verified, unverified), e.g. add historical or proposed.",
+    )
 
     _g = field_validator("goal")(_not_blank)
+
+    @field_validator("errors", "files")
+    @classmethod
+    def _short(cls, v: list[str]) -> list[str]:
+        if any(len(x) > MAX_TEXT for x in v):
+            raise ValueError(f"each entry must be at most {MAX_TEXT} characters")
+        return v
 
 
 class SeedRequest(Strict):

@@ -14,6 +14,9 @@ from .common import emit_json, err, fail_with, out, reported
 
 receipt_app = typer.Typer(help="Receipts: what a recall returned and against which index state.", no_args_is_help=True)
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
+StatusOpt = typer.Option(
+    [], "--status", help="Replace the default statuses (accepted, verified, unverified), e.g. historical (repeatable)."
+)
 
 
 def _recaller(repo, as_json) -> Recaller:
@@ -31,6 +34,7 @@ def recall_task_cmd(
     k: int = typer.Option(5, "-k", min=1, max=50),
     include_global: bool = typer.Option(False, "--global", help="Also recall from global workspaces."),
     global_k: int = typer.Option(3, "--global-k", min=1, max=50),
+    status: list[str] = StatusOpt,
     as_json: bool = typer.Option(False, "--json"),
 ):
     """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
@@ -49,7 +53,9 @@ def recall_task_cmd(
         fail_with(e, as_json)
     if recaller is not False:
         with reported(as_json):
-            res = recall_task(recaller, goal, error, file, k, include_global, global_k, no_workspace=why)
+            res = recall_task(
+                recaller, goal, error, file, k, include_global, global_k, no_workspace=why, statuses=status or None
+            )
     if as_json:
         emit_json(dump(TaskAnswer, res))
     else:
@@ -62,6 +68,8 @@ def recall_task_cmd(
         for r in res["results"] + res["global_results"]:
             ws = f"[{r['workspace']}] " if r.get("workspace") else ""
             out.print(f"- {ws}{r['title']} ({r['id']} · {r['kind']}/{r['status']} · {r['score']})", markup=False)
+            for g in r.get("governs") or []:
+                out.print(f"    governs {g['file']}: {g['reason']}", markup=False)
         if res.get("receipt"):
             out.print(f"receipt {res['receipt']['id']}")
     raise typer.Exit(EXIT_CODES[res["status"]])
@@ -70,6 +78,9 @@ def recall_task_cmd(
 def context_cmd(
     goal: str = typer.Option(..., "--goal", help="What the new task is."),
     budget: int = typer.Option(1500, "--budget", help="Token budget for the pack."),
+    error: list[str] = typer.Option([], "--error", help="An error signature (repeatable)."),
+    file: list[str] = typer.Option([], "--file", help="A file the task touches (repeatable)."),
+    status: list[str] = StatusOpt,
     repo: Path | None = RepoOpt,
     k: int = typer.Option(8, "-k", min=1, max=50),
     as_json: bool = typer.Option(False, "--json"),
@@ -79,7 +90,7 @@ def context_cmd(
 
     recaller = _recaller(repo, as_json)
     with reported(as_json, answer=True):
-        res = build_context(recaller, goal, budget, k)
+        res = build_context(recaller, goal, budget, k, files=file, errors=error, statuses=status or None)
     if as_json:
         emit_json(dump(ContextPack, res))
     else:

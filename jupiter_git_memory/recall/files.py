@@ -1,0 +1,133 @@
+"""Files → records: the in-force records that govern a file the task touches, and why.
+
+A record governs a file when one of its citations (`source:`, `evidence:`) is that file, a folder above it
+or a glob that covers it, or when its body names the file or a folder above it. Only records whose
+effective status the task asked for take part (the default filters: no superseded, false, rejected or
+proposed record governs anything). The citations come from each record version's parsed data in the
+catalog (`contents`, per id and content hash), read once per view and catalog generation.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from ..base.store import workspace_lock
+from ..records.citations import body_paths, citations_of, classify, governs, normalize_path
+from .ranking import weight
+from .service import SNIPPET_CHARS, Recaller, RecallError
+
+# how specifically a match governs a file: an exact citation beats a glob, a glob a folder, a citation the body
+SPECIFICITY = {"exact": 4.0, "glob": 3.0, "folder": 2.0, "body-exact": 1.5, "body-folder": 1.0}
+_CACHE: dict[tuple[str, str | None, int], list[tuple[str, str, str, list[str], list[str]]]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def task_files(repo_root: Path, files) -> list[str]:
+    """Files as repository-relative paths: `./a/b.py`, `a\\b.py` and an absolute path inside the repo are `a/b.py`."""
+    out = []
+    for f in files:
+        f = str(f).strip()
+        if not f:
+            continue
+        p = Path(f)
+        if p.is_absolute():
+            try:
+                f = p.resolve().relative_to(Path(repo_root).resolve()).as_posix()
+            except ValueError:
+                pass  # outside the repository: matched as written
+        rel = normalize_path(f)
+        if rel and rel not in out:
+            out.append(rel)
+    return out
+
+
+def _citation_index(catalog) -> list[tuple[str, str, str, list[str], list[str]]]:
+    """(id, kind, effective status, citations, paths named in the body) of every record of the view."""
+    key = (str(catalog.path), catalog.view, catalog.generation())
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    rows = [
+        (r.id, r.kind, r.effective_status, citations_of(r.data), body_paths(str(r.data.get("body") or "")))
+        for r in catalog.records().values()
+    ]
+    with _CACHE_LOCK:
+        if len(_CACHE) > 16:
+            _CACHE.clear()
+        _CACHE[key] = rows
+    return rows
+
+
+def _reason(ref: str, how: str) -> str:
+    if how.startswith("body"):
+        return f"its body names {ref}"
+    return f"cites {ref}" + (" (glob)" if classify(ref) == "glob" else "")
+
+
+def match_files(rows, files: list[str], statuses: list[str], weights: dict) -> list[dict]:
+    """Records governing any of `files`, most specific first: [{id, specificity, governs: [{file, reason}]}]."""
+    found: dict[str, dict] = {}
+    for rid, kind, status, cites, named in rows:
+        if status not in statuses:
+            continue
+        for file in files:
+            best: tuple[float, str] | None = None
+            for ref in cites:
+                how = governs(ref, file)
+                if how and (best is None or SPECIFICITY[how] > best[0]):
+                    best = (SPECIFICITY[how], _reason(ref, how))
+            for ref in named if best is None else []:
+                how = governs(ref, file)
+                if how in ("exact", "folder"):
+                    s = SPECIFICITY[f"body-{how}"]
+                    if best is None or s > best[0]:
+                        best = (s, _reason(ref, "body"))
+            if best is None:
+                continue
+            entry = found.setdefault(rid, {"id": rid, "specificity": 0.0, "governs": [], "weight": 1.0})
+            entry["specificity"] = max(entry["specificity"], best[0])
+            entry["weight"] = weight(weights, kind, status)
+            entry["governs"].append({"file": file, "reason": best[1]})
+    return sorted(found.values(), key=lambda e: (-e["specificity"], -len(e["governs"]), -e["weight"], e["id"]))
+
+
+def governing(recaller: Recaller, files: list[str], statuses: list[str], k: int) -> dict[str, dict]:
+    """The best k records of this worktree's view governing `files`, most specific first:
+    id -> {governs: [{file, reason}], result: the record as recall shows it}."""
+    view, _ = recaller.prepare()
+    with workspace_lock(recaller.wsdir, exclusive=False), recaller.index().catalog.viewing(view):
+        index = recaller.ensure_seeded()
+        try:
+            matched = match_files(_citation_index(index.catalog), files, statuses, recaller.weights)[:k]
+            rows = index.catalog.records_by_ids([m["id"] for m in matched])
+        except Exception as e:
+            raise RecallError(f"index unavailable: {e}") from e
+    out = {}
+    for m in matched:
+        row = rows.get(m["id"])
+        if row is not None:
+            out[m["id"]] = {"governs": m["governs"], "result": as_result(row, m["specificity"])}
+    return out
+
+
+def as_result(row, specificity: float) -> dict:
+    """A governing record in the shape of a recall result (its score is how specifically it governs)."""
+    body = str(row.data.get("body") or "")
+    return {
+        "id": row.id,
+        "kind": row.kind,
+        "status": row.effective_status,
+        "title": row.title,
+        "score": specificity,
+        "source": row.data.get("source"),
+        "citations": citations_of(row.data),
+        "path": row.path,
+        "commit": row.commit_sha,
+        "dirty": row.dirty,
+        "origin": row.origin,
+        "snippet": body[:SNIPPET_CHARS] + ("…" if len(body) > SNIPPET_CHARS else ""),
+        "content_hash": row.content_hash,
+        "why": {},
+    }
