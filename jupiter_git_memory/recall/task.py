@@ -94,7 +94,7 @@ def fused_recall(
         lists.append((label, [r["id"] for r in res.results]))
         for r in res.results:
             if r["id"] not in semantic or r["score"] > semantic[r["id"]]["score"]:
-                semantic[r["id"]] = dict(r, matched_query=q)
+                semantic[r["id"]] = dict(r, matched_query=q, why=dict(r["why"], query=q, floor=res.floor))
     governed = governing(recaller, rel_files, list(statuses or DEFAULT_STATUSES), k) if rel_files else {}
     if rel_files:
         lists.append(("files", list(governed)))

@@ -1,0 +1,27 @@
+"""The task-recall eval gate (issue 23): tests/eval/tasks.yaml over tests/eval/task_repo, seeded for real with
+the offline model. recall@5 >= 0.9 over expected records, multi-concern tasks complete >= 0.8, no retired
+record ever returned, and tasks nothing answers get at most one result on average. Figures and what was
+changed after seeing a miss: bench/README.md (`python bench/task_recall.py`)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from jupiter_git_memory.recall.service import Recaller
+from jupiter_git_memory.recall.task_eval import gate_problems, load_tasks, run_task_eval
+from jupiter_git_memory.seed.seeder import Seeder
+
+EVAL = Path(__file__).parent / "eval"
+
+
+def test_task_recall_eval_holds_the_gate(repo):
+    shutil.copytree(EVAL / "task_repo", repo.path, dirs_exist_ok=True)
+    repo.commit("parcelhub")
+    assert not Seeder(repo.path).seed().errors
+    tasks = load_tasks(EVAL / "tasks.yaml")
+    assert {t.kind for t in tasks} == {"paraphrase", "files", "multi", "error", "unanswerable"} and len(tasks) >= 35
+    report = run_task_eval(Recaller(repo.path), tasks, k=5)
+    misses = [(r["id"], r["missed"], r["ids"]) for r in report["per_task"] if r["missed"] or r["leaks"]]
+    assert gate_problems(report) == [], (report["recall_at_k"], report["multi_complete"], misses)
+    assert report["leaks"] == 0 and report["recall_by_kind"]["files"] == 1.0
