@@ -245,7 +245,7 @@ def test_same_agent_and_run_key_get_the_same_answer_and_never_a_second_candidate
     a1 = svc.record(fact(*CACHE_FACT, agent="agent-1", run_key="k1"))
     a2 = svc.record(fact(*CACHE_FACT, agent="agent-1", run_key="k1"))
     assert (a2.decision, a2.id, a2.replayed, a2.written, a2.indexed) == ("created", a1.id, True, False, True)
-    # a retry with other content keeps the first answer and says so
+    # the key again with other content is refused, naming the candidate it was used for (issue 23)
     a3 = svc.record(
         fact(
             "Uploads are chunked at 8 MiB parts",
@@ -254,7 +254,14 @@ def test_same_agent_and_run_key_get_the_same_answer_and_never_a_second_candidate
             run_key="k1",
         )
     )
-    assert a3.id == a1.id and a3.replayed and "other content" in a3.warnings[0]
+    assert (a3.decision, a3.reason_code, a3.id, a3.written, a3.ok) == (
+        "rejected",
+        "run-key-reused",
+        a1.id,
+        False,
+        False,
+    )
+    assert f"candidate {a1.id}" in a3.reason and a3.matched["id"] == a1.id
     # merged answers replay too
     m1 = svc.record(fact(*CACHE_PARAPHRASE, agent="agent-2", run_key="k1"))
     m2 = svc.record(fact(*CACHE_PARAPHRASE, agent="agent-2", run_key="k1"))

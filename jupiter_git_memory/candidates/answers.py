@@ -33,6 +33,9 @@ class CandidateAnswer(_Open):
     agent: str | None = None
     run_key: str | None = None
     fields: list[str] = Field(default_factory=list, description="For a rejection: the offending fields.")
+    rejected_before: dict[str, Any] | None = Field(
+        None, description="A reviewer rejected this observation before: the candidate id and the reviewer's reason."
+    )
     workspace: str | None = None
     note: str | None = None
 
@@ -49,6 +52,12 @@ class Candidate(_Open):
     body: str = ""
     tags: list[str] = Field(default_factory=list)
     source: Any = None
+    trigger: str | None = None
+    change: str | None = None
+    verification: str | None = None
+    scope: str | None = Field(None, description="project | transferable")
+    files: list[str] = Field(default_factory=list)
+    supersedes: list[str] = Field(default_factory=list, description="In-force records it proposes to retire.")
     provenance: dict[str, Any] = Field(default_factory=dict)
     evidence: list[Any] = Field(default_factory=list)
     revisions: list[dict[str, Any]] = Field(

@@ -104,6 +104,16 @@ def nearest(
     return out
 
 
+def rejected_match(matches: list[Match], text: str) -> Match | None:
+    """The rejected candidate this text repeats (a duplicate by the same rule as a merge), if any."""
+    for m in matches:
+        r = m.row
+        if r.origin == "candidate" and r.data.get("state") == "rejected":
+            if m.cos >= DUPLICATE_COS and not disagreement(text, row_text(r)):
+                return m
+    return None
+
+
 @dataclass
 class DedupOutcome:
     decision: str  # created | merged | skipped

@@ -24,6 +24,9 @@ from ..lifecycle.promote import STATES as STATES
 from ..records.row import RecordRow
 
 REQUESTABLE_KINDS = ("decision", "adr", "fact", "finding", "history")
+SCOPES = ("project", "transferable")  # project-specific, or a lesson that holds beyond this repository
+# The structured write-back fields: optional, each rendered as a section of the proposed record file.
+TEXT_FIELDS = ("trigger", "change", "verification")
 
 
 @dataclass
@@ -40,6 +43,19 @@ class CandidateInput:
     session: str | None = None
     work_item: str | None = None  # a work item or bundle id
     run_key: str | None = None
+    trigger: str | None = None  # what prompted it (the symptom, the error, the request)
+    change: str | None = None  # what was changed
+    verification: str | None = None  # how it was checked (a command, a test, a measurement)
+    scope: str | None = None  # `project` or `transferable` (SCOPES)
+    files: list[str] = field(default_factory=list)  # repository files it is about (cited by the record)
+    supersedes: list[str] = field(default_factory=list)  # in-force record ids it proposes to retire
+
+    def structured(self) -> dict[str, Any]:
+        """The structured fields that were given (what the proposed file renders and the run key compares)."""
+        d: dict[str, Any] = {k: (getattr(self, k) or "").strip() for k in (*TEXT_FIELDS, "scope")}
+        d["files"] = [f.strip() for f in self.files or [] if f.strip()]
+        d["supersedes"] = [s.strip() for s in self.supersedes or [] if s.strip()]
+        return {k: v for k, v in d.items() if v}
 
     def provenance(self) -> dict[str, str]:
         p = {"agent": self.agent, "session": self.session, "work_item": self.work_item, "run_key": self.run_key}
@@ -54,10 +70,26 @@ class CandidateInput:
             out[f"evidence[{i}]"] = str(e)
         for k, v in self.provenance().items():
             out[f"provenance.{k}"] = v
+        for k in TEXT_FIELDS:
+            out[k] = getattr(self, k) or ""
+        for key in ("files", "supersedes"):
+            for i, v in enumerate(getattr(self, key) or []):
+                out[f"{key}[{i}]"] = str(v)
         return out
 
     def content_sha(self) -> str:
         return content_hash(self.title, self.body)
+
+    def run_sha(self) -> str:
+        """What a reused run key must carry again: the text and, when given, the structured fields and
+        evidence (equal to content_sha without them, so runs recorded before these fields compare alike)."""
+        extra = {**self.structured(), "evidence": list(self.evidence or []), "source": self.source or ""}
+        extra = {k: v for k, v in extra.items() if v}
+        if not extra:
+            return self.content_sha()
+        return hashlib.sha256(
+            json.dumps([self.title.strip(), self.body.strip(), extra], sort_keys=True).encode()
+        ).hexdigest()
 
 
 @dataclass
@@ -79,6 +111,7 @@ class Answer:
     agent: str | None = None
     run_key: str | None = None
     fields: list[str] = field(default_factory=list)  # for rejections: the offending fields
+    rejected_before: dict[str, Any] | None = None  # a reviewer rejected this before: {id, reason, rejected_at}
 
     @property
     def ok(self) -> bool:
@@ -111,7 +144,7 @@ def is_candidate(row: RecordRow | None) -> bool:
 
 def evidence_entry(inp: CandidateInput, now: float) -> dict[str, Any]:
     """What one observation contributes: its provenance and backing (and its text when merged)."""
-    e = {"at": now, **inp.provenance(), "source": inp.source, "evidence": list(inp.evidence or [])}
+    e = {"at": now, **inp.provenance(), "source": inp.source, "evidence": list(inp.evidence or []), **inp.structured()}
     return {k: v for k, v in e.items() if v not in (None, [], "")}
 
 
@@ -130,6 +163,7 @@ def new_row(
         "tags": list(inp.tags or []),
         "source": inp.source,
         "requested_kind": inp.kind,
+        **_stored(inp.structured()),
         "provenance": inp.provenance(),
         "evidence": [evidence_entry(inp, now)],
         "runs": [run] if run else [],
@@ -156,6 +190,15 @@ def new_row(
     )
 
 
+def _stored(structured: dict[str, Any]) -> dict[str, Any]:
+    """The structured fields as candidate data: `supersedes` is kept as `proposed_supersedes`, so the
+    supersede links of the index never read a candidate's proposal as a link (it retires nothing)."""
+    out = dict(structured)
+    if "supersedes" in out:
+        out["proposed_supersedes"] = out.pop("supersedes")
+    return out
+
+
 def with_data(row: RecordRow, **changes: Any) -> RecordRow:
     """A copy of `row` with data keys changed; `state` also moves the effective status."""
     data = dict(row.data, **changes, updated_at=time.time())
@@ -179,6 +222,8 @@ def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
         "body": d.get("body", ""),
         "tags": d.get("tags", []),
         "source": d.get("source"),
+        **{k: d[k] for k in (*TEXT_FIELDS, "scope", "files") if d.get(k)},
+        "supersedes": d.get("proposed_supersedes") or [],
         "provenance": d.get("provenance", {}),
         "evidence": d.get("evidence", []),
         "revisions": d.get("revisions", []),

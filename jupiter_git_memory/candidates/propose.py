@@ -73,8 +73,18 @@ def render(row: RecordRow, record_id: str, status: str, today: str) -> str:
     fm: dict[str, Any] = {"id": record_id, "kind": row.kind, "status": status, "title": row.title, "date": today}
     if d.get("tags"):
         fm["tags"] = list(d["tags"])
-    if d.get("source"):
-        fm["source"] = d["source"]
+    sources = list(dict.fromkeys([*([d["source"]] if d.get("source") else []), *(d.get("files") or [])]))
+    if sources:  # the files it is about are cited, so task recall finds the record for them
+        fm["source"] = sources[0] if len(sources) == 1 else sources
+    backing = list(
+        dict.fromkeys(x for e in d.get("evidence") or [] for x in (e.get("evidence") or []) if isinstance(x, str))
+    )
+    if backing:
+        fm["evidence"] = backing
+    if d.get("scope"):
+        fm["scope"] = d["scope"]
+    if d.get("proposed_supersedes"):  # retires the record(s) once merged as accepted (verified)
+        fm["supersedes"] = list(d["proposed_supersedes"])
     fm["candidate"] = row.id
     for key in ("agent", "session", "work_item", "run_key"):
         if prov.get(key):
@@ -89,9 +99,33 @@ def render(row: RecordRow, record_id: str, status: str, today: str) -> str:
             line += f" — also observed as “{e['title']}”"
         lines.append(line)
     text = "---\n" + yaml.safe_dump(fm, sort_keys=False, allow_unicode=True, width=10_000) + "---\n" + body + "\n"
+    text += sections(d)
     if lines:
         text += "\n## Evidence\n\n" + "\n".join(lines) + "\n"
     return text
+
+
+SCOPE_TEXT = {
+    "project": "Project-specific: it holds for this repository.",
+    "transferable": "Transferable: it holds beyond this repository.",
+}
+
+
+def sections(d: dict[str, Any]) -> str:
+    """The structured write-back fields as the record's sections, in the order a reader checks them."""
+    out = ""
+    for key, heading in (("trigger", "Trigger"), ("change", "Change"), ("verification", "Verification")):
+        if d.get(key):
+            out += f"\n## {heading}\n\n{str(d[key]).strip()}\n"
+    if d.get("scope"):
+        out += f"\n## Scope\n\n{SCOPE_TEXT.get(d['scope'], d['scope'])}\n"
+    if d.get("files"):
+        out += "\n## Files\n\n" + "".join(f"- `{f}`\n" for f in d["files"])
+    if d.get("proposed_supersedes"):
+        out += "\n## Supersedes\n\n" + "".join(
+            f"- {i}: merging this record as accepted retires it\n" for i in d["proposed_supersedes"]
+        )
+    return out
 
 
 def commit_message(row: RecordRow, record_id: str, status: str) -> str:
@@ -101,6 +135,7 @@ def commit_message(row: RecordRow, record_id: str, status: str) -> str:
         for k, label in (("agent", "Agent"), ("session", "Session"), ("work_item", "Work-Item"), ("run_key", "Run-Key"))
         if prov.get(k)
     ]
+    trailers += [f"Supersedes: {i}" for i in row.data.get("proposed_supersedes") or []]
     trailers.append(f"Status: {status}")
     return (
         f"Propose {row.kind} {record_id}: {row.title}\n\n"

@@ -43,6 +43,7 @@ from .model import (
     view,
     with_data,
 )
+from .prior import rejection, run_key_refusal, supersede_refusal
 from .validate import check
 
 MAX_REASON_CHARS = 2000
@@ -141,6 +142,9 @@ class CandidateService:
                 prior = self._find_run(index, inp.agent, inp.run_key)
                 if prior:
                     return self._replay(index, inp, *prior, dry_run=dry_run)
+            refused = supersede_refusal(index, inp, dry_run)
+            if refused is not None:
+                return refused
             try:
                 matches = dedup.nearest(index, self.seeder.embedder, self.seeder.chunker, inp.title, inp.body)
             except Exception as e:  # without the check we cannot answer honestly: write nothing
@@ -159,6 +163,7 @@ class CandidateService:
                     "decision": out.decision,
                     "at": now,
                     "content_sha": inp.content_sha(),
+                    "run_sha": inp.run_sha(),
                     "reason_code": out.reason_code,
                 }
                 if inp.run_key
@@ -179,6 +184,7 @@ class CandidateService:
                 dry_run=dry_run,
                 agent=inp.agent,
                 run_key=inp.run_key,
+                rejected_before=rejection(dedup.rejected_match(matches, f"{inp.title}\n\n{inp.body}")),
             )
             if dry_run:
                 if out.decision == "merged":
@@ -198,13 +204,15 @@ class CandidateService:
             return answer
 
     def _replay(self, index: Index, inp: CandidateInput, row: RecordRow, run: dict, dry_run: bool) -> Answer:
-        """The same (agent, run key) gets the first answer again; a pending index is finished now."""
+        """The same (agent, run key) gets the first answer again; a pending index is finished now. The same
+        key with other content is refused: it would answer for an observation it never recorded."""
         warnings = []
-        if run.get("content_sha") != inp.content_sha():
-            warnings.append(
-                f"run key {inp.run_key!r} was already used by {inp.agent} with other content; "
-                "this is the first answer (use a new run key for a new observation)"
-            )
+        same = run["run_sha"] == inp.run_sha() if "run_sha" in run else run.get("content_sha") == inp.content_sha()
+        if not same:  # a run recorded before run_sha existed compares its text only
+            return run_key_refusal(inp, row, dry_run)
+        rejected = rejection(row) if row.data.get("state") == REJECTED else None
+        if rejected:
+            warnings.append(f"a reviewer rejected candidate {row.id}: {rejected['reason']}")
         answer = Answer(
             run.get("decision", "created"),
             run.get("reason_code", "new"),
@@ -217,6 +225,7 @@ class CandidateService:
             replayed=True,
             agent=inp.agent,
             run_key=inp.run_key,
+            rejected_before=rejected,
         )
         indexed = self._indexed(index, row.id)
         if not indexed and not dry_run and row.data.get("state") in (OPEN, PROPOSED):

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..records.model import MAX_RECORD_BYTES
+from ..records.model import ID_PATTERN, MAX_RECORD_BYTES
 from ..records.text import describe_hidden
-from .model import REQUESTABLE_KINDS, CandidateInput
+from .model import REQUESTABLE_KINDS, SCOPES, TEXT_FIELDS, CandidateInput
 from .secrets import scan_fields
 
 MIN_TITLE_CHARS = 8
@@ -22,6 +22,10 @@ MIN_BODY_CHARS = 30
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = MAX_RECORD_BYTES - 8 * 1024  # room for the frontmatter when the record is proposed
 MAX_TAGS = 20
+MAX_FIELD_CHARS = 4000  # trigger, change, verification: a paragraph each
+MAX_FILES = 50
+MAX_SUPERSEDES = 5
+_ID_RE = re.compile(ID_PATTERN)
 _TAG_RE = re.compile(r"^[\w][\w.+/-]{0,39}$")
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'-]*")
 
@@ -144,7 +148,11 @@ def check(inp: CandidateInput) -> Verdict:
         return Verdict(
             "bad-tags", f"tags must be at most {MAX_TAGS} single words (letters, digits, . _ - + /)", ["tags"]
         )
-    for name, text in (("title", title), ("body", body)):
+    shape = _structure(inp)
+    if shape is not None:
+        return shape
+    texts = {k: (getattr(inp, k) or "").strip() for k in TEXT_FIELDS}
+    for name, text in (("title", title), ("body", body), *texts.items()):
         label = _placeholder(text)
         if label:
             return Verdict(
@@ -167,9 +175,52 @@ def check(inp: CandidateInput) -> Verdict:
             "(e.g. `Retry S3 uploads with exponential backoff`)",
             ["title"],
         )
-    if len(_words(body)) < MIN_BODY_WORDS or len(body) < MIN_BODY_CHARS:
-        return Verdict("too-short", f"the body is too short; explain it in at least {MIN_BODY_WORDS} words", ["body"])
-    return _kind_content(inp, title, body)
+    # the structured fields say as much as a body would: a finding with its verification and evidence is not
+    # low-signal even with a one-line body, and a trigger or change counts towards the body's length
+    substance = " ".join(t for t in (body, *texts.values()) if t)
+    verified = inp.kind == "finding" and bool(texts["verification"]) and bool(inp.evidence or inp.source)
+    if not verified and (len(_words(substance)) < MIN_BODY_WORDS or len(substance) < MIN_BODY_CHARS):
+        return Verdict(
+            "too-short",
+            f"the body is too short; explain it in at least {MIN_BODY_WORDS} words "
+            "(trigger, change and verification count too)",
+            ["body"],
+        )
+    return _kind_content(inp, title, substance)
+
+
+def _structure(inp: CandidateInput) -> Verdict | None:
+    """The structured fields' shape: a known scope, repository-relative files, record ids to supersede."""
+    for name in TEXT_FIELDS:
+        if len(getattr(inp, name) or "") > MAX_FIELD_CHARS:
+            return Verdict("too-long", f"{name} is over {MAX_FIELD_CHARS} characters; keep it to a paragraph", [name])
+    if (inp.scope or "").strip() and (inp.scope or "").strip() not in SCOPES:
+        return Verdict(
+            "bad-scope",
+            f"scope {inp.scope!r} is not one of {', '.join(SCOPES)} (project-specific, or true beyond this repository)",
+            ["scope"],
+        )
+    files = [f.strip() for f in inp.files or []]
+    bad = [
+        f for f in files if not f or f.startswith(("/", "~")) or ":" in f[:3] or ".." in f.replace("\\", "/").split("/")
+    ]
+    if bad or len(files) > MAX_FILES:
+        return Verdict(
+            "bad-files",
+            f"files must be at most {MAX_FILES} repository-relative paths (no absolute path, no `..`)"
+            + (f"; not {bad[0]!r}" if bad else ""),
+            ["files"],
+        )
+    ids = [i.strip() for i in inp.supersedes or []]
+    wrong = [i for i in ids if not _ID_RE.match(i)]
+    if wrong or len(ids) > MAX_SUPERSEDES:
+        return Verdict(
+            "bad-supersedes",
+            f"supersedes takes at most {MAX_SUPERSEDES} record ids (letters, digits, . _ : -)"
+            + (f"; not {wrong[0][:80]!r}" if wrong else ""),
+            ["supersedes"],
+        )
+    return None
 
 
 def _kind_content(inp: CandidateInput, title: str, body: str) -> Verdict:

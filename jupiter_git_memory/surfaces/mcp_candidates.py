@@ -18,7 +18,21 @@ from ..base.errors import JgmError
 from ..candidates import service as candidate_service
 from ..candidates.answers import CandidateAnswer, CandidateShown, Forgotten
 from ..candidates.model import REQUESTABLE_KINDS, CandidateInput
-from .candidate_fields import MAX_ID_CHARS, Body, Evidence, Name, Short, Tags, Title
+from .candidate_fields import (
+    MAX_ID_CHARS,
+    Body,
+    CandidateScope,
+    Change,
+    Evidence,
+    Files,
+    Name,
+    Short,
+    Supersedes,
+    Tags,
+    Title,
+    Trigger,
+    Verification,
+)
 from .mcp_errors import tool_error
 
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
@@ -38,9 +52,11 @@ def register_candidate_tools(server, handle) -> None:
             raise ToolError(f"[memory/unavailable] the candidate service could not start: {e}") from None
 
     def run(
-        dry_run: bool, kind, title, body, tags, source, evidence, agent, session, work_item, run_key
+        dry_run: bool, kind, title, body, tags, source, evidence, agent, session, work_item, run_key, **structured
     ) -> CandidateAnswer:
-        inp = CandidateInput(kind, title, body, list(tags), source, list(evidence), agent, session, work_item, run_key)
+        inp = CandidateInput(
+            kind, title, body, list(tags), source, list(evidence), agent, session, work_item, run_key, **structured
+        )
         try:
             a = svc().record(inp, dry_run=dry_run)
         except JgmError as e:
@@ -67,12 +83,39 @@ def register_candidate_tools(server, handle) -> None:
         run_key: Annotated[
             Name | None, Field(description="Idempotency key: retrying with the same agent + run_key never duplicates.")
         ] = None,
+        trigger: Trigger | None = None,
+        change: Change | None = None,
+        verification: Verification | None = None,
+        scope: CandidateScope | None = None,
+        files: Files = [],  # noqa: B006
+        supersedes: Supersedes = [],  # noqa: B006
     ) -> CandidateAnswer:
         """Record what you learned as a *candidate* (status candidate, out of default recall) for a human to
         review. Answer: decision created | merged (added to a candidate that says the same) | skipped (an
         accepted record already says it) | rejected (failed checks: secrets, placeholders, missing rationale or
-        evidence), with the reason, warnings and `written`. Secrets are rejected and never stored."""
-        return run(False, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
+        evidence), with the reason, warnings and `written`. Secrets are rejected and never stored. Optional
+        structure: trigger, change, verification, scope (project | transferable), files, and `supersedes` (an
+        in-force record it proposes to retire); a reused run key with other content is rejected `run-key-reused`;
+        `rejected_before` carries a reviewer's reason when this was rejected before."""
+        return run(
+            False,
+            kind,
+            title,
+            body,
+            tags,
+            source,
+            evidence,
+            agent,
+            session,
+            work_item,
+            run_key,
+            trigger=trigger,
+            change=change,
+            verification=verification,
+            scope=scope,
+            files=list(files),
+            supersedes=list(supersedes),
+        )
 
     @server.tool(annotations=VALIDATE, title="Validate a candidate without writing")
     def validate_candidate(
@@ -86,10 +129,34 @@ def register_candidate_tools(server, handle) -> None:
         session: Name | None = None,
         work_item: Name | None = None,
         run_key: Name | None = None,
+        trigger: Trigger | None = None,
+        change: Change | None = None,
+        verification: Verification | None = None,
+        scope: CandidateScope | None = None,
+        files: Files = [],  # noqa: B006
+        supersedes: Supersedes = [],  # noqa: B006
     ) -> CandidateAnswer:
         """The same checks as record_candidate (content per kind, low signal, secrets, near-duplicates), writing
         nothing: says what record_candidate would answer."""
-        return run(True, kind, title, body, tags, source, evidence, agent, session, work_item, run_key)
+        return run(
+            True,
+            kind,
+            title,
+            body,
+            tags,
+            source,
+            evidence,
+            agent,
+            session,
+            work_item,
+            run_key,
+            trigger=trigger,
+            change=change,
+            verification=verification,
+            scope=scope,
+            files=list(files),
+            supersedes=list(supersedes),
+        )
 
     @server.tool(annotations=REVISE, title="Revise a candidate")
     def revise(

@@ -19,7 +19,21 @@ from ...candidates.answers import CandidateAnswer, CandidateList, CandidateShown
 from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
 from ...candidates.service import MAX_REASON_CHARS
 from ...records.model import ID_PATTERN
-from ..candidate_fields import MAX_ID_CHARS, Body, Evidence, Name, Short, Tags, Title
+from ..candidate_fields import (
+    MAX_ID_CHARS,
+    Body,
+    CandidateScope,
+    Change,
+    Evidence,
+    Files,
+    Name,
+    Short,
+    Supersedes,
+    Tags,
+    Title,
+    Trigger,
+    Verification,
+)
 from .deps import Scope
 from .errors import COMMON_RESPONSES, ApiError, ErrorBody, typed
 from .schemas import Strict
@@ -51,6 +65,12 @@ class CandidateRequest(Strict):
     run_key: Name | None = Field(
         None, description="Idempotency key: the same (agent, run_key) never creates a second candidate."
     )
+    trigger: Trigger | None = None
+    change: Change | None = None
+    verification: Verification | None = None
+    scope: CandidateScope | None = Field(None, description="project (this repository only) or transferable.")
+    files: Files = []
+    supersedes: Supersedes = []
 
     def to_input(self) -> CandidateInput:
         return CandidateInput(
@@ -64,6 +84,12 @@ class CandidateRequest(Strict):
             self.session,
             self.work_item,
             self.run_key,
+            self.trigger,
+            self.change,
+            self.verification,
+            self.scope,
+            list(self.files),
+            list(self.supersedes),
         )
 
 

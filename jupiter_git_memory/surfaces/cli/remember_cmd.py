@@ -54,6 +54,9 @@ def print_answer(a, as_json: bool) -> None:
     reason = a.reason.removeprefix(f"{verb}: ")  # a dry run's reason already starts with "would be ..."
     if a.decision == "rejected":
         err.print(f"{verb} ({a.reason_code}): {reason}", markup=False)
+    if a.rejected_before:
+        r = a.rejected_before
+        err.print(f"  a reviewer rejected this before ({r['id']}): {r['reason']}", markup=False)
     else:
         target = f" {a.id}" if a.id else ""
         out.print(f"{verb}{target}: {reason}" + (" (dry run: nothing was written)" if a.dry_run else ""), markup=False)
@@ -89,13 +92,38 @@ def remember(
     run_key: str | None = typer.Option(
         None, "--run-key", help="Idempotency key: the same agent + key never creates a second candidate."
     ),
+    trigger: str | None = typer.Option(None, "--trigger", help="What prompted it: the symptom, error or request."),
+    change: str | None = typer.Option(None, "--change", help="What was changed."),
+    verification: str | None = typer.Option(None, "--verification", help="How it was checked (command, test)."),
+    scope: str | None = typer.Option(None, "--scope", help="project (this repository only) or transferable."),
+    file: list[str] = typer.Option([], "--file", help="A repository file it is about (repeatable)."),
+    supersedes: list[str] = typer.Option(
+        [], "--supersedes", help="An in-force record id it proposes to retire (repeatable)."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate only: say what would happen, write nothing."),
     repo: Path | None = RepoOpt,
     as_json: bool = JsonOpt,
 ):
     """Record an observation as a candidate (never a project rule by itself)."""
     text = _read_body(body, body_file, as_json)
-    inp = CandidateInput(kind, title, text, list(tag), source, list(evidence), agent, session, work_item, run_key)
+    inp = CandidateInput(
+        kind,
+        title,
+        text,
+        list(tag),
+        source,
+        list(evidence),
+        agent,
+        session,
+        work_item,
+        run_key,
+        trigger,
+        change,
+        verification,
+        scope,
+        list(file),
+        list(supersedes),
+    )
     svc = service(repo, as_json)
     try:
         a = svc.record(inp, dry_run=dry_run)
