@@ -2,6 +2,7 @@
 
 import pytest
 
+from jupiter_git_memory.records.citations import as_citations, citations_of, classify
 from jupiter_git_memory.records.model import MAX_RECORD_BYTES
 from jupiter_git_memory.records.parse import parse_record
 
@@ -394,3 +395,30 @@ def test_hidden_characters_are_named_escaped_and_flagged_per_field():
     flagged = {(i.line, i.message.split("`")[1], i.severity) for i in hidden_char_warnings(rec, text)}
     assert flagged == {(5, "title", "warning"), (6, "tags", "warning"), (9, "body", "warning")}
     assert hidden_char_warnings(parse(HEAD + "---\r\nbody\r\nmore\r\n").record, HEAD) == []  # CRLF is plain
+
+
+def test_source_and_evidence_are_read_as_lists_of_citations():
+    raw = (
+        b"---\nid: f\nkind: fact\nstatus: verified\ntitle: T\n"
+        b"source: [parcelhub/storage/, 'parcelhub/**/*.py']\nevidence: [commit 4f2a9c1, https://e.example/a, 7]\n---\nb\n"
+    )
+    rec = parse_record("k/f.md", raw).record
+    assert rec.citations == ("parcelhub/storage/", "parcelhub/**/*.py", "commit 4f2a9c1", "https://e.example/a", "7")
+    assert rec.source == "parcelhub/storage/, parcelhub/**/*.py"  # text, never a Python list's repr
+    one = parse_record("k/g.md", raw.replace(b"source: [parcelhub/storage/, 'parcelhub/**/*.py']", b"source: a.py"))
+    assert one.record.citations[0] == "a.py" and one.record.source == "a.py"
+    bad = parse_record("k/h.md", raw.replace(b"evidence: [", b"evidence: {a: 1}\nx: ["))
+    assert bad.record is None and bad.issues[0].line == 7 and "`evidence` must be a citation" in bad.issues[0].message
+    assert as_citations([{"a": 1}])[1] is not None
+    assert [
+        classify(c) for c in ("https://x.example/y", "commit 4f2a9c1", "a/*.py", "src/", "a/b.py", "two words")
+    ] == [
+        "url",
+        "commit",
+        "glob",
+        "folder",
+        "file",
+        "text",
+    ]
+    # a version parsed before citations were data (its list stored as text) reads the same
+    assert citations_of({"source": "['a/b.py', 'c/']", "metadata": {"evidence": ["d"]}}) == ["a/b.py", "c/", "d"]

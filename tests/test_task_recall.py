@@ -16,8 +16,7 @@ from jupiter_git_memory.recall.context import build_context
 from jupiter_git_memory.recall.fusion import fuse
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.recall.task import recall_task
-from jupiter_git_memory.records.citations import as_citations, body_paths, citations_of, classify, governs
-from jupiter_git_memory.records.parse import parse_record
+from jupiter_git_memory.records.citations import body_paths, governs
 from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces import records_ops as ops
 
@@ -38,33 +37,6 @@ def ids(res: dict) -> list[str]:
 
 
 # -- 1. citations as data ----------------------------------------------------------------------------
-
-
-def test_source_and_evidence_are_read_as_lists_of_citations():
-    raw = (
-        b"---\nid: f\nkind: fact\nstatus: verified\ntitle: T\n"
-        b"source: [parcelhub/storage/, 'parcelhub/**/*.py']\nevidence: [commit 4f2a9c1, https://e.example/a, 7]\n---\nb\n"
-    )
-    rec = parse_record("k/f.md", raw).record
-    assert rec.citations == ("parcelhub/storage/", "parcelhub/**/*.py", "commit 4f2a9c1", "https://e.example/a", "7")
-    assert rec.source == "parcelhub/storage/, parcelhub/**/*.py"  # text, never a Python list's repr
-    one = parse_record("k/g.md", raw.replace(b"source: [parcelhub/storage/, 'parcelhub/**/*.py']", b"source: a.py"))
-    assert one.record.citations[0] == "a.py" and one.record.source == "a.py"
-    bad = parse_record("k/h.md", raw.replace(b"evidence: [", b"evidence: {a: 1}\nx: ["))
-    assert bad.record is None and bad.issues[0].line == 7 and "`evidence` must be a citation" in bad.issues[0].message
-    assert as_citations([{"a": 1}])[1] is not None
-    assert [
-        classify(c) for c in ("https://x.example/y", "commit 4f2a9c1", "a/*.py", "src/", "a/b.py", "two words")
-    ] == [
-        "url",
-        "commit",
-        "glob",
-        "folder",
-        "file",
-        "text",
-    ]
-    # a version parsed before citations were data (its list stored as text) reads the same
-    assert citations_of({"source": "['a/b.py', 'c/']", "metadata": {"evidence": ["d"]}}) == ["a/b.py", "c/", "d"]
 
 
 def test_files_are_matched_by_exact_path_folder_and_glob_only():
