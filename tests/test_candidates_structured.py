@@ -120,4 +120,6 @@ def test_cli_and_mcp_take_the_structured_fields(repo):
         handle.close()
     props = tools["record_candidate"]["properties"]
     assert {"trigger", "change", "verification", "scope", "files", "supersedes"} <= set(props)
+    assert {"files", "errors", "statuses"} <= set(tools["context"]["properties"])
+    assert "statuses" in tools["recall_for_task"]["properties"]
     assert bad.is_error and "project" in json.dumps(bad.content[0].text)

@@ -220,3 +220,5 @@ def test_retired_records_name_their_replacement_whichever_side_wrote_the_link(pa
     assert old[0]["id"] == "dec-rate-cache-day" and old[0]["read_instead"][0]["id"] == "dec-rate-cache-ttl"
     task = recall_task(rc, "how long are rate quotes cached", statuses=["superseded"])
     assert task["results"][0]["read_instead"][0]["id"] == "dec-rate-cache-ttl"
+    by_file = recall_task(rc, "tidy", files=["parcelhub/labels/pdf.py"], statuses=["superseded"])
+    assert ids(by_file) == ["dec-label-zpl"] and by_file["results"][0]["read_instead"][0]["id"] == "dec-label-pdf"

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..base.store import workspace_lock
 from ..records.citations import body_paths, citations_of, classify, governs, normalize_path
 from .ranking import weight
+from .replacements import RETIRED, read_instead
 from .service import SNIPPET_CHARS, Recaller, RecallError
 
 # how specifically a match governs a file: an exact citation beats a glob, a glob a folder, a citation the body
@@ -102,13 +103,15 @@ def governing(recaller: Recaller, files: list[str], statuses: list[str], k: int)
         try:
             matched = match_files(_citation_index(index.catalog), files, statuses, recaller.weights)[:k]
             rows = index.catalog.records_by_ids([m["id"] for m in matched])
+            out = {}
+            for m in matched:
+                row = rows.get(m["id"])
+                if row is not None:
+                    out[m["id"]] = {"governs": m["governs"], "result": as_result(row, m["specificity"])}
+                    if row.effective_status in RETIRED:  # asked for with --status superseded
+                        out[m["id"]]["result"]["read_instead"] = read_instead(index.catalog, row)
         except Exception as e:
             raise RecallError(f"index unavailable: {e}") from e
-    out = {}
-    for m in matched:
-        row = rows.get(m["id"])
-        if row is not None:
-            out[m["id"]] = {"governs": m["governs"], "result": as_result(row, m["specificity"])}
     return out
 
 

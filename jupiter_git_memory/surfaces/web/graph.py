@@ -46,7 +46,10 @@ def _node(x: int, y: int, e: dict, href: str | None, center: bool = False) -> st
 def svg(rel: dict[str, Any], href: Callable[[str], str]) -> Markup:
     """The graph, or an empty Markup when the record has no relations."""
     lists = relation_lists(rel)
-    left = [(k, e) for k, v in lists.items() if not k.endswith("_by") and k != "current" for e in v]
+    # `current` and `read_instead` name the records at the end of the chain, not links of this record
+    left = [
+        (k, e) for k, v in lists.items() if not k.endswith("_by") and k not in ("current", "read_instead") for e in v
+    ]
     right = [(k, e) for k, v in lists.items() if k.endswith("_by") for e in v]
     if not left and not right:
         return Markup("")
