@@ -33,7 +33,7 @@ from .ranking import (
     rank,
 )
 from .receipts import make_receipt, store_receipt
-from .replacements import RETIRED, read_instead
+from .replacements import name_replacements
 
 SNIPPET_CHARS = 320
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
@@ -375,9 +375,7 @@ class Recaller:
             lost = lost_vectors(index)
             if lost and not results:  # never "no match" from an index that lost vectors
                 raise RecallError("; ".join([lost, *self.settings.notices()]))  # e.g. they went to a refused server
-            for r in results:  # a retired record names what to read instead, whichever side wrote the link
-                if r["status"] in RETIRED:
-                    r["read_instead"] = read_instead(index.catalog, rows[r["id"]])
+            name_replacements(index.catalog, results, rows)  # a retired record says what to read instead
             receipt = make_receipt(
                 query,
                 [r["id"] for r in results],
