@@ -30,7 +30,10 @@ def _probe(*args: str) -> dict:
     return json.loads(p.stdout)
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--version"], ["recall", "--help"], ["model", "list", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["--version"], ["recall", "--help"], ["model", "list", "--help"], ["agent", "install", "--help"]],
+)
 def test_cli_help_and_version_skip_heavy_imports(args):
     res = _probe(*args)
     assert res["exit"] == 0, res
