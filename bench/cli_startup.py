@@ -6,8 +6,8 @@
 Each command is a fresh subprocess (`python -m jupiter_git_memory ...`, what the console script and the
 installed hooks run), timed wall-clock; the median and the ratio to a bare `python -c pass` measured in the
 same run are reported, so figures from different machines compare. Runs alternate between commands so a
-noisy neighbour hits them all alike. The hook payload is a session start outside any repository: it must
-answer without loading the model (fail open).
+noisy neighbour hits them all alike. The hook payload is a session start in a fresh repository with no store:
+it must answer (fail open, one line) without loading the model.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ COMMANDS = {
     "jgm_help": ["-m", "jupiter_git_memory", "--help"],
     "jgm_version": ["-m", "jupiter_git_memory", "--version"],
     "jgm_recall_help": ["-m", "jupiter_git_memory", "recall", "--help"],
+    "hook_session_start_no_store": ["-m", "jupiter_git_memory", "hook", "claude-code", "session-start"],
 }
 
 
@@ -34,7 +35,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
-    cwd = tempfile.mkdtemp()  # not a repository: the hook answers "no store" and exits 0
+    cwd = tempfile.mkdtemp()
+    subprocess.run(["git", "init", "-q", cwd], check=True)  # a repository without a store: "run jgm seed"
     env = dict(os.environ, JGM_HOME=os.path.join(cwd, "home"))
     payload = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup", "cwd": cwd})
     times: dict[str, list[float]] = {k: [] for k in COMMANDS}

@@ -32,13 +32,39 @@ def _probe(*args: str) -> dict:
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["--version"], ["recall", "--help"], ["model", "list", "--help"], ["agent", "install", "--help"]],
+    [
+        ["--help"],
+        ["--version"],
+        ["recall", "--help"],
+        ["model", "list", "--help"],
+        ["agent", "install", "--help"],
+        ["hook", "--help"],
+    ],
 )
 def test_cli_help_and_version_skip_heavy_imports(args):
     res = _probe(*args)
     assert res["exit"] == 0, res
     allowed = set() if len(args) == 1 else set(TOP_LEVEL_ALSO)
     assert set(res["heavy"]) <= allowed, f"jgm {' '.join(args)} imported {res['heavy']}"
+
+
+def test_hook_entry_without_a_store_skips_heavy_imports(tmp_path):
+    """`python -m jupiter_git_memory hook ...` where memory is not set up answers before loading the model."""
+    import subprocess as sp
+
+    sp.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    payload = json.dumps({"cwd": str(tmp_path / "r"), "hook_event_name": "SessionStart", "source": "startup"})
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "jupiter_git_memory", "hook", "claude-code", "session-start"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, JGM_HOME=str(tmp_path / "h")),
+    )
+    assert p.returncode == 0 and "jgm seed" in json.loads(p.stdout)["systemMessage"], p.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line}
+    assert not loaded & set(HEAVY + TOP_LEVEL_ALSO + ("typer",)), sorted(loaded & set(HEAVY + TOP_LEVEL_ALSO))
 
 
 def test_console_entry_help_skips_heavy_imports():

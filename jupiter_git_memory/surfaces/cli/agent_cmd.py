@@ -73,5 +73,17 @@ def status(
         out.print(f"{r['client']:<12} {r['file']:<24} {r['state']}", markup=False)
 
 
+def hook(
+    client: str = typer.Argument(..., help="claude-code"),
+    event: str = typer.Argument(..., help="session-start | prompt"),
+):
+    """Run a client hook: reads the client's JSON on stdin, prints the memory in the client's form. Always
+    exits 0 (fail open; errors go to the store log)."""
+    from ..agent.hook import main as hook_main
+
+    raise typer.Exit(hook_main([client, event]))
+
+
 def register(root: typer.Typer) -> None:
     root.add_typer(app, name="agent")
+    root.command("hook")(hook)
