@@ -121,3 +121,16 @@ def test_hooks_fail_open_with_one_line(installed, tmp_path):
 
     outside = _run(cmds["SessionStart"], {"cwd": str(tmp_path), "hook_event_name": "SessionStart"})
     assert outside.returncode == 0 and outside.stdout == ""  # not a repository: nothing to say
+
+
+def test_a_busy_index_fails_open_within_the_deadline(installed):
+    from jupiter_git_memory.base.store import workspace_dir, workspace_lock
+    from jupiter_git_memory.index.workspace import find_workspace
+
+    wsdir = workspace_dir(find_workspace(installed.path).id, create=False)
+    env = dict(os.environ, JGM_HOOK_DEADLINE="3")
+    with workspace_lock(wsdir, exclusive=True):  # a writer holds the index (a rebuild, a long seed)
+        p = _run(
+            _commands(installed)["UserPromptSubmit"], _payload(installed, "UserPromptSubmit", prompt="cache TTL?"), env
+        )
+    assert p.returncode == 0 and "no answer within 3s" in json.loads(p.stdout)["systemMessage"], p.stdout

@@ -109,3 +109,18 @@ def test_bad_settings_json_names_the_file_and_line_and_changes_nothing(repo):
     assert not (repo.path / ".mcp.json").exists() or json.loads((repo.path / ".mcp.json").read_text())
     p = jgm("agent", "install", "vim", "--repo", str(repo.path))
     assert p.returncode == 2 and "unknown client 'vim'" in p.stderr and "claude-code" in p.stderr
+
+
+def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
+    from jupiter_git_memory.surfaces.agent.install import install, status, uninstall
+
+    repo.write(".cursor/rules/style.mdc", "use tabs\n")
+    install(repo.path, "cursor", python="/py/bin/python")
+    assert json.loads((repo.path / ".cursor/mcp.json").read_text()) == {
+        "mcpServers": {
+            "jupiter-git-memory": {"command": "/py/bin/python", "args": ["-P", "-m", "jupiter_git_memory", "mcp"]}
+        }
+    }
+    assert [r["state"] for r in status(repo.path, "cursor")] == ["installed"]
+    uninstall(repo.path, "cursor")
+    assert not (repo.path / ".cursor/mcp.json").exists() and (repo.path / ".cursor/rules/style.mdc").exists()
