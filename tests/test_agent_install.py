@@ -124,3 +124,41 @@ def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
     assert [r["state"] for r in status(repo.path, "cursor")] == ["installed"]
     uninstall(repo.path, "cursor")
     assert not (repo.path / ".cursor/mcp.json").exists() and (repo.path / ".cursor/rules/style.mdc").exists()
+
+
+def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactly(repo):
+    import tomllib
+
+    from jupiter_git_memory.surfaces.agent.install import install, status, uninstall
+
+    toml = b'model = "o4"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+    agents = b"# Agents\n\nRun `make test` before pushing."  # no final newline
+    repo.write(".codex/config.toml", toml)
+    repo.write("AGENTS.md", agents)
+    res = install(repo.path, "codex", python="/py/bin/python")
+    assert res["changed"] == [".codex/config.toml", "AGENTS.md"]
+    doc = tomllib.loads((repo.path / ".codex/config.toml").read_text())
+    assert doc["model"] == "o4" and doc["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    assert doc["mcp_servers"]["jupiter-git-memory"] == {
+        "command": "/py/bin/python",
+        "args": ["-P", "-m", "jupiter_git_memory", "mcp"],
+    }
+    md = (repo.path / "AGENTS.md").read_text()
+    assert md.startswith(agents.decode()) and "recall_for_task" in md and "record_candidate" in md
+    assert install(repo.path, "codex", python="/py/bin/python")["changed"] == []
+    assert {r["state"] for r in status(repo.path, "codex")} == {"installed"}
+    uninstall(repo.path, "codex")
+    assert (repo.path / ".codex/config.toml").read_bytes() == toml and (repo.path / "AGENTS.md").read_bytes() == agents
+
+    install(repo.path, "codex")
+    with open(repo.path / "AGENTS.md", "a") as f:
+        f.write("\nA line the user added.\n")
+    assert uninstall(repo.path, "codex")["edited"] == ["AGENTS.md"]
+    after = (repo.path / "AGENTS.md").read_text()
+    assert "jupiter-git-memory" not in after and after.startswith(agents.decode()) and "A line the user added." in after
+
+
+def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
+    repo.write(".codex/config.toml", '[mcp_servers.jupiter-git-memory]\ncommand = "jgm"\n')
+    p = jgm("agent", "install", "codex", "--repo", str(repo.path))
+    assert p.returncode == 2 and ".codex/config.toml" in p.stderr and "already defined" in p.stderr, p.stderr

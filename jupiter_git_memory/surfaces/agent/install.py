@@ -20,7 +20,7 @@ from typing import Any
 
 from ...base.errors import JgmError
 from ...index.workspace import find_workspace
-from .clients import CLIENTS, SERVER_NAME, ManagedFile, hook_marker
+from .clients import CLIENTS, ManagedFile
 
 
 class AgentConfigError(JgmError, ValueError):
@@ -48,7 +48,12 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _parse(path: Path, raw: bytes | None) -> dict:
+def _parse(path: Path, raw: bytes | None, text: bool = False) -> Any:
+    if text:
+        try:
+            return (raw or b"").decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise AgentConfigError(f"{path}: not UTF-8 ({e}); fix the file, then run this again") from None
     if raw is None or not raw.strip():
         return {}
     try:
@@ -62,7 +67,9 @@ def _parse(path: Path, raw: bytes | None) -> dict:
     return data
 
 
-def _dump(data: dict) -> bytes:
+def _dump(data: Any) -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8")
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
@@ -96,7 +103,7 @@ def install(repo: Path | str | None, client: str, python: str | None = None) -> 
     for mf in files:
         path = root / mf.path
         before = _read(path)
-        data = _parse(path, before)
+        data = _parse(path, before, mf.text)
         try:
             new = mf.merge(json.loads(json.dumps(data)), python)
         except TypeError as e:
@@ -149,8 +156,9 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
                 restored.append(mf.path)
             continue
         # edited since install (or installed elsewhere): take out exactly jgm's entries, keep the rest
-        data = _parse(path, cur)
-        original = _parse(path, _read(sdir / _backup_name(mf.path))) if entry and not entry["created"] else {}
+        data = _parse(path, cur, mf.text)
+        kept = _read(sdir / _backup_name(mf.path)) if entry and not entry["created"] else None
+        original = _parse(path, kept, mf.text)
         new = mf.unmerge(json.loads(json.dumps(data)), original)
         if new == data:
             untouched.append(mf.path)
@@ -183,7 +191,7 @@ def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 text = raw.decode("utf-8") if raw else ""
             except UnicodeDecodeError:
                 text = ""
-            present = SERVER_NAME in text if "mcp" in mf.path else hook_marker(name) in text
+            present = mf.marker in text
             state = "installed" if present else "not installed"
             if present and entry and _sha(raw) != entry.get("installed_sha256"):
                 state = "installed (edited since)"

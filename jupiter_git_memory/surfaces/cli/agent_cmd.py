@@ -14,13 +14,14 @@ app = typer.Typer(
 )
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
-ClientArg = typer.Argument(..., help="claude-code | cursor")
+ClientArg = typer.Argument(..., help="claude-code | codex | cursor")
 
 
 @app.command()
 def install(client: str = ClientArg, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Write the client's project config (merged into yours; run again to update). Claude Code: `.mcp.json`
-    and SessionStart/UserPromptSubmit hooks in `.claude/settings.json`; Cursor: `.cursor/mcp.json`."""
+    and SessionStart/UserPromptSubmit hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
+    managed block in `AGENTS.md` saying when to recall and write back; Cursor: `.cursor/mcp.json`."""
     from ...base.home import record_home
     from ...base.store import store_root
     from ..agent.install import install as do_install
