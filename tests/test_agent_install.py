@@ -121,9 +121,15 @@ def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
             "jupiter-git-memory": {"command": "/py/bin/python", "args": ["-P", "-m", "jupiter_git_memory", "mcp"]}
         }
     }
-    assert [r["state"] for r in status(repo.path, "cursor")] == ["installed"]
+    rule = (repo.path / ".cursor/rules/jupiter-git-memory.mdc").read_text()
+    assert rule.startswith("---\n") and "alwaysApply: true" in rule and "recall_for_task" in rule
+    assert [r["state"] for r in status(repo.path, "cursor")] == ["installed", "installed"]
     uninstall(repo.path, "cursor")
-    assert not (repo.path / ".cursor/mcp.json").exists() and (repo.path / ".cursor/rules/style.mdc").exists()
+    assert (
+        not (repo.path / ".cursor/mcp.json").exists()
+        and not (repo.path / ".cursor/rules/jupiter-git-memory.mdc").exists()
+    )
+    assert (repo.path / ".cursor/rules/style.mdc").read_text() == "use tabs\n"
 
 
 def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactly(repo):

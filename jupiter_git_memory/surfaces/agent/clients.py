@@ -179,6 +179,19 @@ def unmerge_agents_md(text: str, original: str) -> str:
     return _without_block(text, MD_START, MD_END)
 
 
+CURSOR_RULE_HEAD = "---\ndescription: Project memory (jupiter-git-memory)\nalwaysApply: true\n---\n"
+
+
+def merge_cursor_rule(text: str, python: str) -> str:
+    """A Cursor project rule (`.cursor/rules/*.mdc`, always applied) with the AGENTS.md guidance."""
+    return _with_block(text or CURSOR_RULE_HEAD, MD_START, MD_END, AGENTS_BODY)
+
+
+def unmerge_cursor_rule(text: str, original: str) -> str:
+    left = _without_block(text, MD_START, MD_END)
+    return "" if left.strip() == CURSOR_RULE_HEAD.strip() and not original else left
+
+
 @dataclass(frozen=True)
 class ManagedFile:
     path: str  # relative to the repository's top
@@ -197,5 +210,10 @@ CLIENTS: dict[str, tuple[ManagedFile, ...]] = {
         ManagedFile(".codex/config.toml", merge_codex_toml, unmerge_codex_toml, TOML_START, text=True),
         ManagedFile("AGENTS.md", merge_agents_md, unmerge_agents_md, MD_START, text=True),
     ),
-    "cursor": (ManagedFile(".cursor/mcp.json", merge_server, unmerge_server, f'"{SERVER_NAME}"'),),
+    "cursor": (
+        ManagedFile(".cursor/mcp.json", merge_server, unmerge_server, f'"{SERVER_NAME}"'),
+        ManagedFile(
+            ".cursor/rules/jupiter-git-memory.mdc", merge_cursor_rule, unmerge_cursor_rule, MD_START, text=True
+        ),
+    ),
 }

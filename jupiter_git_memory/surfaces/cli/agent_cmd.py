@@ -21,7 +21,8 @@ ClientArg = typer.Argument(..., help="claude-code | codex | cursor")
 def install(client: str = ClientArg, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Write the client's project config (merged into yours; run again to update). Claude Code: `.mcp.json`
     and SessionStart/UserPromptSubmit hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
-    managed block in `AGENTS.md` saying when to recall and write back; Cursor: `.cursor/mcp.json`."""
+    managed block in `AGENTS.md` saying when to recall and write back; Cursor: `.cursor/mcp.json` and that
+    guidance as a rule."""
     from ...base.home import record_home
     from ...base.store import store_root
     from ..agent.install import install as do_install
