@@ -134,3 +134,13 @@ def test_a_busy_index_fails_open_within_the_deadline(installed):
             _commands(installed)["UserPromptSubmit"], _payload(installed, "UserPromptSubmit", prompt="cache TTL?"), env
         )
     assert p.returncode == 0 and "no answer within 3s" in json.loads(p.stdout)["systemMessage"], p.stdout
+
+
+def test_prompt_paths_are_the_repository_files_it_names(repo):
+    from jupiter_git_memory.surfaces.agent.brief import named_files
+
+    repo.write("src/cache.py", "x\n")
+    repo.write("README.md", "x\n")
+    (repo.path.parent / "outside.txt").write_text("x\n")
+    prompt = "Fix src/cache.py and README.md, e.g. like ../outside.txt or src/missing.py"
+    assert named_files(repo.path, prompt) == ["src/cache.py", "README.md"]

@@ -99,10 +99,12 @@ PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[A-Za-z]{1,5}\b")
 
 
 def named_files(root: Path, prompt: str) -> list[str]:
-    """Paths the prompt names that exist in the repository (a word like `e.g.` is no file)."""
+    """Paths the prompt names that exist inside the repository (a word like `e.g.` is no file, `../x` is outside)."""
     out = []
+    top = root.resolve()
     for m in PATHISH.findall(prompt):
-        if (root / m).exists() and m not in out:
+        p = (root / m).resolve()
+        if p.is_relative_to(top) and p != top and p.exists() and m not in out:
             out.append(m)
     return out[:MAX_FILES]
 
