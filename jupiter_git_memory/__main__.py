@@ -14,6 +14,10 @@ def main() -> None:
         from .surfaces.hook_run import main as hooks_main
 
         raise SystemExit(hooks_main(argv[1:]))
+    if argv[:1] == ["hook"]:  # a client's session-start / prompt hook: the same fast path (surfaces/agent/hook.py)
+        from .surfaces.agent.hook import main as agent_hook_main
+
+        raise SystemExit(agent_hook_main(argv[1:]))
     from .surfaces.cli.main import app
 
     app(prog_name="jgm")

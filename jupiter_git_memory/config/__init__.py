@@ -75,6 +75,15 @@ class FileSettings(BaseModel):
     auto_calibrate: bool = Field(True, description="true or false")
     global_workspace: bool = Field(False, alias="global", description="true or false")
     at_views: int = Field(20, ge=0, description="a whole number >= 0: `recall --at` views kept, e.g. at_views = 20")
+    brief_budget: int = Field(
+        400, ge=128, le=8000, description="tokens in [128, 8000] for a client's session brief, e.g. brief_budget = 400"
+    )
+    prompt_budget: int = Field(
+        300,
+        ge=32,
+        le=8000,
+        description="tokens in [32, 8000] recalled per prompt by the hook, e.g. prompt_budget = 300",
+    )
     status_map: dict[str, str] = Field(
         {},
         description=f"a table of ADR status word = one of {', '.join(ADR_STATUSES)}, e.g. [status_map] "
@@ -150,6 +159,8 @@ class Settings:
     auto_calibrate: bool = True  # `jgm seed` measures this workspace's floor with the shipped probes
     global_workspace: bool = False  # share this workspace's records with global recall
     at_views: int = 20  # `recall --at` views kept; the least recently used beyond this are evicted
+    brief_budget: int = 400  # tokens: the session brief a client hook injects (surfaces/agent/brief.py)
+    prompt_budget: int = 300  # tokens: what the prompt hook adds for one prompt
     source: str | None = None  # the file these settings came from
     roots_configured: bool = False  # `roots` was written in the file (else the defaults apply)
     status_map: dict[str, str] = field(default_factory=dict)  # a source's status word -> one of ours
@@ -267,6 +278,8 @@ def load_settings(repo: Path) -> Settings:
         auto_calibrate=f.auto_calibrate,
         global_workspace=f.global_workspace,
         at_views=f.at_views,
+        brief_budget=f.brief_budget,
+        prompt_budget=f.prompt_budget,
         source=source,
         roots_configured=f.roots is not None,
         status_map=f.status_map,

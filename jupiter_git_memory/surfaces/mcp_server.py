@@ -224,6 +224,9 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         )
 
     register_candidate_tools(server, handle)  # record_candidate, validate_candidate, revise, forget
+    from .mcp_prompts import register_prompts
+
+    register_prompts(server)  # recall_before_designing, write_back
     return server
 
 

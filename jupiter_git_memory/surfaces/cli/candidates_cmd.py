@@ -7,8 +7,6 @@ from pathlib import Path
 import typer
 
 from ...base.errors import JgmError
-from ...candidates.answers import CandidateList, CandidateShown, Proposal
-from ...recall.answers import dump
 from .common import emit_json, err, fail_with, out
 from .remember_cmd import JsonOpt, RepoOpt, service
 
@@ -30,6 +28,9 @@ def list_(
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
+        from ...candidates.answers import CandidateList
+        from ...recall.answers import dump
+
         emit_json(dump(CandidateList, {"candidates": rows, "workspace": svc.workspace.id}))
         return
     if not rows:
@@ -58,6 +59,9 @@ def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
+        from ...candidates.answers import CandidateShown
+        from ...recall.answers import dump
+
         emit_json(dump(CandidateShown, {"candidate": c, "workspace": svc.workspace.id}))
         return
     out.print(
@@ -113,6 +117,9 @@ def propose(
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
+        from ...candidates.answers import Proposal
+        from ...recall.answers import dump
+
         emit_json(dump(Proposal, res))
     else:
         again = " (already proposed)" if res.get("already_proposed") else ""
@@ -144,6 +151,9 @@ def reject(
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:
+        from ...candidates.answers import CandidateShown
+        from ...recall.answers import dump
+
         emit_json(dump(CandidateShown, {"candidate": c, "workspace": svc.workspace.id}))
     else:
         out.print(f"rejected {c['id']}: {c['reason']}", markup=False)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 
-from ...config import load_settings
 from ...index.workspace import find_workspace
 from .common import emit_json, err, esc, out, progress_bar, reported
 from .group import HOME_HELP, ROOT, JgmGroup
@@ -156,6 +155,7 @@ def check(
 ):
     """Validate the knowledge base (no index needed). Exits 1 on errors or on a root whose Markdown files gave
     no record: fit for CI and pre-commit."""
+    from ...config import load_settings
     from ...seed.checking import check_repo, render_explain
     from ...seed.checking import explain as explain_file
 

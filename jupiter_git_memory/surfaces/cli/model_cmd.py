@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from ...embedding import registry
-from ...embedding.onnx_embedder import ModelError
 from .common import emit_json, fail, fail_with, out
 
 app = typer.Typer(
@@ -18,6 +16,8 @@ app = typer.Typer(
 @app.command("list")
 def list_(as_json: bool = typer.Option(False, "--json")):
     """Show model specs and whether their files are available."""
+    from ...embedding import registry
+
     rows = registry.list_models()
     if as_json:
         emit_json({"models": rows})
@@ -30,6 +30,9 @@ def list_(as_json: bool = typer.Option(False, "--json")):
 @app.command()
 def pull(name: str, as_json: bool = typer.Option(False, "--json")):
     """Download a shipped spec's files at its pinned revision (needs the hub)."""
+    from ...embedding import registry
+    from ...embedding.onnx_embedder import ModelError
+
     try:
         spec = registry.pull_model(name)
     except ModelError as e:
@@ -52,6 +55,9 @@ def add(
     """Register a model from a local folder; files are hashed and the model is test-run."""
     if pooling not in (None, "cls", "mean"):
         fail("--pooling must be cls or mean", 2, as_json)
+    from ...embedding import registry
+    from ...embedding.onnx_embedder import ModelError
+
     try:
         spec = registry.add_model(name, dir, pooling, dimension, max_tokens, query_instruction)
     except ModelError as e:

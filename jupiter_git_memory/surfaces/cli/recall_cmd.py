@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from ...base.errors import JgmError
 from ...index.workspace import NotARepo
-from ...recall.answers import ContextPack, Receipt, TaskAnswer, dump
-from ...recall.service import Recaller, RecallError
 from .common import emit_json, err, fail_with, out, reported
+
+if TYPE_CHECKING:
+    from ...recall.service import Recaller
 
 receipt_app = typer.Typer(help="Receipts: what a recall returned and against which index state.", no_args_is_help=True)
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -20,6 +22,8 @@ StatusOpt = typer.Option(
 
 
 def _recaller(repo, as_json) -> Recaller:
+    from ...recall.service import Recaller
+
     try:
         return Recaller(repo)
     except (JgmError, ValueError) as e:
@@ -39,6 +43,7 @@ def recall_task_cmd(
 ):
     """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
     from ...base.store import store_root
+    from ...recall.service import Recaller, RecallError
     from ...recall.task import EXIT_CODES, empty_answer, recall_task
 
     recaller, why = None, ""
@@ -57,6 +62,8 @@ def recall_task_cmd(
                 recaller, goal, error, file, k, include_global, global_k, no_workspace=why, statuses=status or None
             )
     if as_json:
+        from ...recall.answers import TaskAnswer, dump
+
         emit_json(dump(TaskAnswer, res))
     else:
         if res.get("message"):  # nothing was looked for: one line on what is wrong and what to run
@@ -92,6 +99,8 @@ def context_cmd(
     with reported(as_json, answer=True):
         res = build_context(recaller, goal, budget, k, files=file, errors=error, statuses=status or None)
     if as_json:
+        from ...recall.answers import ContextPack, dump
+
         emit_json(dump(ContextPack, res))
     else:
         out.print(res["text"], markup=False)
@@ -109,6 +118,8 @@ def receipt_show(receipt_id: str, repo: Path | None = RepoOpt, as_json: bool = t
     recaller = _recaller(repo, as_json)
     with reported(as_json):
         rec = require_receipt(recaller.index().catalog, receipt_id, recaller.workspace.id)
+    from ...recall.answers import Receipt, dump
+
     emit_json(dump(Receipt, rec))
 
 

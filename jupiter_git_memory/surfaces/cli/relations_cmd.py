@@ -7,8 +7,6 @@ from pathlib import Path
 
 import typer
 
-from ...recall.answers import dump
-from ..record_answers import Relations
 from .common import emit_json, fail, out, reported
 
 
@@ -36,6 +34,9 @@ def relations(
             finally:
                 cat.close()
     if as_json:
+        from ...recall.answers import dump
+        from ..record_answers import Relations
+
         emit_json(dump(Relations, dict(rel, workspace=ws.id)))
         return
     out.print(f"{rel['id']}: {rel['title']} ({rel['kind']}/{rel['status']})", markup=False)

@@ -12,9 +12,7 @@ from pathlib import Path
 import typer
 
 from ...base.errors import JgmError
-from ...candidates.answers import CandidateAnswer
 from ...candidates.model import REQUESTABLE_KINDS, CandidateInput
-from ...recall.answers import dump
 from .common import emit_json, err, fail, fail_with, out, reported
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -48,6 +46,9 @@ def _read_body(body: str | None, body_file: str | None, as_json: bool) -> str:
 
 def print_answer(a, as_json: bool) -> None:
     if as_json:
+        from ...candidates.answers import CandidateAnswer
+        from ...recall.answers import dump
+
         emit_json(dump(CandidateAnswer, a.to_json()))
         return
     verb = f"would be {a.decision}" if a.dry_run else a.decision

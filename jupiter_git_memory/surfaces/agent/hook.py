@@ -1,0 +1,118 @@
+"""`jgm hook CLIENT EVENT`: what a client runs at session start and on every prompt.
+
+It reads the client's JSON from stdin and answers in the client's form (Claude Code:
+`{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}` on stdout, exit 0). It fails
+open: outside a repository, without a store, not seeded, a busy index, a crash or running past its deadline,
+it exits 0 with at most one short line for the user (`systemMessage`) and writes the reason to the store log:
+a memory hook must never block or slow a prompt into being turned off. `python -m jupiter_git_memory hook`
+reaches this module without loading the CLI, and nothing heavy is imported before a store is known to exist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+
+from .clients import CLAUDE_EVENTS
+
+USAGE = "usage: jgm hook claude-code session-start|prompt  (reads the client's JSON on stdin)"
+DEADLINE_SECONDS = 20.0  # below the client's own timeout (clients.HOOK_TIMEOUT_SECONDS)
+MAX_STDIN = 1 << 20
+
+
+class Unavailable(Exception):
+    """Memory cannot answer here; the message is the one line the user sees."""
+
+
+class _Deadline(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):
+    raise _Deadline()
+
+
+def _answer(event: str, payload: dict) -> str | None:
+    from ...base.errors import JgmError
+    from ...base.home import use_store
+    from ...base.store import LockTimeout, workspace_dir
+    from ...index.workspace import NotARepo, find_workspace
+
+    cwd = payload.get("cwd") or os.getcwd()
+    try:
+        ws = find_workspace(Path(cwd))
+    except NotARepo:
+        return None  # not a repository: there is no memory to speak of, and nothing is wrong
+    store = use_store(None, ws.repo_root)
+    if not (workspace_dir(ws.id, store, create=False) / "catalog.sqlite").exists():
+        raise Unavailable(f"jgm: no memory for {ws.repo_root.name} yet (run `jgm seed`)")
+    from ...recall.service import Recaller
+    from .brief import prompt_recall, session_brief
+
+    try:
+        recaller = Recaller(ws.repo_root)
+        if event == "session-start":
+            return session_brief(recaller)
+        prompt = payload.get("prompt")
+        return prompt_recall(recaller, prompt) if isinstance(prompt, str) else None
+    except LockTimeout:
+        raise Unavailable("jgm: memory busy (the index is being rewritten); skipped") from None
+    except JgmError as e:  # not seeded, no vectors, model missing, bad jgm.toml: the message names the fix
+        raise Unavailable(f"jgm: memory unavailable: {str(e).splitlines()[0][:160]}") from None
+
+
+def _log(message: str) -> None:
+    try:
+        from ...base.store import log, store_root
+
+        store_root().mkdir(parents=True, exist_ok=True)
+        log(f"hook: {message}")
+    except Exception:  # noqa: BLE001 - a log that cannot be written must not fail the hook
+        pass
+
+
+def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
+    if client != "claude-code" or event not in CLAUDE_EVENTS:
+        print(USAGE, file=sys.stderr)
+        return 0  # never a blocking exit status: a client treats some (2) as "block the prompt"
+    deadline = float(os.environ.get("JGM_HOOK_DEADLINE", DEADLINE_SECONDS))
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, deadline)
+    line = None
+    try:
+        payload = json.loads(stdin) if stdin.strip() else {}
+        if not isinstance(payload, dict):
+            raise ValueError("the hook input is not a JSON object")
+        text = _answer(event, payload)
+    except Unavailable as e:
+        text, line = None, str(e)
+        _log(f"{event}: {line}")
+    except _Deadline:
+        text, line = None, f"jgm: memory skipped (no answer within {deadline:g}s)"
+        _log(f"{event}: {line}")
+    except Exception as e:  # noqa: BLE001 - fail open, whatever broke
+        text, line = None, "jgm: memory skipped (error; see the store log jgm.log)"
+        _log(f"{event}: {type(e).__name__}: {e}")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    if text:
+        answer = {"hookSpecificOutput": {"hookEventName": CLAUDE_EVENTS[event], "additionalContext": text}}
+        out.write(json.dumps(answer) + "\n")
+    elif line:
+        out.write(json.dumps({"systemMessage": line}) + "\n")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] in ("-h", "--help"):
+        print(USAGE, file=sys.stderr if len(argv) != 1 else sys.stdout)
+        return 0
+    try:
+        stdin = sys.stdin.read(MAX_STDIN)
+    except (OSError, UnicodeDecodeError):
+        stdin = ""
+    return run(argv[0], argv[1], stdin)

@@ -1,0 +1,199 @@
+"""`jgm agent install|uninstall|status CLIENT`: connect a client to this repository's memory, and take it back.
+
+Uninstall restores every file byte for byte: before jgm first changes a file it keeps the file's bytes in the
+repository's git dir (`<git-dir>/jgm/agent/<client>/`, never committed, per worktree), with the hash of what jgm
+wrote. A file still holding exactly jgm's bytes gets its original back (a file jgm created is removed, and so is
+a folder it created and left empty). A file the user edited since is not overwritten: only jgm's entries are
+taken out of it, its other keys and hooks kept (and the answer says so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ...base.errors import JgmError
+from ...index.workspace import find_workspace
+from .clients import CLIENTS, ManagedFile
+
+
+class AgentConfigError(JgmError, ValueError):
+    code, status, exit_code = "agent/bad-config", 422, 2
+
+
+class UnknownClient(JgmError, ValueError):
+    code, status, exit_code = "agent/unknown-client", 400, 2
+
+
+def _client(name: str) -> tuple[ManagedFile, ...]:
+    if name not in CLIENTS:
+        raise UnknownClient(f"unknown client {name!r}: use one of {', '.join(CLIENTS)}")
+    return CLIENTS[name]
+
+
+def _sha(b: bytes | None) -> str | None:
+    return hashlib.sha256(b).hexdigest() if b is not None else None
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _parse(path: Path, raw: bytes | None, text: bool = False) -> Any:
+    if text:
+        try:
+            return (raw or b"").decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise AgentConfigError(f"{path}: not UTF-8 ({e}); fix the file, then run this again") from None
+    if raw is None or not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise AgentConfigError(f"{path}: not UTF-8 ({e}); fix the file, then run this again") from None
+    except json.JSONDecodeError as e:
+        raise AgentConfigError(f"{path}:{e.lineno}: invalid JSON: {e.msg}; fix the file, then run this again") from None
+    if not isinstance(data, dict):
+        raise AgentConfigError(f"{path}: the top level must be a JSON object; fix the file, then run this again")
+    return data
+
+
+def _dump(data: Any) -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.jgm-tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def state_dir(root: Path, client: str) -> Path:
+    p = subprocess.run(["git", "-C", str(root), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AgentConfigError(f"{root}: cannot find its git dir: {p.stderr.strip()}")
+    return Path(p.stdout.strip()) / "jgm" / "agent" / client
+
+
+def _manifest(sdir: Path) -> dict[str, Any]:
+    try:
+        return json.loads((sdir / "manifest.json").read_text("utf-8"))
+    except FileNotFoundError:
+        return {"files": {}, "dirs": []}
+
+
+def install(repo: Path | str | None, client: str, python: str | None = None) -> dict:
+    files = _client(client)
+    python = python or sys.executable
+    root = find_workspace(repo).repo_root
+    sdir = state_dir(root, client)
+    man = _manifest(sdir)
+    changed = []
+    for mf in files:
+        path = root / mf.path
+        before = _read(path)
+        data = _parse(path, before, mf.text)
+        try:
+            new = mf.merge(json.loads(json.dumps(data)), python)
+        except TypeError as e:
+            raise AgentConfigError(f"{path}: {e}; fix the file, then run this again") from None
+        if before is not None and new == data:
+            continue  # already in place: nothing written, nothing to restore
+        entry = man["files"].get(mf.path)
+        if entry is None:  # the first change jgm makes to this file: keep what was there
+            entry = {"created": before is None}
+            if before is not None:
+                sdir.mkdir(parents=True, exist_ok=True)
+                (sdir / _backup_name(mf.path)).write_bytes(before)
+        for parent in reversed(path.relative_to(root).parents[:-1]):
+            if not (root / parent).exists():
+                (root / parent).mkdir()
+                man["dirs"].append(str(parent))
+        out = _dump(new)
+        _write(path, out)
+        entry["installed_sha256"] = _sha(out)
+        man["files"][mf.path] = entry
+        changed.append(mf.path)
+    if changed:
+        sdir.mkdir(parents=True, exist_ok=True)
+        (sdir / "manifest.json").write_text(json.dumps(man, indent=2) + "\n", "utf-8")
+    return {"client": client, "repo": str(root), "python": python, "changed": changed, "files": [f.path for f in files]}
+
+
+def _backup_name(rel: str) -> str:
+    return rel.replace("/", "%2F") + ".orig"
+
+
+def uninstall(repo: Path | str | None, client: str) -> dict:
+    files = _client(client)
+    root = find_workspace(repo).repo_root
+    sdir = state_dir(root, client)
+    man = _manifest(sdir)
+    restored, removed, edited, untouched = [], [], [], []
+    for mf in files:
+        path = root / mf.path
+        cur = _read(path)
+        entry = man["files"].get(mf.path)
+        if cur is None:
+            continue
+        if entry and _sha(cur) == entry.get("installed_sha256"):
+            if entry["created"]:
+                path.unlink()
+                removed.append(mf.path)
+            else:
+                _write(path, (sdir / _backup_name(mf.path)).read_bytes())
+                restored.append(mf.path)
+            continue
+        # edited since install (or installed elsewhere): take out exactly jgm's entries, keep the rest
+        data = _parse(path, cur, mf.text)
+        kept = _read(sdir / _backup_name(mf.path)) if entry and not entry["created"] else None
+        original = _parse(path, kept, mf.text)
+        new = mf.unmerge(json.loads(json.dumps(data)), original)
+        if new == data:
+            untouched.append(mf.path)
+        elif not new and entry and entry["created"]:
+            path.unlink()
+            removed.append(mf.path)
+        else:
+            _write(path, _dump(new))
+            edited.append(mf.path)
+    for d in reversed(man["dirs"]):
+        try:
+            (root / d).rmdir()  # only if empty: a folder the user has put files in stays
+        except OSError:
+            pass
+    shutil.rmtree(sdir, ignore_errors=True)
+    return {"client": client, "repo": str(root), "restored": restored, "removed": removed, "edited": edited}
+
+
+def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
+    root = find_workspace(repo).repo_root
+    rows = []
+    for name in [client] if client else list(CLIENTS):
+        files = _client(name)
+        man = _manifest(state_dir(root, name))
+        for mf in files:
+            path = root / mf.path
+            raw = _read(path)
+            entry = man["files"].get(mf.path)
+            try:
+                text = raw.decode("utf-8") if raw else ""
+            except UnicodeDecodeError:
+                text = ""
+            present = mf.marker in text
+            state = "installed" if present else "not installed"
+            if present and entry and _sha(raw) != entry.get("installed_sha256"):
+                state = "installed (edited since)"
+            rows.append({"client": name, "file": mf.path, "state": state, "exists": raw is not None})
+    return rows

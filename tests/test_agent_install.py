@@ -1,0 +1,170 @@
+"""`jgm agent install|uninstall|status`: merged into a repository's own client settings, idempotent, and
+undone byte for byte (a file jgm created is removed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from helpers import jgm
+
+USER_SETTINGS = (
+    b'{\n    "permissions": {"allow": ["Bash(make test)"]},\n    "hooks": {\n      "UserPromptSubmit": [\n'
+    b'        {"hooks": [{"type": "command", "command": "./scripts/lint-prompt.sh"}]}\n      ],\n'
+    b'      "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]\n    },\n    "model": "opus"\n}'
+)  # no trailing newline, 4-space indent, inline objects: jgm's own formatting must not survive uninstall
+USER_MCP = b'{"mcpServers": {"db": {"command": "db-mcp", "args": ["--ro"]}}}\r\n'
+
+
+def _hooks(settings: dict, event: str) -> list[dict]:
+    return [h for g in settings["hooks"][event] for h in g["hooks"]]
+
+
+def test_claude_code_install_merges_reinstall_is_a_noop_uninstall_restores_bytes(repo):
+    repo.write(".claude/settings.json", USER_SETTINGS)
+    repo.write("README.md", "hi\n")
+    repo.commit()
+    p = jgm("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
+    assert ".mcp.json" in p.stdout and ".claude/settings.json" in p.stdout
+
+    mcp = json.loads((repo.path / ".mcp.json").read_text())
+    server = mcp["mcpServers"]["jupiter-git-memory"]
+    assert os.path.samefile(server["command"], sys.executable) and server["args"] == [
+        "-P",
+        "-m",
+        "jupiter_git_memory",
+        "mcp",
+    ]
+    settings = json.loads((repo.path / ".claude/settings.json").read_text())
+    assert settings["permissions"] == {"allow": ["Bash(make test)"]} and settings["model"] == "opus"
+    assert settings["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "say done"}]}]
+    prompt_hooks = _hooks(settings, "UserPromptSubmit")
+    assert prompt_hooks[0]["command"] == "./scripts/lint-prompt.sh"  # the user's hook stays, first
+    assert prompt_hooks[1]["command"].endswith("-P -m jupiter_git_memory hook claude-code prompt")
+    assert _hooks(settings, "SessionStart")[0]["command"].endswith("hook claude-code session-start")
+    assert prompt_hooks[1]["command"].startswith(server["command"] + " ")
+
+    installed = {f: (repo.path / f).read_bytes() for f in (".mcp.json", ".claude/settings.json")}
+    again = jgm("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
+    assert "nothing to change" in again.stdout
+    assert {f: (repo.path / f).read_bytes() for f in installed} == installed
+    st = json.loads(jgm("agent", "status", "claude-code", "--repo", str(repo.path), "--json", check=True).stdout)
+    assert {r["file"]: r["state"] for r in st["clients"]} == {
+        ".mcp.json": "installed",
+        ".claude/settings.json": "installed",
+    }
+    assert repo.git("status", "--porcelain", "--ignored").stdout.count("jgm") == 0  # the backup is in the git dir
+
+    jgm("agent", "uninstall", "claude-code", "--repo", str(repo.path), check=True)
+    assert (repo.path / ".claude/settings.json").read_bytes() == USER_SETTINGS
+    assert not (repo.path / ".mcp.json").exists()  # jgm created it
+    st = json.loads(jgm("agent", "status", "--repo", str(repo.path), "--json", check=True).stdout)
+    assert {r["state"] for r in st["clients"]} == {"not installed"}
+    assert repo.git("status", "--porcelain").stdout == ""
+
+
+def test_a_folder_and_file_jgm_created_go_and_an_existing_mcp_json_comes_back(repo):
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+
+    repo.write(".mcp.json", USER_MCP)
+    repo.commit()
+    res = install(repo.path, "claude-code", python="/opt/py/bin/python3")
+    assert res["changed"] == [".mcp.json", ".claude/settings.json"]
+    assert json.loads((repo.path / ".mcp.json").read_text())["mcpServers"]["db"] == {
+        "command": "db-mcp",
+        "args": ["--ro"],
+    }
+    res = install(repo.path, "claude-code", python="/other/python")  # a new interpreter: ours replaced in place
+    settings = json.loads((repo.path / ".claude/settings.json").read_text())
+    assert [h["command"] for h in _hooks(settings, "SessionStart")] == [
+        "/other/python -P -m jupiter_git_memory hook claude-code session-start"
+    ]
+    out = uninstall(repo.path, "claude-code")
+    assert out["restored"] == [".mcp.json"] and out["removed"] == [".claude/settings.json"]
+    assert (repo.path / ".mcp.json").read_bytes() == USER_MCP
+    assert not (repo.path / ".claude").exists()
+
+
+def test_uninstall_after_the_user_edited_the_file_removes_only_jgms_entries(repo):
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+
+    repo.write(".claude/settings.json", USER_SETTINGS)
+    install(repo.path, "claude-code")
+    path = repo.path / ".claude/settings.json"
+    edited = json.loads(path.read_text())
+    edited["env"] = {"FOO": "1"}
+    path.write_text(json.dumps(edited))
+    out = uninstall(repo.path, "claude-code")
+    assert out["edited"] == [".claude/settings.json"] and out["removed"] == [".mcp.json"]
+    expect = json.loads(USER_SETTINGS)
+    expect["env"] = {"FOO": "1"}
+    assert json.loads(path.read_text()) == expect  # the user's edit kept, jgm's hooks gone, nothing else lost
+
+
+def test_bad_settings_json_names_the_file_and_line_and_changes_nothing(repo):
+    repo.write(".claude/settings.json", '{\n  "hooks": {,\n}\n')
+    p = jgm("agent", "install", "claude-code", "--repo", str(repo.path))
+    assert p.returncode == 2 and ".claude/settings.json:2: invalid JSON" in p.stderr, p.stderr
+    assert not (repo.path / ".mcp.json").exists() or json.loads((repo.path / ".mcp.json").read_text())
+    p = jgm("agent", "install", "vim", "--repo", str(repo.path))
+    assert p.returncode == 2 and "unknown client 'vim'" in p.stderr and "claude-code" in p.stderr
+
+
+def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
+    from jupiter_git_memory.surfaces.agent.install import install, status, uninstall
+
+    repo.write(".cursor/rules/style.mdc", "use tabs\n")
+    install(repo.path, "cursor", python="/py/bin/python")
+    assert json.loads((repo.path / ".cursor/mcp.json").read_text()) == {
+        "mcpServers": {
+            "jupiter-git-memory": {"command": "/py/bin/python", "args": ["-P", "-m", "jupiter_git_memory", "mcp"]}
+        }
+    }
+    rule = (repo.path / ".cursor/rules/jupiter-git-memory.mdc").read_text()
+    assert rule.startswith("---\n") and "alwaysApply: true" in rule and "recall_for_task" in rule
+    assert [r["state"] for r in status(repo.path, "cursor")] == ["installed", "installed"]
+    uninstall(repo.path, "cursor")
+    assert (
+        not (repo.path / ".cursor/mcp.json").exists()
+        and not (repo.path / ".cursor/rules/jupiter-git-memory.mdc").exists()
+    )
+    assert (repo.path / ".cursor/rules/style.mdc").read_text() == "use tabs\n"
+
+
+def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactly(repo):
+    import tomllib
+
+    from jupiter_git_memory.surfaces.agent.install import install, status, uninstall
+
+    toml = b'model = "o4"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+    agents = b"# Agents\n\nRun `make test` before pushing."  # no final newline
+    repo.write(".codex/config.toml", toml)
+    repo.write("AGENTS.md", agents)
+    res = install(repo.path, "codex", python="/py/bin/python")
+    assert res["changed"] == [".codex/config.toml", "AGENTS.md"]
+    doc = tomllib.loads((repo.path / ".codex/config.toml").read_text())
+    assert doc["model"] == "o4" and doc["mcp_servers"]["docs"] == {"command": "docs-mcp"}
+    assert doc["mcp_servers"]["jupiter-git-memory"] == {
+        "command": "/py/bin/python",
+        "args": ["-P", "-m", "jupiter_git_memory", "mcp"],
+    }
+    md = (repo.path / "AGENTS.md").read_text()
+    assert md.startswith(agents.decode()) and "recall_for_task" in md and "record_candidate" in md
+    assert install(repo.path, "codex", python="/py/bin/python")["changed"] == []
+    assert {r["state"] for r in status(repo.path, "codex")} == {"installed"}
+    uninstall(repo.path, "codex")
+    assert (repo.path / ".codex/config.toml").read_bytes() == toml and (repo.path / "AGENTS.md").read_bytes() == agents
+
+    install(repo.path, "codex")
+    with open(repo.path / "AGENTS.md", "a") as f:
+        f.write("\nA line the user added.\n")
+    assert uninstall(repo.path, "codex")["edited"] == ["AGENTS.md"]
+    after = (repo.path / "AGENTS.md").read_text()
+    assert "jupiter-git-memory" not in after and after.startswith(agents.decode()) and "A line the user added." in after
+
+
+def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
+    repo.write(".codex/config.toml", '[mcp_servers.jupiter-git-memory]\ncommand = "jgm"\n')
+    p = jgm("agent", "install", "codex", "--repo", str(repo.path))
+    assert p.returncode == 2 and ".codex/config.toml" in p.stderr and "already defined" in p.stderr, p.stderr

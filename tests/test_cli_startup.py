@@ -1,0 +1,81 @@
+"""`jgm --help`, `--version` and the hook entry points start without the heavy libraries: a client hook runs
+on every prompt, and numpy + Chroma + onnxruntime + pydantic cost most of a cold second (issue 24)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("numpy", "chromadb", "onnxruntime", "tokenizers", "pydantic_settings")
+# Typer (0.29) converts a subcommand's parameters with pydantic, so only the top level can skip it.
+TOP_LEVEL_ALSO = ("pydantic",)
+PROBE = """
+import json, os, sys
+from typer.testing import CliRunner
+from jupiter_git_memory.surfaces.cli.main import app
+r = CliRunner().invoke(app, sys.argv[1:])
+heavy = sorted({m.split('.')[0] for m in sys.modules} & set(os.environ['HEAVY'].split()))
+print(json.dumps({"exit": r.exit_code, "out": r.output[:200], "heavy": heavy}))
+"""
+
+
+def _probe(*args: str) -> dict:
+    env = dict(os.environ, HEAVY=" ".join(HEAVY + TOP_LEVEL_ALSO))
+    p = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120, env=env)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--version"],
+        ["recall", "--help"],
+        ["model", "list", "--help"],
+        ["agent", "install", "--help"],
+        ["hook", "--help"],
+    ],
+)
+def test_cli_help_and_version_skip_heavy_imports(args):
+    res = _probe(*args)
+    assert res["exit"] == 0, res
+    allowed = set() if len(args) == 1 else set(TOP_LEVEL_ALSO)
+    assert set(res["heavy"]) <= allowed, f"jgm {' '.join(args)} imported {res['heavy']}"
+
+
+def test_hook_entry_without_a_store_skips_heavy_imports(tmp_path):
+    """`python -m jupiter_git_memory hook ...` where memory is not set up answers before loading the model."""
+    import subprocess as sp
+
+    sp.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    payload = json.dumps({"cwd": str(tmp_path / "r"), "hook_event_name": "SessionStart", "source": "startup"})
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "jupiter_git_memory", "hook", "claude-code", "session-start"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, JGM_HOME=str(tmp_path / "h")),
+    )
+    assert p.returncode == 0 and "jgm seed" in json.loads(p.stdout)["systemMessage"], p.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line}
+    assert not loaded & set(HEAVY + TOP_LEVEL_ALSO + ("typer",)), sorted(loaded & set(HEAVY + TOP_LEVEL_ALSO))
+
+
+def test_console_entry_help_skips_heavy_imports():
+    """The real entry (`python -m jupiter_git_memory`, what the hooks and `jgm` run), seen by -X importtime."""
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "jupiter_git_memory", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0 and p.stdout.startswith("jgm "), p.stderr[-2000:]
+    loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line}
+    assert "jupiter_git_memory" in loaded  # the probe sees our imports at all
+    assert not loaded & set(HEAVY + TOP_LEVEL_ALSO), sorted(loaded & set(HEAVY + TOP_LEVEL_ALSO))
