@@ -9,6 +9,7 @@ import contextlib
 import fcntl
 import os
 import time
+import traceback
 from pathlib import Path
 
 from .errors import JgmError
@@ -52,6 +53,11 @@ def log(message: str, store: Path | None = None) -> None:
     """Append a line to the store's log (hooks and the watcher report errors here, never to git)."""
     with open(os.open(log_path(store), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
         f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {message}\n")
+
+
+def trace(e: BaseException) -> str:
+    """`e` with its traceback, for the log: an internal error reported without one cannot be fixed."""
+    return "".join(traceback.format_exception(e))
 
 
 @contextlib.contextmanager

@@ -25,6 +25,14 @@ from .migrations import PROMOTION, SHARED_VIEW, VIEW_SQL, check_version, migrate
 from .queries import CatalogReads, ChunkRow
 
 
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 @dataclass
 class CatalogChanges:
     """Everything one write changes in the catalog; applied in a single transaction."""
@@ -64,6 +72,7 @@ class Catalog(CatalogReads):
         # the file (a write), and an empty answer is what it holds anyway
         blank = not write and (not path.exists() or path.stat().st_size == 0)
         self.blank = blank  # long-lived readers reopen once a writer has made the file (Recaller.index)
+        self._file = None if blank else _file_id(path)  # before connecting: a swap in between reopens once more
         where = ":memory:" if blank else str(path)
         self._db = sqlite3.connect(where, timeout=60, isolation_level=None, check_same_thread=False)
         try:
@@ -101,6 +110,17 @@ class Catalog(CatalogReads):
 
     def close(self) -> None:
         self._db.close()
+
+    def stamp(self) -> tuple:
+        """What a cache of this catalog's content is keyed on: the file and its generation (a catalog rebuilt
+        after a recovery starts its generations again, so the number alone would match an older file)."""
+        return self._file, self.generation()
+
+    def replaced(self) -> bool:
+        """Whether `path` is no longer the file this connection reads: another process's recovery moved a
+        corrupt catalog aside and made a new one. The old connection would go on answering from the old
+        file, generation and all, so a long-lived reader reopens (Recaller.index)."""
+        return self._file is not None and _file_id(self.path) != self._file
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()

@@ -10,7 +10,7 @@ import contextlib
 import json
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -68,7 +68,7 @@ MEMORY = "memory:"  # location prefix: an empty in-memory Chroma for a reader of
 _clients: dict[str, _Chroma] = {}  # location -> current epoch
 _live: set[_Chroma] = set()  # epochs not stopped yet (current and retired)
 _clients_lock = threading.RLock()  # re-entrant: a lease's finalizer may run in a GC pass under it
-_current_at: dict[str, int] = {}  # location -> catalog generation its current epoch is known to reflect
+_current_at: dict[str, Hashable] = {}  # location -> catalog stamp (Catalog.stamp) its current epoch reflects
 
 
 def _open_epoch(location: str) -> _Chroma:
@@ -173,13 +173,14 @@ def open_epochs() -> int:
     return len(_live)
 
 
-def mark_current(location: str, generation: int) -> None:
-    """This process's current client for `location` reflects the catalog at `generation` (it just wrote it)."""
+def mark_current(location: str, generation: Hashable) -> None:
+    """This process's current client for `location` reflects the catalog at `generation` (Catalog.stamp: it
+    just wrote it)."""
     with _clients_lock:
         _current_at[location] = generation
 
 
-def refresh_if_stale(location: str, generation: int) -> None:
+def refresh_if_stale(location: str, generation: Hashable) -> None:
     """Retire the current client when the catalog moved past what it reflects, i.e. another process wrote.
 
     A client opened before another process's write keeps the old HNSW in memory: reading through it misses

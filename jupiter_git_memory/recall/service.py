@@ -131,7 +131,11 @@ class Recaller:
             except CatalogCorrupt as e:
                 raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
-        elif self._index.catalog.generation() != self._generation or self._written_since(self._index):  # reopen
+        elif (
+            self._index.catalog.replaced()
+            or self._index.catalog.generation() != self._generation
+            or self._written_since(self._index)
+        ):  # reopen
             self.close()
             return self.index()
         return self._index
@@ -188,6 +192,7 @@ class Recaller:
     def close(self) -> None:
         """Forget the index before closing it, so a close that fails never leaves a closed one in use."""
         index, self._index = self._index, None
+        self._map = ((), {})  # keyed by generation, which a replaced catalog may repeat
         if index is not None:
             index.close()
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ...base.errors import JgmError
-from ...base.store import log
+from ...base.store import log, trace
 
 
 class ApiError(JgmError):
@@ -95,7 +95,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
-        safe_log(f"api: {request.method} {request.url.path} failed: {exc.__class__.__name__}: {exc}")
+        safe_log(f"api: {request.method} {request.url.path} failed: {trace(exc)}")
         return error_response(500, "internal/error", crash_message(exc))
 
     build = app.build_middleware_stack
@@ -140,7 +140,7 @@ class CrashGuard:
         except Exception as exc:
             if started:
                 return
-            safe_log(f"{self.label}: {scope.get('method')} {scope.get('path')} failed: {exc.__class__.__name__}: {exc}")
+            safe_log(f"{self.label}: {scope.get('method')} {scope.get('path')} failed: {trace(exc)}")
             body = json.dumps({"error": {"code": "internal/error", "message": crash_message(exc)}}).encode()
             await send(
                 {

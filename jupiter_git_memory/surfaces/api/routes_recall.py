@@ -29,9 +29,9 @@ router = APIRouter(
 
 @router.post("/recall", summary="Recall records for a question under the memory contract", **typed(RecallAnswer))
 def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
-    with scope.reading() as recaller:
-        try:
-            res = recaller.recall(
+    try:
+        res = scope.read(
+            lambda recaller: recaller.recall(
                 body.query,
                 k=body.k,
                 kinds=list(body.kinds) or None,
@@ -39,8 +39,9 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
                 mode=body.mode,
                 at=body.at,
             )
-        except ValueError as e:  # an UnknownRevision keeps its own code and status
-            raise as_error(e) from None
+        )
+    except ValueError as e:  # an UnknownRevision keeps its own code and status
+        raise as_error(e) from None
     return dict(res.to_json(), workspace=scope.id)
 
 
@@ -48,9 +49,9 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
 def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Depends(require_token)]) -> dict[str, Any]:
     from ...recall.task import recall_task as run
 
-    with scope.reading() as recaller:
-        try:
-            res = run(
+    try:
+        res = scope.read(
+            lambda recaller: run(
                 recaller,
                 body.goal,
                 body.errors,
@@ -61,8 +62,9 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
                 store_root=scope.store_root,
                 may_read=token.may_read,
             )
-        except ValueError as e:
-            raise as_error(e) from None
+        )
+    except ValueError as e:
+        raise as_error(e) from None
     if res["status"] == "not-seeded":
         raise NotSeeded(res["message"])
     if res["status"] == "retrieval-failed":
@@ -74,8 +76,7 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
 def context(body: ContextRequest, scope: Scope) -> dict[str, Any]:
     from ...recall.context import build_context
 
-    with scope.reading() as recaller:
-        try:
-            return build_context(recaller, body.goal, body.budget_tokens, k=body.k)
-        except ValueError as e:
-            raise as_error(e) from None
+    try:
+        return scope.read(lambda recaller: build_context(recaller, body.goal, body.budget_tokens, k=body.k))
+    except ValueError as e:
+        raise as_error(e) from None

@@ -35,8 +35,9 @@ def records(
 ):
     if kind and kind not in KINDS or status and status not in ALL_EFFECTIVE:
         raise Refused(400, "request/bad-filter", f"unknown kind {kind!r} or status {status!r}")
-    with handle.catalog() as cat:
-        listing = ops.list_records(cat, kind or None, status or None, tag.strip() or None, None, PAGE, offset, q)
+    listing = handle.read_catalog(
+        lambda cat: ops.list_records(cat, kind or None, status or None, tag.strip() or None, None, PAGE, offset, q)
+    )
     filters = {"kind": kind, "status": status, "tag": tag, "q": q}
     return page(
         request,
@@ -88,10 +89,13 @@ def commit_info(root: str, sha: str) -> dict | None:
 
 @router.get("/records/{rid}", response_class=HTMLResponse)
 def record(request: Request, handle: Handle, rid: str):
-    with handle.catalog() as cat:
-        rec = ops.get_record(cat, rid, handle.id)
-        rel = ops.relations(cat, rid, handle.id)
-        receipts = receipts_returning(cat, rid)
+    rec, rel, receipts = handle.read_catalog(
+        lambda cat: (
+            ops.get_record(cat, rid, handle.id),
+            ops.relations(cat, rid, handle.id),
+            receipts_returning(cat, rid),
+        )
+    )
     commit = commit_info(str(handle.workspace.repo_root), rec["commit"]) if rec.get("commit") else None
     href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
