@@ -12,7 +12,7 @@ import time
 import traceback
 from pathlib import Path
 
-from .errors import JgmError
+from .errors import JgmError, store_failures
 from .home import default_home
 
 
@@ -25,7 +25,8 @@ class LockTimeout(JgmError, RuntimeError):
 def private_dir(d: Path) -> Path:
     """Create `d` (0700), or take group/other access away from an existing one: the store holds record
     text, candidates and receipts with raw queries, which are nobody else's business."""
-    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with store_failures(d):  # a read-only or full disk, named as such
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
         if d.stat().st_mode & 0o077:
             os.chmod(d, 0o700)
@@ -55,6 +56,13 @@ def log(message: str, store: Path | None = None) -> None:
         f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {message}\n")
 
 
+def try_log(message: str, store: Path | None = None) -> None:
+    """`log` for error paths: a log that cannot be written (a full disk, say) must not replace the error
+    being reported."""
+    with contextlib.suppress(Exception):
+        log(message, store)
+
+
 def trace(e: BaseException) -> str:
     """`e` with its traceback, for the log: an internal error reported without one cannot be fixed."""
     return "".join(traceback.format_exception(e))
@@ -69,7 +77,8 @@ def workspace_lock(wsdir: Path, exclusive: bool, timeout: float | None = None):
         return
     if exclusive:
         private_dir(wsdir)  # a writer's first lock makes the workspace folder
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    with store_failures(path):  # a reader opens it read-only: reading a store on a read-only mount writes nothing
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600) if exclusive else os.open(path, os.O_RDONLY)
     mode = fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH
     try:
         if timeout is None:

@@ -20,9 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import store_failures
 from ..records.row import RecordRow
 from .migrations import PROMOTION, SHARED_VIEW, VIEW_SQL, check_version, migrate
 from .queries import CatalogReads, ChunkRow
+from .recovery import is_corruption
+
+
+def store_errors(path: Path):
+    """A full or read-only disk under the catalog as StoreFull / StoreReadOnly naming it; corruption and
+    everything else as it came (index.recovery decides about damage)."""
+    return store_failures(path, sqlite3.Error, unless=is_corruption)
 
 
 def _file_id(path: Path) -> tuple[int, int] | None:
@@ -67,6 +75,10 @@ class Catalog(CatalogReads):
     candidates. `view=None` sees the candidates only."""
 
     def __init__(self, path: Path, view: str | None = None, write: bool = False):
+        with store_errors(path):
+            self._open(path, view, write)
+
+    def _open(self, path: Path, view: str | None, write: bool) -> None:
         self.path = path
         # a reader of a catalog nobody has written yet reads an empty one in memory: connecting would create
         # the file (a write), and an empty answer is what it holds anyway
@@ -144,6 +156,10 @@ class Catalog(CatalogReads):
         stores its receipt does not make every reader reopen the index)."""
         if self.view is None and (ch.view or any(r.origin in ("file", PROMOTION) for r in ch.upsert_records)):
             raise RuntimeError("catalog has no view to write file records to")
+        with store_errors(self.path):
+            return self._apply(ch)
+
+    def _apply(self, ch: CatalogChanges) -> int:
         now = time.time()
         cur = self._db.cursor()
         cur.execute("BEGIN IMMEDIATE")
@@ -172,7 +188,9 @@ class Catalog(CatalogReads):
             cur.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", list(meta.items()))
             cur.execute("COMMIT")
         except BaseException:
-            cur.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite may have rolled back itself (a full disk): then nothing to undo
+                with contextlib.suppress(sqlite3.Error):  # never hide the error that brought us here
+                    cur.execute("ROLLBACK")
             raise
         return gen
 

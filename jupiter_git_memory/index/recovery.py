@@ -47,6 +47,8 @@ def stale_read_error(e: BaseException) -> sqlite3.DatabaseError | None:
     seen: set[int] = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
+        if isinstance(e, JgmError) and e.code != "memory/retrieval-failed":
+            return None  # already understood (a full disk, say): nothing a reopen would change
         if isinstance(e, sqlite3.DatabaseError) and (
             is_corruption(e) or (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF in _RETRYABLE_CODES
         ):
@@ -71,7 +73,7 @@ def _private_file(path: Path) -> None:
     Never opens an existing catalog: closing any descriptor of a file drops every POSIX lock this process
     holds on it, SQLite's included. A server whose reader connection lost its lock this way let another
     process's last close delete the WAL and SHM under it: it then read stale pages ("database disk image
-    is malformed", or worse, an old answer; fact-closing-a-catalog-fd-drops-sqlite-locks)."""
+    is malformed", or worse, an old answer: tests/test_outside_writes.py)."""
     try:
         with contextlib.suppress(FileExistsError):
             os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))  # a new file: nobody holds it

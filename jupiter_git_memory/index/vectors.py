@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from ..base.errors import JgmError
+from ..base.errors import JgmError, StoreFull, store_failures, store_problem
 from ..base.memory import give_back
 from ..embedding.specs import identity_hash
 
@@ -95,7 +95,8 @@ def _open_epoch(location: str) -> _Chroma:
         except Exception as e:  # e.g. a read-only directory: say so instead of a Rust traceback
             from .recovery import ChromaUnavailable
 
-            raise ChromaUnavailable(location, e) from e
+            full = store_problem(e, location)
+            raise (full if isinstance(full, StoreFull) else ChromaUnavailable(location, e)) from e
     system = c._system
     for ident in {c._identifier, c._admin_client._identifier}:  # the cache forgets it; we stop it ourselves
         if shared._identifier_to_system.get(ident) is system:
@@ -261,19 +262,30 @@ class VectorIndex:
             self._count = self.col.count()
         return self._count
 
+    def _writing(self) -> contextlib.AbstractContextManager[None]:
+        """A Chroma write that failed on a full or read-only disk says so (Chroma reports it as a plain error)."""
+        if self.location.startswith((MEMORY, "http://", "https://")):
+            return contextlib.nullcontext()
+        return store_failures(self.location, Exception)
+
     def add(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict]) -> None:
         self._count = None
-        for i in range(0, len(ids), 1000):
-            self.col.upsert(ids=ids[i : i + 1000], embeddings=vectors[i : i + 1000], metadatas=metadatas[i : i + 1000])
+        with self._writing():
+            for i in range(0, len(ids), 1000):
+                self.col.upsert(
+                    ids=ids[i : i + 1000], embeddings=vectors[i : i + 1000], metadatas=metadatas[i : i + 1000]
+                )
 
     def update_metadata(self, ids: list[str], metadatas: list[dict]) -> None:
-        for i in range(0, len(ids), 1000):
-            self.col.update(ids=ids[i : i + 1000], metadatas=metadatas[i : i + 1000])
+        with self._writing():
+            for i in range(0, len(ids), 1000):
+                self.col.update(ids=ids[i : i + 1000], metadatas=metadatas[i : i + 1000])
 
     def delete(self, ids: list[str]) -> None:
         self._count = None
-        for i in range(0, len(ids), 1000):
-            self.col.delete(ids=ids[i : i + 1000])
+        with self._writing():
+            for i in range(0, len(ids), 1000):
+                self.col.delete(ids=ids[i : i + 1000])
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float, dict]]:
         """[(chunk_id, cosine similarity, metadata)] best first, unfiltered: which chunks count depends on the

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..base.files import atomic_write
 from ..base.home import use_store
 from ..base.store import log, log_path, workspace_dir
 from ..config import load_settings
@@ -229,9 +230,7 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data))
 
 
 def running_jobs(wsdir: Path) -> list[int]:

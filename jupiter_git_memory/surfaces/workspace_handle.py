@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..base.errors import JgmError
-from ..base.store import log, trace, workspace_dir, workspace_lock
+from ..base.store import trace, try_log, workspace_dir, workspace_lock
 from ..config import CONFIG_FILES, load_settings
 from ..index.catalog import Catalog
 from ..index.handle import location_for
@@ -69,7 +69,7 @@ class WorkspaceHandle:
         try:
             new = load_settings(self.workspace.repo_root)
         except Exception as e:  # ConfigError or a validator's error: reads go on with the last good settings
-            log(
+            try_log(
                 f"serve {self.workspace.repo_root}: config not applied ({e}); answering with the last good one",
                 self.store_root,
             )
@@ -147,7 +147,9 @@ class WorkspaceHandle:
             stale = stale_read_error(e)
             if stale is None:
                 raise
-            log(f"serve {self.workspace.repo_root}: stale read, reopening the index once\n{trace(e)}", self.store_root)
+            try_log(
+                f"serve {self.workspace.repo_root}: stale read, reopening the index once\n{trace(e)}", self.store_root
+            )
             self._reopen()
         try:
             with use() as it:
@@ -183,7 +185,10 @@ class WorkspaceHandle:
         except (JgmError, ValueError):
             raise
         except Exception as e:
-            log(f"serve {self.workspace.repo_root}: {trace(e)}reopening the index", self.store_root)
+            try_log(
+                f"serve {self.workspace.repo_root}: {e.__class__.__name__} in a request; reopening the index\n{trace(e)}",
+                self.store_root,
+            )
             try:
                 self.close()
             except Exception:  # already broken: dropping it is all we can do

@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import store_problem
 from ..base.store import store_root
 from ..index.views import worktree_view
 
@@ -60,7 +61,12 @@ def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, An
         finally:
             db.close()
     except sqlite3.Error as e:
-        info["error"] = f"{catalog_path}: unreadable catalog ({e}); reseed with `jgm seed --repo ROOT`"
+        problem = store_problem(e, catalog_path)  # a full or read-only disk is not a reason to reseed
+        info["error"] = (
+            problem.message
+            if problem
+            else f"{catalog_path}: unreadable catalog ({e}); reseed with `jgm seed --repo ROOT`"
+        )
         return info
     ws = json.loads(meta.get("workspace") or "{}")
     info.update(

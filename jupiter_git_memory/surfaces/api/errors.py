@@ -20,8 +20,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...base.errors import JgmError
-from ...base.store import log, trace
+from ...base.errors import JgmError, as_error
+from ...base.store import trace, try_log
 
 
 class ApiError(JgmError):
@@ -95,6 +95,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
+        known = as_error(exc)  # e.g. a full disk met where no store path was at hand
+        if known is not None:
+            return await _jgm_error(request, known)
         safe_log(f"api: {request.method} {request.url.path} failed: {trace(exc)}")
         return error_response(500, "internal/error", crash_message(exc))
 
@@ -111,10 +114,7 @@ def crash_message(exc: BaseException) -> str:
 
 def safe_log(message: str) -> None:
     """Log without failing: the error being reported may be that no file can be opened."""
-    try:
-        log(message)
-    except Exception:
-        pass
+    try_log(message)
 
 
 class CrashGuard:
