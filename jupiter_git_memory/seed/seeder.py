@@ -21,7 +21,7 @@ from ..embedding.registry import load_embedder
 from ..index.handle import Index, open_index, vector_identity
 from ..index.plan import SeedCounts, plan_changes
 from ..index.recovery import is_corruption, move_aside
-from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
+from ..index.views import UnknownRevision, at_view, fingerprint, resolve_commit, stale_views, worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import apply_plan
 from ..lifecycle.promote import mark_promotions
@@ -160,8 +160,8 @@ class Seeder:
         if rev:
             try:
                 commit = resolve_commit(self.workspace.repo_root, rev)
-            except ValueError:
-                raise ValueError(f"--rev {rev!r} is not a commit in {self.workspace.repo_root}") from None
+            except UnknownRevision as e:  # the same code as `recall --at`, on every surface
+                raise UnknownRevision(f"--rev {e.message}") from None
         view = at_view(commit) if commit else worktree_view(self.workspace.repo_root)
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
             # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..config import Settings
+from ..index.views import resolve_commit
 from ..index.workspace import git
 from ..records.model import Issue
 
@@ -139,10 +140,7 @@ def read_rev(
     root: Path, rev: str, settings: Settings, ignored: list[dict] | None = None
 ) -> tuple[list[SourceFile], list[Issue]]:
     """Files at commit `rev`, from Git objects only (the working tree is not touched)."""
-    try:
-        commit = git(root, "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
-    except subprocess.CalledProcessError:
-        raise ValueError(f"--rev {rev!r} is not a commit in {root}") from None
+    commit = resolve_commit(root, rev)  # UnknownRevision (revision/not-found) naming it
     listing = git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *settings.roots).split(b"\0")
     entries = []
     issues: list[Issue] = []
