@@ -38,13 +38,15 @@ def small_disk(tmp_path):
     """A 4 MiB tmpfs for the store (skips where mounting is not permitted); unmounted afterwards."""
     mnt = tmp_path / "disk"
     mnt.mkdir()
-    p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", str(mnt)], capture_output=True)
+    p = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", str(mnt)], capture_output=True, timeout=60
+    )
     if p.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({p.stderr.decode().strip() or 'mount failed'}); needs root")
     try:
         yield mnt
     finally:
-        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=60)
 
 
 def fill(disk: Path) -> None:
@@ -60,7 +62,7 @@ def fill(disk: Path) -> None:
 
 
 def remount_read_only(disk: Path) -> None:
-    p = subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True)
+    p = subprocess.run(["mount", "-o", "remount,ro", str(disk)], capture_output=True, timeout=60)
     if p.returncode != 0:
         pytest.skip(f"cannot remount read-only here: {p.stderr.decode().strip()}")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import weakref
 from collections.abc import Hashable, Iterator
@@ -18,6 +19,7 @@ import numpy as np
 
 from ..base.errors import JgmError, StoreFull, store_failures, store_problem
 from ..base.memory import give_back
+from ..base.store import private_dir
 from ..embedding.specs import identity_hash
 
 
@@ -90,8 +92,9 @@ def _open_epoch(location: str) -> _Chroma:
         )
     else:
         try:
-            Path(location).mkdir(parents=True, exist_ok=True)
+            private_dir(Path(location))
             c = chromadb.PersistentClient(path=location, settings=settings)
+            private_tree(location)
         except Exception as e:  # e.g. a read-only directory: say so instead of a Rust traceback
             from .recovery import ChromaUnavailable
 
@@ -199,6 +202,19 @@ def refresh_if_stale(location: str, generation: Hashable) -> None:
         _current_at[location] = generation
 
 
+def private_tree(location: str) -> None:
+    """Chroma creates its folders and files with the process umask (0755/0644): take group and other access
+    away, as the catalog has none (chmod only: no file is opened, see index.recovery._private_file)."""
+    if location.startswith((MEMORY, "http://", "https://")):
+        return
+    for top, dirs, files in os.walk(location):
+        for name, mode in [(d, 0o700) for d in dirs] + [(f, 0o600) for f in files]:
+            with contextlib.suppress(OSError):  # gone meanwhile, or not ours to change
+                path = os.path.join(top, name)
+                if os.lstat(path).st_mode & 0o077:
+                    os.chmod(path, mode)
+
+
 class VectorIndex:
     """One workspace's collection. Metadata per chunk: record_id, kind, status, path, commit, ordinal."""
 
@@ -262,11 +278,16 @@ class VectorIndex:
             self._count = self.col.count()
         return self._count
 
-    def _writing(self) -> contextlib.AbstractContextManager[None]:
-        """A Chroma write that failed on a full or read-only disk says so (Chroma reports it as a plain error)."""
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A Chroma write that failed on a full or read-only disk says so (Chroma reports it as a plain error);
+        the files a write made are private like the rest of the store."""
         if self.location.startswith((MEMORY, "http://", "https://")):
-            return contextlib.nullcontext()
-        return store_failures(self.location, Exception)
+            yield
+            return
+        with store_failures(self.location, Exception):
+            yield
+        private_tree(self.location)
 
     def add(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict]) -> None:
         self._count = None

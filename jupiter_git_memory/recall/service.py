@@ -15,7 +15,7 @@ from ..index.handle import Index, open_index, vector_identity
 from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
-from ..index.workspace import Workspace, find_workspace
+from ..index.workspace import BareRepository, Workspace, find_workspace
 from ..records.model import ALL_EFFECTIVE, KINDS
 from .floors import FloorInfo, floor_for
 from .ranking import (
@@ -106,7 +106,7 @@ class Recaller:
         workspace: Workspace | None = None,
         store_root: Path | None = None,
     ):
-        self.workspace = workspace or find_workspace(repo)
+        self.workspace = workspace or find_workspace(repo, bare_ok=True)  # a bare repository answers with --at
         self.settings = settings or load_settings(self.workspace.repo_root)
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
         try:
@@ -159,6 +159,8 @@ class Recaller:
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
         """The view to answer from, built or refreshed first when needed; returns (view name, warnings)."""
+        if self.workspace.bare and not at:
+            raise BareRepository(self.workspace.repo_root)
         if not (self.wsdir / "catalog.sqlite").exists():  # never seeded: ensure_seeded says so
             return worktree_view(self.workspace.repo_root), []
         try:
@@ -387,7 +389,7 @@ class Recaller:
             if store:
                 store_receipt(index, receipt)
         warnings = self._floor_warnings(floor_source, floor_warnings) + stale
-        if not index.catalog.get_meta("last_seed_at"):  # candidates only: answers, but says so
+        if not index.catalog.get_meta("last_seed_at") and not self.workspace.bare:  # candidates only: says so
             warnings.append(
                 f"workspace {self.workspace.id} has never been seeded in store "
                 f"{self.store_root or self.wsdir.parent.parent}: run `jgm seed`"

@@ -8,6 +8,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ..base.git import run
 from ..config import Settings
 from ..index.views import resolve_commit
 from ..index.workspace import git
@@ -219,9 +220,4 @@ def last_commits(root: Path, commit: str, settings: Settings, since: str | None 
 
 
 def is_ancestor(root: Path, old: str, new: str) -> bool:
-    return (
-        subprocess.run(
-            ["git", "-C", str(root), "merge-base", "--is-ancestor", old, new], capture_output=True
-        ).returncode
-        == 0
-    )
+    return run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new]).returncode == 0

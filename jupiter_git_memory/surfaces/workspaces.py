@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import store_problem
-from ..base.store import store_root
+from ..base.store import store_path
 from ..index.views import worktree_view
 
 
@@ -87,7 +87,7 @@ def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, An
 
 
 def list_workspaces(root: Path | None = None) -> list[dict[str, Any]]:
-    base = (root or store_root()) / "workspaces"
+    base = (root or store_path()) / "workspaces"  # a listing creates nothing
     if not base.is_dir():
         return []
     return [describe(p) for p in sorted(base.glob("*/catalog.sqlite"))]

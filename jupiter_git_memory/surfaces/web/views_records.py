@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
+from ...base.git import run
 from ...records.model import ALL_EFFECTIVE, KINDS
 from .. import records_ops as ops
 from ..workspace_handle import WorkspaceHandle
@@ -73,13 +74,12 @@ def receipts_returning(cat, rid: str) -> list[dict]:
 def commit_info(root: str, sha: str) -> dict | None:
     """Author, date and subject of the record's last commit (the seed stores its sha per file)."""
     try:
-        out = subprocess.run(
-            ["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
+        out = (
+            run(["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"], timeout=10)
+            .stdout.decode("utf-8", "replace")
+            .strip()
+        )
+    except (OSError, subprocess.SubprocessError):
         return None
     if not out:
         return None
