@@ -159,3 +159,31 @@ def test_a_full_store_disk_is_a_json_error_on_the_api_and_mcp(repo, small_disk):
 
 def _json(p: subprocess.CompletedProcess) -> tuple[int, dict]:
     return p.returncode, json.loads(p.stdout)
+
+
+def test_the_api_maps_a_raw_full_disk_but_still_calls_a_bug_a_bug():
+    """The safety net for a full disk met where no store path was at hand: its own code; a stray ValueError
+    stays an internal error (a bug), it is not turned into the caller's bad request."""
+    import errno
+
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from jupiter_git_memory.surfaces.api.errors import install
+
+    app = FastAPI()
+    install(app)
+
+    @app.get("/full")
+    def full():
+        raise OSError(errno.ENOSPC, "No space left on device", "/store/x")
+
+    @app.get("/bug")
+    def bug():
+        raise ValueError("a bug of ours")
+
+    c = TestClient(app, raise_server_exceptions=False)
+    r = c.get("/full")
+    assert r.status_code == 507 and r.json()["error"]["code"] == "store/disk-full" and "/store/x" in r.text
+    r = c.get("/bug")
+    assert r.status_code == 500 and r.json()["error"]["code"] == "internal/error"

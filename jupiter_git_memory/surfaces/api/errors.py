@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...base.errors import JgmError, as_error
+from ...base.errors import JgmError, store_problem
 from ...base.store import trace, try_log
 
 
@@ -95,7 +95,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
-        known = as_error(exc)  # e.g. a full disk met where no store path was at hand
+        known = store_problem(exc)  # a full or read-only disk met where no store path was at hand (not a bug)
         if known is not None:
             return await _jgm_error(request, known)
         safe_log(f"api: {request.method} {request.url.path} failed: {trace(exc)}")
