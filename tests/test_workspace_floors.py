@@ -152,3 +152,49 @@ def test_eval_sets_have_the_required_shape():
         kinds = [q.get("kind", "answerable") for q in qs]
         assert kinds.count("answerable") >= 40 and kinds.count("in-domain") >= 10 and kinds.count("off-topic") >= 5, f
         assert {q["split"] for q in qs} == {"dev", "heldout"}, f
+
+
+SAVER = """
+import sys, threading
+from pathlib import Path
+from jupiter_git_memory.recall.floors import save_floor
+
+store, name, rounds = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+errors = []
+
+def run(thread):
+    for i in range(rounds):
+        try:
+            save_floor(f"{name}-{thread}", {"model": "m"}, 0.3, {"round": i}, store)
+        except Exception as e:
+            errors.append(repr(e))
+
+threads = [threading.Thread(target=run, args=(t,)) for t in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("\\n".join(errors))
+sys.exit(1 if errors else 0)
+"""
+
+
+def test_concurrent_floor_saves_lose_nothing(tmp_path):
+    """Four processes (two threads each, as a server seeding two workspaces) saving floors at once: before the
+    lock and unique temp files, they failed with FileNotFoundError (one pid-named temp file per process) and
+    overwrote each other's floors (read-modify-write without a lock)."""
+    import subprocess
+    import sys
+
+    store = tmp_path / "store"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", SAVER, str(store), f"ws{n}", "30"], stdout=subprocess.PIPE, text=True)
+        for n in range(4)
+    ]
+    outs = [(p.communicate(timeout=120)[0], p.returncode) for p in procs]
+    assert all(rc == 0 for _, rc in outs), outs
+    floors = json.loads(floors_path(store).read_text())["floors"]
+    assert {e["workspace"] for e in floors.values()} == {f"ws{n}-{t}" for n in range(4) for t in range(2)}
+    assert all(e["round"] == 29 for e in floors.values())  # each workspace's last save is the one kept
+    assert not list(store.glob("*.tmp")) and not list(store.glob(".floors.json.*"))  # no temp file left
+    assert oct(floors_path(store).stat().st_mode & 0o777) == "0o600"

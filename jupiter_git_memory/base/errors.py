@@ -7,6 +7,10 @@ surfaces/mcp_errors.py); an exception that is not a JgmError is a bug and is rep
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -49,11 +53,99 @@ class OperationError(JgmError):
         super().__init__(message, code=code, status=status, exit_code=exit_code, **details)
 
 
+class StoreFull(JgmError):
+    """The disk holding the store has no room: nothing was half-written (every write is one transaction)."""
+
+    code, status, exit_code = "store/disk-full", 507, 2
+
+
+class StoreReadOnly(JgmError):
+    """The store cannot be written (a read-only mount, or no write permission)."""
+
+    code, status, exit_code = "store/read-only", 503, 2
+
+
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_READ_ONLY_ERRNOS = {errno.EROFS, errno.EACCES, errno.EPERM}
+_SQLITE_FULL, _SQLITE_READONLY, _SQLITE_IOERR, _SQLITE_CANTOPEN = 13, 8, 10, 14
+_FULL_TEXT = ("database or disk is full", "no space left on device", "disk quota exceeded")
+_READ_ONLY_TEXT = ("read-only file system", "readonly database")
+
+
+def store_problem(exc: BaseException, path: str | os.PathLike | None = None) -> JgmError | None:
+    """`exc` as StoreFull or StoreReadOnly when that is what it is, naming `path` (a file or folder of the
+    store) and what to do; else None. SQLite often reports a full or read-only disk only as "disk I/O error"
+    or "unable to open database file" (it could not create the `-shm` file a reader needs), so for those
+    the file system of `path` is asked."""
+    if isinstance(exc, JgmError):
+        return exc if isinstance(exc, (StoreFull, StoreReadOnly)) else None
+    where = str(path or getattr(exc, "filename", None) or "the store")
+    text, number = str(exc).lower(), getattr(exc, "errno", None)
+    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    full = number in _FULL_ERRNOS or code == _SQLITE_FULL or any(t in text for t in _FULL_TEXT)
+    denied = _READ_ONLY_ERRNOS if path is not None else {errno.EROFS}  # a path of ours, or any file at all
+    read_only = number in denied or code == _SQLITE_READONLY or any(t in text for t in _READ_ONLY_TEXT)
+    if (
+        not (full or read_only)
+        and path is not None
+        and (isinstance(exc, OSError) or code in (_SQLITE_IOERR, _SQLITE_CANTOPEN))
+    ):
+        full, read_only = _file_system_state(path)
+    why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if full:
+        return StoreFull(
+            f"{where}: the disk holding the store is full ({why}); free space on it, or point JGM_HOME (or "
+            "--home) at a store on another disk, then run the command again",
+            path=where,
+        )
+    if read_only:
+        return StoreReadOnly(
+            f"{where}: the store cannot be written ({why}); remount it read-write or make it writable, or point "
+            "JGM_HOME (or --home) at a writable store",
+            path=where,
+        )
+    return None
+
+
+@contextlib.contextmanager
+def store_failures(
+    path: str | os.PathLike,
+    catch: type[BaseException] | tuple[type[BaseException], ...] = OSError,
+    unless: Callable[[BaseException], bool] = lambda e: False,
+) -> Iterator[None]:
+    """Around a write (or open) of `path` in the store: a `catch` error that is a full or read-only disk
+    leaves as StoreFull / StoreReadOnly naming `path`; anything else (and what `unless` keeps) as it came."""
+    try:
+        yield
+    except catch as e:
+        problem = None if isinstance(e, JgmError) or unless(e) else store_problem(e, path)
+        if problem is None:
+            raise
+        raise problem from e
+
+
+def _file_system_state(path: str | os.PathLike) -> tuple[bool, bool]:
+    """(full, read-only) of the file system holding `path` (its nearest existing folder)."""
+    p = os.path.abspath(path)
+    while not os.path.exists(p) and os.path.dirname(p) != p:
+        p = os.path.dirname(p)
+    try:
+        st = os.statvfs(p)
+    except OSError:
+        return False, False
+    read_only = bool(st.f_flag & os.ST_RDONLY) or not os.access(p, os.W_OK)
+    return st.f_bavail * st.f_frsize < _ROOM and not read_only, read_only
+
+
+_ROOM = 64 * 1024  # bytes free under which a failed store write is taken for a full disk
+
+
 def as_error(exc: BaseException) -> JgmError | None:
     """The JgmError a surface reports for `exc`: itself, a plain ValueError as a bad request (the message is
-    ours and names the fix), anything else None: a bug, which each surface reports as an internal error."""
+    ours and names the fix), a full or read-only store as such, anything else None: a bug, which each
+    surface reports as an internal error."""
     if isinstance(exc, JgmError):
         return exc
     if isinstance(exc, ValueError):
         return JgmError(str(exc), code="request/bad-request", status=400, exit_code=2)
-    return None
+    return store_problem(exc)

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import platformdirs
 
+from .git import run
+
 GIT_KEY = "jgm.home"
 _chosen: tuple[Path, str] | None = None  # what use_store picked in this process, and why
 
@@ -31,7 +33,8 @@ def _git_config(repo: Path | str | None, *args: str) -> subprocess.CompletedProc
     where = Path(repo or ".")
     if not where.is_dir():
         where = where.parent
-    return subprocess.run(["git", "-C", str(where), "config", *args], capture_output=True, text=True, timeout=30)
+    proc = run(["git", "-C", str(where), "config", *args], timeout=30)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode("utf-8", "replace"), "")
 
 
 def repo_home(repo: Path | str | None) -> Path | None:

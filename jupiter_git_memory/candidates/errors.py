@@ -44,3 +44,13 @@ def file_backed(rid: str, path: str | None, commit: str | None, dirty: bool) -> 
 
 def invalid_state(rid: str, state: str, fix: str) -> CandidateError:
     return CandidateError("memory/invalid-state", f"candidate {rid} is {state}: {fix}", 409, id=rid, state=state)
+
+
+def unavailable(cause: BaseException) -> CandidateError:
+    """The candidate service could not start (the model or the workspace is unavailable)."""
+    return CandidateError(
+        "memory/unavailable",
+        f"the candidate service could not start: {cause.__class__.__name__}: {cause}",
+        503,
+        exit_code=2,
+    )

@@ -14,13 +14,13 @@ import re
 import secrets
 import shlex
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ..base.git import NETWORK_TIMEOUT, GitTimeout, run
 from ..records.parse import parse_record
 from ..records.row import RecordRow
 from ..seed.sources import is_record_path
@@ -54,7 +54,7 @@ def slug(title: str) -> str:
 
 
 def _git(root: Path, *args: str, env: dict | None = None, input: bytes | None = None, check: bool = True) -> str:
-    proc = subprocess.run(["git", "-C", str(root), *args], input=input, capture_output=True, env=env)
+    proc = run(["git", "-C", str(root), *args], input=input, env=env)
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise CandidateError(
@@ -183,14 +183,17 @@ def open_pr(root: Path, remote: str | None, branch: str, base_branch: str | None
         ["gh", "pr", "create", "--head", branch, "--fill"] + (["--base", base_branch] if base_branch else []),
     ]
     for cmd in steps:
-        proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+        try:  # a push or gh that hangs (a prompt, the network) is reported like any failure
+            proc = run(cmd, cwd=root, timeout=NETWORK_TIMEOUT)
+        except GitTimeout as e:
+            return {"opened": False, "error": f"{e.message}; retry with: {command}"}
         if proc.returncode != 0:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()
+            tail = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
             return {
                 "opened": False,
                 "error": f"`{shlex.join(cmd[:3])}` failed: {tail[-1] if tail else 'no output'}; retry with: {command}",
             }
-    url = proc.stdout.strip().splitlines()
+    url = proc.stdout.decode("utf-8", "replace").strip().splitlines()
     return {"opened": True, "url": url[-1] if url else None}
 
 
@@ -232,10 +235,7 @@ def propose(
         taken = (
             service.exists(record_id)
             or _branch_exists(root, branch)
-            or subprocess.run(
-                ["git", "-C", str(root), "cat-file", "-e", f"{base_commit}:{path}"], capture_output=True
-            ).returncode
-            == 0
+            or run(["git", "-C", str(root), "cat-file", "-e", f"{base_commit}:{path}"]).returncode == 0
         )
         if not taken:
             break

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import JgmError
 from ..base.store import workspace_lock
 from ..index.catalog import CatalogChanges
 from ..index.handle import Index
@@ -28,7 +29,7 @@ from ..index.writer import WritePlan, apply_plan
 from ..records.checks import check_id
 from ..records.row import RecordRow
 from . import dedup, merge
-from .errors import CandidateError, file_backed, invalid_state, not_found
+from .errors import CandidateError, file_backed, invalid_state, not_found, unavailable
 from .model import (
     OPEN,
     PROPOSED,
@@ -360,9 +361,17 @@ _by_handle_lock = threading.Lock()
 
 
 def for_handle(handle) -> CandidateService:
-    """The service of a server's WorkspaceHandle, sharing the handle's Seeder (one loaded model)."""
+    """The service of a server's WorkspaceHandle, sharing the handle's Seeder (one loaded model). A JgmError
+    (a broken config: `config/invalid`) keeps its own code on every surface; anything else that stops the
+    service starting is `memory/unavailable`."""
     with _by_handle_lock:
         svc = _by_handle.get(handle)
         if svc is None:
-            svc = _by_handle[handle] = CandidateService(seeder=handle.seeder(), lock_timeout=SERVER_LOCK_TIMEOUT)
+            try:
+                seeder = handle.seeder()
+            except JgmError:
+                raise
+            except Exception as e:  # the model or the workspace is unavailable
+                raise unavailable(e) from e
+            svc = _by_handle[handle] = CandidateService(seeder=seeder, lock_timeout=SERVER_LOCK_TIMEOUT)
         return svc

@@ -8,7 +8,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from ..base.store import store_root
+from ..base.store import private_dir, store_path, store_root
 from .onnx_embedder import ModelError, OnnxEmbedder, sha256_file
 from .specs import DEFAULT_MODEL, MINILM_INT8, SHIPPED, ModelSpec
 
@@ -16,10 +16,11 @@ ASSETS = Path(__file__).parent / "assets"
 DEFAULT_HUB = "https://huggingface.co"
 
 
-def models_dir() -> Path:
-    d = store_root() / "models"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+def models_dir(create: bool = False) -> Path:
+    """The store's models folder; only an install (`create`) makes it (and the store): looking creates nothing."""
+    if not create:
+        return store_path() / "models"
+    return private_dir(store_root() / "models")
 
 
 def _installed_spec(name: str) -> tuple[ModelSpec, Path, Path] | None:
@@ -65,7 +66,8 @@ def load_embedder(name: str | None = None) -> OnnxEmbedder:
 
 def list_models() -> list[dict]:
     rows = []
-    names = list(SHIPPED) + sorted(p.name for p in models_dir().iterdir() if p.is_dir() and p.name not in SHIPPED)
+    found = models_dir().iterdir() if models_dir().is_dir() else ()
+    names = list(SHIPPED) + sorted(p.name for p in found if p.is_dir() and p.name not in SHIPPED)
     for n in names:
         try:
             spec, model, _ = locate(n)
@@ -90,7 +92,7 @@ def list_models() -> list[dict]:
 
 def _install(spec: ModelSpec, model_src: Path, tok_src: Path) -> ModelSpec:
     """Copy files into the store, record their sha256, and prove the model runs at the spec's dimension."""
-    dest = models_dir() / spec.name
+    dest = models_dir(create=True) / spec.name
     tmp = dest.with_name(dest.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)

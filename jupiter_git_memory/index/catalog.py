@@ -20,9 +20,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import store_failures
 from ..records.row import RecordRow
 from .migrations import PROMOTION, SHARED_VIEW, VIEW_SQL, check_version, migrate
 from .queries import CatalogReads, ChunkRow
+from .recovery import is_corruption
+
+
+def store_errors(path: Path):
+    """A full or read-only disk under the catalog as StoreFull / StoreReadOnly naming it; corruption and
+    everything else as it came (index.recovery decides about damage)."""
+    return store_failures(path, sqlite3.Error, unless=is_corruption)
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 @dataclass
@@ -60,11 +76,16 @@ class Catalog(CatalogReads):
     candidates. `view=None` sees the candidates only."""
 
     def __init__(self, path: Path, view: str | None = None, write: bool = False):
+        with store_errors(path):
+            self._open(path, view, write)
+
+    def _open(self, path: Path, view: str | None, write: bool) -> None:
         self.path = path
         # a reader of a catalog nobody has written yet reads an empty one in memory: connecting would create
         # the file (a write), and an empty answer is what it holds anyway
         blank = not write and (not path.exists() or path.stat().st_size == 0)
         self.blank = blank  # long-lived readers reopen once a writer has made the file (Recaller.index)
+        self._file = None if blank else _file_id(path)  # before connecting: a swap in between reopens once more
         where = ":memory:" if blank else str(path)
         self._db = sqlite3.connect(where, timeout=60, isolation_level=None, check_same_thread=False)
         try:
@@ -103,6 +124,17 @@ class Catalog(CatalogReads):
     def close(self) -> None:
         self._db.close()
 
+    def stamp(self) -> tuple:
+        """What a cache of this catalog's content is keyed on: the file and its generation (a catalog rebuilt
+        after a recovery starts its generations again, so the number alone would match an older file)."""
+        return self._file, self.generation()
+
+    def replaced(self) -> bool:
+        """Whether `path` is no longer the file this connection reads: another process's recovery moved a
+        corrupt catalog aside and made a new one. The old connection would go on answering from the old
+        file, generation and all, so a long-lived reader reopens (Recaller.index)."""
+        return self._file is not None and _file_id(self.path) != self._file
+
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
         return row[0] if row else default
@@ -125,6 +157,10 @@ class Catalog(CatalogReads):
         stores its receipt does not make every reader reopen the index)."""
         if self.view is None and (ch.view or any(r.origin in ("file", PROMOTION) for r in ch.upsert_records)):
             raise RuntimeError("catalog has no view to write file records to")
+        with store_errors(self.path):
+            return self._apply(ch)
+
+    def _apply(self, ch: CatalogChanges) -> int:
         now = time.time()
         cur = self._db.cursor()
         cur.execute("BEGIN IMMEDIATE")
@@ -153,7 +189,9 @@ class Catalog(CatalogReads):
             cur.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", list(meta.items()))
             cur.execute("COMMIT")
         except BaseException:
-            cur.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite may have rolled back itself (a full disk): then nothing to undo
+                with contextlib.suppress(sqlite3.Error):  # never hide the error that brought us here
+                    cur.execute("ROLLBACK")
             raise
         return gen
 

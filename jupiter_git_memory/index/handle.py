@@ -103,7 +103,7 @@ def open_index(
         loc = MEMORY + loc
     active = active_collection(ws.id, catalog)
     try:
-        refresh_if_stale(loc, catalog.generation())
+        refresh_if_stale(loc, catalog.stamp())
         stored = catalog.get_meta("identity")
         if not rebuild and stored and json.loads(stored) != identity and catalog.stored_chunk_ids():
             raise IdentityMismatch(json.loads(stored), identity)

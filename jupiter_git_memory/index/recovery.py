@@ -8,6 +8,7 @@ moved-aside file, which the warning names.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import time
@@ -36,6 +37,26 @@ def is_corruption(e: BaseException) -> bool:
     return code in _CORRUPT_CODES or any(s in str(e) for s in ("malformed", "not a database"))
 
 
+_RETRYABLE_CODES = {10, 17}  # SQLITE_IOERR, SQLITE_SCHEMA (primary codes; extended ones carry more bits)
+
+
+def stale_read_error(e: BaseException) -> sqlite3.DatabaseError | None:
+    """The catalog error behind `e` (itself, or its cause, e.g. inside a RecallError) that a reader may meet
+    once after another process changed the file under its connection, or None. A read on a reopened
+    connection either succeeds or meets the same damage again (then the catalog is really corrupt)."""
+    seen: set[int] = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, JgmError) and e.code != "memory/retrieval-failed":
+            return None  # already understood (a full disk, say): nothing a reopen would change
+        if isinstance(e, sqlite3.DatabaseError) and (
+            is_corruption(e) or (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF in _RETRYABLE_CODES
+        ):
+            return e
+        e = e.__cause__ or e.__context__  # type: ignore[assignment]
+    return None
+
+
 def move_aside(path: Path) -> Path:
     """Rename the catalog (and its WAL/SHM files) to `catalog.sqlite.corrupt-<time>`; return the new name."""
     dest = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
@@ -47,9 +68,15 @@ def move_aside(path: Path) -> Path:
 
 
 def _private_file(path: Path) -> None:
-    """Create the catalog 0600 before SQLite does (its WAL and SHM files copy the mode), or fix an old one."""
+    """Create the catalog 0600 before SQLite does (its WAL and SHM files copy the mode), or fix an old one.
+
+    Never opens an existing catalog: closing any descriptor of a file drops every POSIX lock this process
+    holds on it, SQLite's included. A server whose reader connection lost its lock this way let another
+    process's last close delete the WAL and SHM under it: it then read stale pages ("database disk image
+    is malformed", or worse, an old answer: tests/test_outside_writes.py)."""
     try:
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+        with contextlib.suppress(FileExistsError):
+            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))  # a new file: nobody holds it
         for suffix in ("", "-wal", "-shm"):
             p = Path(str(path) + suffix)
             if p.exists() and p.stat().st_mode & 0o077:

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
 import numpy as np
 
-from ..base.errors import JgmError
+from ..base.errors import JgmError, StoreFull, store_failures, store_problem
 from ..base.memory import give_back
+from ..base.store import private_dir
 from ..embedding.specs import identity_hash
 
 
@@ -68,7 +70,7 @@ MEMORY = "memory:"  # location prefix: an empty in-memory Chroma for a reader of
 _clients: dict[str, _Chroma] = {}  # location -> current epoch
 _live: set[_Chroma] = set()  # epochs not stopped yet (current and retired)
 _clients_lock = threading.RLock()  # re-entrant: a lease's finalizer may run in a GC pass under it
-_current_at: dict[str, int] = {}  # location -> catalog generation its current epoch is known to reflect
+_current_at: dict[str, Hashable] = {}  # location -> catalog stamp (Catalog.stamp) its current epoch reflects
 
 
 def _open_epoch(location: str) -> _Chroma:
@@ -90,13 +92,15 @@ def _open_epoch(location: str) -> _Chroma:
         )
     else:
         try:
-            Path(location).mkdir(parents=True, exist_ok=True)
+            private_dir(Path(location))
             c = chromadb.PersistentClient(path=location, settings=settings)
+            private_tree(location)
         except Exception as e:  # e.g. a read-only directory: say so instead of a Rust traceback
             from .recovery import ChromaUnavailable
 
             _forget_failed(shared, location)
-            raise ChromaUnavailable(location, e) from e
+            full = store_problem(e, location)
+            raise (full if isinstance(full, StoreFull) else ChromaUnavailable(location, e)) from e
     system = c._system
     for ident in {c._identifier, c._admin_client._identifier}:  # the cache forgets it; we stop it ourselves
         if shared._identifier_to_system.get(ident) is system:
@@ -185,13 +189,14 @@ def open_epochs() -> int:
     return len(_live)
 
 
-def mark_current(location: str, generation: int) -> None:
-    """This process's current client for `location` reflects the catalog at `generation` (it just wrote it)."""
+def mark_current(location: str, generation: Hashable) -> None:
+    """This process's current client for `location` reflects the catalog at `generation` (Catalog.stamp: it
+    just wrote it)."""
     with _clients_lock:
         _current_at[location] = generation
 
 
-def refresh_if_stale(location: str, generation: int) -> None:
+def refresh_if_stale(location: str, generation: Hashable) -> None:
     """Retire the current client when the catalog moved past what it reflects, i.e. another process wrote.
 
     A client opened before another process's write keeps the old HNSW in memory: reading through it misses
@@ -207,6 +212,19 @@ def refresh_if_stale(location: str, generation: int) -> None:
         if epoch is not None:
             _retire(epoch)
         _current_at[location] = generation
+
+
+def private_tree(location: str) -> None:
+    """Chroma creates its folders and files with the process umask (0755/0644): take group and other access
+    away, as the catalog has none (chmod only: no file is opened, see index.recovery._private_file)."""
+    if location.startswith((MEMORY, "http://", "https://")):
+        return
+    for top, dirs, files in os.walk(location):
+        for name, mode in [(d, 0o700) for d in dirs] + [(f, 0o600) for f in files]:
+            with contextlib.suppress(OSError):  # gone meanwhile, or not ours to change
+                path = os.path.join(top, name)
+                if os.lstat(path).st_mode & 0o077:
+                    os.chmod(path, mode)
 
 
 class VectorIndex:
@@ -280,19 +298,35 @@ class VectorIndex:
             self._count = self.col.count()
         return self._count
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A Chroma write that failed on a full or read-only disk says so (Chroma reports it as a plain error);
+        the files a write made are private like the rest of the store."""
+        if self.location.startswith((MEMORY, "http://", "https://")):
+            yield
+            return
+        with store_failures(self.location, Exception):
+            yield
+        private_tree(self.location)
+
     def add(self, ids: list[str], vectors: np.ndarray, metadatas: list[dict]) -> None:
         self._count = None
-        for i in range(0, len(ids), 1000):
-            self.col.upsert(ids=ids[i : i + 1000], embeddings=vectors[i : i + 1000], metadatas=metadatas[i : i + 1000])
+        with self._writing():
+            for i in range(0, len(ids), 1000):
+                self.col.upsert(
+                    ids=ids[i : i + 1000], embeddings=vectors[i : i + 1000], metadatas=metadatas[i : i + 1000]
+                )
 
     def update_metadata(self, ids: list[str], metadatas: list[dict]) -> None:
-        for i in range(0, len(ids), 1000):
-            self.col.update(ids=ids[i : i + 1000], metadatas=metadatas[i : i + 1000])
+        with self._writing():
+            for i in range(0, len(ids), 1000):
+                self.col.update(ids=ids[i : i + 1000], metadatas=metadatas[i : i + 1000])
 
     def delete(self, ids: list[str]) -> None:
         self._count = None
-        for i in range(0, len(ids), 1000):
-            self.col.delete(ids=ids[i : i + 1000])
+        with self._writing():
+            for i in range(0, len(ids), 1000):
+                self.col.delete(ids=ids[i : i + 1000])
 
     def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float, dict]]:
         """[(chunk_id, cosine similarity, metadata)] best first, unfiltered: which chunks count depends on the

@@ -14,6 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..base.errors import JgmError
+from ..base.git import git
+
+__all__ = [
+    "BareRepository",
+    "NotARepo",
+    "Workspace",
+    "find_workspace",
+    "git",
+    "normalise_remote",
+]  # git: the one runner
 
 
 class NotARepo(JgmError, RuntimeError):
@@ -22,19 +32,23 @@ class NotARepo(JgmError, RuntimeError):
     code, status, exit_code = "memory/no-workspace", 404, 4
 
 
+class BareRepository(NotARepo):
+    """A bare repository has commits but no working tree: only what reads commits works there."""
+
+    def __init__(self, git_dir: str | Path):
+        super().__init__(
+            f"{git_dir} is a bare repository (no working tree): `jgm seed --rev REV` indexes a commit of it and "
+            "`jgm recall --at REV` answers from it; for the rest clone it or add a worktree (`git worktree add`)"
+        )
+
+
 @dataclass(frozen=True)
 class Workspace:
     id: str
     name: str
-    repo_root: Path  # the working tree in use (a worktree's own root); the store is store_root elsewhere
+    repo_root: Path  # the working tree in use (a worktree's own root; a bare repository's git dir)
     key: str  # what the id was derived from
-
-
-def git(repo: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
-    proc = subprocess.run(["git", "-C", str(repo), *args], input=input, capture_output=True)
-    if check and proc.returncode != 0:
-        raise subprocess.CalledProcessError(proc.returncode, ["git", *args], proc.stdout, proc.stderr)
-    return proc.stdout
+    bare: bool = False  # no working tree: only commits can be read (`seed --rev`, `recall --at`)
 
 
 def normalise_remote(url: str) -> str:
@@ -50,19 +64,28 @@ def normalise_remote(url: str) -> str:
     return u.lower()
 
 
-def find_workspace(path: Path | str | None = None) -> Workspace:
+def find_workspace(path: Path | str | None = None, bare_ok: bool = False) -> Workspace:
+    """The workspace of the repository at `path`. A bare repository (no working tree) is one only where the
+    caller reads commits (`bare_ok`: seeding with --rev, recall --at); elsewhere BareRepository says so."""
     start = Path(path or ".").resolve()
+    top: str | None
     try:
-        top = git(start, "rev-parse", "--show-toplevel").decode().strip()
         common = git(start, "rev-parse", "--path-format=absolute", "--git-common-dir").decode().strip()
+        bare = git(start, "rev-parse", "--is-bare-repository").decode().strip() == "true"
+        top = None if bare else git(start, "rev-parse", "--show-toplevel").decode().strip()
     except (subprocess.CalledProcessError, FileNotFoundError, NotADirectoryError):
         raise NotARepo(
             f"{start} is not inside a git repository: cd into your repository or pass --repo PATH "
             "(`git init` starts one)"
         ) from None
+    if top is None and not bare_ok:
+        raise BareRepository(common)
     remote = git(start, "config", "--get", "remote.origin.url", check=False).decode().strip()
     key = f"remote:{normalise_remote(remote)}" if remote else f"dir:{Path(common).resolve()}"
-    base = normalise_remote(remote).rsplit("/", 1)[-1] if remote else Path(common).resolve().parent.name
+    if remote:
+        base = normalise_remote(remote).rsplit("/", 1)[-1]
+    else:
+        base = Path(common).resolve().name.removesuffix(".git") if top is None else Path(common).resolve().parent.name
     slug = re.sub(r"[^a-z0-9]+", "-", base.lower()).strip("-")[:32] or "repo"
     wsid = f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
-    return Workspace(id=wsid, name=base or slug, repo_root=Path(top), key=key)
+    return Workspace(id=wsid, name=base or slug, repo_root=Path(top or common), key=key, bare=top is None)

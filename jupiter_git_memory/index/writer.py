@@ -65,5 +65,5 @@ def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=
         if fault:
             fault("before-gc")
         index.vectors.delete(plan.catalog.dead_chunks)
-    mark_current(index.vectors.location, generation)  # our own write: the cached client is current
+    mark_current(index.vectors.location, index.catalog.stamp())  # our own write: the cached client is current
     return generation

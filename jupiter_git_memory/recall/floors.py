@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..base.store import store_root
+from ..base.errors import store_failures
+from ..base.files import atomic_write, file_lock
+from ..base.store import private_dir, store_root
 from ..embedding.specs import ModelSpec, identity_hash
 
 STORE_VERSION = 2
@@ -67,7 +68,8 @@ def list_floors(store: Path | None = None) -> list[dict[str, Any]]:
 def save_floor(
     workspace: str, identity: dict[str, Any], floor: float, details: dict[str, Any], store: Path | None = None
 ) -> dict[str, Any]:
-    data = _load(store)
+    """Store one floor; the read-modify-write holds `floors.lock`, so concurrent seeds of other workspaces
+    (other processes or threads) keep each other's floors."""
     entry = {
         "floor": floor,
         "workspace": workspace,
@@ -76,12 +78,12 @@ def save_floor(
         "measured_at": time.time(),
         **details,
     }
-    data["floors"][_key(workspace, identity)] = entry
     p = floors_path(store)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True), "utf-8")
-    tmp.replace(p)
+    with store_failures(p):
+        with file_lock(private_dir(p.parent) / "floors.lock"):
+            data = _load(store)
+            data["floors"][_key(workspace, identity)] = entry
+            atomic_write(p, json.dumps(data, indent=2, sort_keys=True))
     return entry
 
 

@@ -16,7 +16,7 @@ from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
 from ..index.view_query import lost_vectors, view_query
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
-from ..index.workspace import Workspace, find_workspace
+from ..index.workspace import BareRepository, Workspace, find_workspace
 from ..records.citations import citations_of
 from ..records.model import ALL_EFFECTIVE, KINDS
 from .floors import FloorInfo, floor_for
@@ -108,7 +108,7 @@ class Recaller:
         workspace: Workspace | None = None,
         store_root: Path | None = None,
     ):
-        self.workspace = workspace or find_workspace(repo)
+        self.workspace = workspace or find_workspace(repo, bare_ok=True)  # a bare repository answers with --at
         self.settings = settings or load_settings(self.workspace.repo_root)
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
         try:
@@ -133,7 +133,11 @@ class Recaller:
             except CatalogCorrupt as e:
                 raise RecallError(str(e)) from None
             self._generation = self._index.catalog.generation()
-        elif self._index.catalog.generation() != self._generation or self._written_since(self._index):  # reopen
+        elif (
+            self._index.catalog.replaced()
+            or self._index.catalog.generation() != self._generation
+            or self._written_since(self._index)
+        ):  # reopen
             self.close()
             return self.index()
         return self._index
@@ -157,6 +161,8 @@ class Recaller:
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
         """The view to answer from, built or refreshed first when needed; returns (view name, warnings)."""
+        if self.workspace.bare and not at:
+            raise BareRepository(self.workspace.repo_root)
         if not (self.wsdir / "catalog.sqlite").exists():  # never seeded: ensure_seeded says so
             return worktree_view(self.workspace.repo_root), []
         try:
@@ -190,6 +196,7 @@ class Recaller:
     def close(self) -> None:
         """Forget the index before closing it, so a close that fails never leaves a closed one in use."""
         index, self._index = self._index, None
+        self._map = ((), {})  # keyed by generation, which a replaced catalog may repeat
         if index is not None:
             index.close()
 
@@ -394,7 +401,7 @@ class Recaller:
             + stale
             + ([f"{lost}; this answer may miss records"] if lost else [])
         )
-        if not index.catalog.get_meta("last_seed_at"):  # candidates only: answers, but says so
+        if not index.catalog.get_meta("last_seed_at") and not self.workspace.bare:  # candidates only: says so
             warnings.append(
                 f"workspace {self.workspace.id} has never been seeded in store "
                 f"{self.store_root or self.wsdir.parent.parent}: run `jgm seed`"

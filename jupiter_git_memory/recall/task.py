@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from ..base.errors import JgmError
+from ..base.errors import JgmError, StoreFull, StoreReadOnly
 from ..base.store import store_root as default_store
 from ..index.catalog import Catalog
 from ..index.workspace import Workspace
@@ -25,6 +25,8 @@ STATUS_BY_CODE = {
     "memory/no-workspace": "no-workspace",
     "memory/not-seeded": "not-seeded",
     "memory/retrieval-failed": "retrieval-failed",
+    StoreFull.code: "retrieval-failed",  # the store cannot be used: recall did not run
+    StoreReadOnly.code: "retrieval-failed",
 }
 
 

@@ -21,8 +21,8 @@ from ..embedding.registry import load_embedder
 from ..index.handle import Index, open_index, vector_identity
 from ..index.plan import SeedCounts, plan_changes
 from ..index.recovery import is_corruption, move_aside, salvage_candidates
-from ..index.views import at_view, fingerprint, resolve_commit, stale_views, worktree_view
-from ..index.workspace import Workspace, find_workspace
+from ..index.views import UnknownRevision, at_view, fingerprint, resolve_commit, stale_views, worktree_view
+from ..index.workspace import BareRepository, Workspace, find_workspace
 from ..index.writer import apply_plan
 from ..lifecycle.promote import mark_promotions
 from ..records.model import Issue, Record
@@ -119,7 +119,7 @@ class Seeder:
         embedder=None,
         calibrate: Callable[[Seeder], dict | None] | None = None,
     ):
-        self.workspace: Workspace = find_workspace(repo)
+        self.workspace: Workspace = find_workspace(repo, bare_ok=True)  # a bare repository seeds with --rev
         # the post-seed floor calibration is recall's (it runs probe queries), so it is handed in by the
         # layer above (recall.calibrate.after_seed); without it a seed only writes the index
         self.calibrate = calibrate
@@ -157,11 +157,13 @@ class Seeder:
         Either way only chunks no view has embedded yet are embedded, and no other view changes."""
         t0 = time.perf_counter()
         commit = None
+        if not rev and self.workspace.bare:
+            raise BareRepository(self.workspace.repo_root)
         if rev:
             try:
                 commit = resolve_commit(self.workspace.repo_root, rev)
-            except ValueError:
-                raise ValueError(f"--rev {rev!r} is not a commit in {self.workspace.repo_root}") from None
+            except UnknownRevision as e:  # the same code as `recall --at`, on every surface
+                raise UnknownRevision(f"--rev {e.message}") from None
         view = at_view(commit) if commit else worktree_view(self.workspace.repo_root)
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
             # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside

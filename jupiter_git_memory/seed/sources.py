@@ -8,7 +8,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from ..base.git import run
 from ..config import Settings
+from ..index.views import resolve_commit
 from ..index.workspace import git
 from ..records.model import Issue
 
@@ -139,10 +141,7 @@ def read_rev(
     root: Path, rev: str, settings: Settings, ignored: list[dict] | None = None
 ) -> tuple[list[SourceFile], list[Issue]]:
     """Files at commit `rev`, from Git objects only (the working tree is not touched)."""
-    try:
-        commit = git(root, "rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
-    except subprocess.CalledProcessError:
-        raise ValueError(f"--rev {rev!r} is not a commit in {root}") from None
+    commit = resolve_commit(root, rev)  # UnknownRevision (revision/not-found) naming it
     listing = git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *settings.roots).split(b"\0")
     entries = []
     issues: list[Issue] = []
@@ -221,9 +220,4 @@ def last_commits(root: Path, commit: str, settings: Settings, since: str | None 
 
 
 def is_ancestor(root: Path, old: str, new: str) -> bool:
-    return (
-        subprocess.run(
-            ["git", "-C", str(root), "merge-base", "--is-ancestor", old, new], capture_output=True
-        ).returncode
-        == 0
-    )
+    return run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new]).returncode == 0

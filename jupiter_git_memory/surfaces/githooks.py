@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 from ..base.errors import JgmError
+from ..base.files import atomic_write
 from ..base.store import log_path, workspace_dir
 from ..index.workspace import find_workspace, git
 from .hook_run import HOOKS, LAST_RUN, running_jobs, split_z
@@ -75,10 +76,7 @@ def hooks_dir(repo: Path | str | None) -> Path:
 
 
 def _write_executable(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.jgm-tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, path)
+    atomic_write(path, text, mode=0o755)
 
 
 def tracked_hooks(repo: Path | str | None, d: Path) -> list[str]:

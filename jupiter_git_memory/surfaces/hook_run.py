@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from ..base.files import atomic_write
+from ..base.git import child_env
 from ..base.home import use_store
 from ..base.store import log, log_path, workspace_dir
 from ..config import load_settings
@@ -150,11 +153,27 @@ def _log_error(hook: str, e: BaseException) -> str:
         pass
     fallback = Path(tempfile.gettempdir()) / f"jgm-hooks-{os.getuid()}.log"
     try:
-        with open(os.open(fallback, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
+        with open(_own_private_file(fallback), "a", encoding="utf-8") as f:
             f.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} [{os.getpid()}] {text}\n")
         return str(fallback)
     except OSError:
         return "nowhere (no writable log)"
+
+
+def _own_private_file(path: Path) -> int:
+    """An append descriptor of `path` in a shared folder (the temp dir): never through a symlink someone
+    planted there (O_NOFOLLOW), only a regular file of ours, and 0600 whatever it was. OSError otherwise."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid():
+            raise PermissionError(f"{path} is not a regular file of this user")
+        if st.st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def spawn_reseed(top: Path, hook: str) -> int:
@@ -169,6 +188,7 @@ def spawn_reseed(top: Path, hook: str) -> int:
             stderr=logf,
             start_new_session=True,
             close_fds=True,
+            env=child_env(),  # detached: nobody could answer a prompt; its git calls time out (base/git.py)
         )
     return proc.pid
 
@@ -235,9 +255,7 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
 
 
 def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(data))
 
 
 def running_jobs(wsdir: Path) -> list[int]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
@@ -46,10 +45,7 @@ def register_candidate_tools(server, handle) -> None:
     wsid = handle.id
 
     def svc():
-        try:
-            return candidate_service.for_handle(handle)
-        except Exception as e:  # the model or the workspace is unavailable
-            raise ToolError(f"[memory/unavailable] the candidate service could not start: {e}") from None
+        return candidate_service.for_handle(handle)  # a JgmError: each tool maps it with its own code
 
     def run(
         dry_run: bool, kind, title, body, tags, source, evidence, agent, session, work_item, run_key, **structured

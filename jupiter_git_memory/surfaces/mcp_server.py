@@ -87,10 +87,11 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         invalidated and candidate records are excluded unless asked for). With `at`, the records and their
         lifecycle as of that commit. Returns evidence plus a receipt id."""
         try:
-            with handle.reading() as recaller:
-                res = recaller.recall(
+            res = handle.read(
+                lambda r: r.recall(
                     query, k=k, kinds=list(kinds) or None, statuses=list(statuses) or None, at=at, mode=mode
                 )
+            )
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         return evidence(
@@ -123,8 +124,8 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         from ..recall.task import recall_task
 
         try:
-            with handle.reading() as recaller:
-                res = recall_task(
+            res = handle.read(
+                lambda recaller: recall_task(
                     recaller,
                     goal,
                     errors,
@@ -136,6 +137,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
                     may_read=_grants(tokens, ctx),
                     statuses=list(statuses) or None,
                 )
+            )
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         if res["status"] == "not-seeded":
@@ -156,8 +158,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
     def get_record(id: Annotated[str, Field(description="Record id, e.g. dec-db-engine")]) -> RecordEvidence:
         """One record with its body, effective status, source, path and commit."""
         try:
-            with handle.catalog() as cat:
-                rec = ops.get_record(cat, id, wsid)
+            rec = handle.read_catalog(lambda cat: ops.get_record(cat, id, wsid))
         except JgmError as e:
             raise tool_error(e) from None
         return evidence(RecordEvidence, [rec], wsid)
@@ -172,8 +173,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
     ) -> PageEvidence:
         """Records by id (summaries, no body), filtered by kind, effective status or tag; page with offset."""
         try:
-            with handle.catalog() as cat:
-                page = ops.list_records(cat, kind, status, tag, None, limit, offset)
+            page = handle.read_catalog(lambda cat: ops.list_records(cat, kind, status, tag, None, limit, offset))
         except JgmError as e:
             raise tool_error(e) from None
         return evidence(PageEvidence, page.pop("records"), wsid, **page)
@@ -183,8 +183,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         """What a record supersedes or amends, what supersedes or amends it (whether that retires it), and the current
         in-force record(s) to read instead."""
         try:
-            with handle.catalog() as cat:
-                rel = ops.relations(cat, id, wsid)
+            rel = handle.read_catalog(lambda cat: ops.relations(cat, id, wsid))
         except JgmError as e:
             raise tool_error(e) from None
         return RelationsEvidence(note=EVIDENCE_NOTE, workspace=wsid, relations=Relations.model_validate(rel))
@@ -205,10 +204,11 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         from ..recall.context import build_context
 
         try:
-            with handle.reading() as recaller:
-                res = build_context(
+            res = handle.read(
+                lambda recaller: build_context(
                     recaller, goal, budget_tokens, k=k, files=files, errors=errors, statuses=list(statuses) or None
                 )
+            )
         except (ValueError, JgmError) as e:
             raise tool_error(e) from None
         return evidence(

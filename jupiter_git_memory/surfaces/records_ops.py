@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..base.errors import OperationError
+from ..base.errors import JgmError, OperationError
 from ..index.catalog import Catalog
 from ..lifecycle.resolve import retires
 from ..recall.ranking import fts_terms
 from ..recall.replacements import current, link_index, linked, read_instead, superseded_by_ids, superseders
-from ..recall.service import EVIDENCE_NOTE  # noqa: F401 - the record reads' note
+from ..recall.service import (
+    EVIDENCE_NOTE,  # noqa: F401 - the record reads' note
+    NotSeeded,
+)
 from ..records.checks import check_id
 from ..records.model import ALL_EFFECTIVE, KINDS
 from ..records.row import RecordRow
@@ -63,15 +66,22 @@ def _with_replacements(cat: Catalog, row: RecordRow, out: dict[str, Any]) -> dic
     return out
 
 
+def missing(cat: Catalog, rid: str, workspace: str, hint: str = "") -> JgmError:
+    """The error for an id the catalog does not hold: `memory/not-found` only in a workspace that was seeded;
+    before its first seed the record may well exist in the repository (dec-not-seeded-is-not-no-match)."""
+    if cat.get_meta("last_seed_at"):
+        return OperationError("memory/not-found", f"no record {rid!r} in workspace {workspace}{hint}", 404, exit_code=4)
+    store = cat.path.parent.parent.parent  # <store>/workspaces/<id>/catalog.sqlite
+    return NotSeeded(
+        f"workspace {workspace} has never been seeded in store {store}, so it cannot say whether {rid!r} exists: "
+        f"run `jgm seed` in its repository (with --home {store} unless that store is the one in use)"
+    )
+
+
 def get_record(cat: Catalog, rid: str, workspace: str) -> dict[str, Any]:
     row = cat.record(check_id(rid))
     if row is None:
-        raise OperationError(
-            "memory/not-found",
-            f"no record {rid!r} in workspace {workspace}; list_records shows the ids that exist",
-            404,
-            exit_code=4,
-        )
+        raise missing(cat, rid, workspace, "; list_records shows the ids that exist")
     return _with_replacements(cat, row, row.public())
 
 
@@ -173,7 +183,7 @@ def relations(cat: Catalog, rid: str, workspace: str, max_depth: int = 32) -> di
     actually retires it: only an in-force superseder does), and the in-force record(s) that replace it now."""
     row = cat.record(check_id(rid))
     if row is None:
-        raise OperationError("memory/not-found", f"no record {rid!r} in workspace {workspace}", 404, exit_code=4)
+        raise missing(cat, rid, workspace)
     olds: dict[str, tuple[RecordRow | None, str]] = {}
     for oid, orow in _linked(cat, "superseded_by", rid).items():
         olds[oid] = (orow, oid)

@@ -17,16 +17,22 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ..base.errors import JgmError
-from ..base.store import log, workspace_lock
+from ..base.store import trace, try_log, workspace_dir, workspace_lock
 from ..config import CONFIG_FILES, load_settings
 from ..index.catalog import Catalog
+from ..index.handle import location_for
+from ..index.recovery import CatalogCorrupt, stale_read_error
+from ..index.vectors import reset_clients
 from ..index.workspace import Workspace, find_workspace
 from ..recall.ranking import merge_weights
 from ..recall.service import Recaller
+
+T = TypeVar("T")
 
 
 class WorkspaceHandle:
@@ -63,7 +69,7 @@ class WorkspaceHandle:
         try:
             new = load_settings(self.workspace.repo_root)
         except Exception as e:  # ConfigError or a validator's error: reads go on with the last good settings
-            log(
+            try_log(
                 f"serve {self.workspace.repo_root}: config not applied ({e}); answering with the last good one",
                 self.store_root,
             )
@@ -122,6 +128,53 @@ class WorkspaceHandle:
             with workspace_lock(recaller.wsdir, exclusive=False):
                 yield recaller.index().catalog
 
+    def read(self, fn: Callable[[Recaller], T]) -> T:
+        """`fn(recaller)` inside `reading()`, run once more on a reopened index after a stale read."""
+        return self._once_more(self.reading, fn)
+
+    def read_catalog(self, fn: Callable[[Catalog], T]) -> T:
+        """`fn(catalog)` inside `catalog()`, run once more on a reopened index after a stale read."""
+        return self._once_more(self.catalog, fn)
+
+    def _once_more(self, use: Callable[[], contextlib.AbstractContextManager[Any]], fn: Callable[[Any], T]) -> T:
+        """Why a second try: a connection that another process's write left reading a changed file answers
+        one DatabaseError (index.recovery.stale_read_error) and then, reopened, reads the file as it is now.
+        Damage that is still there the second time is real: CatalogCorrupt names the file and the repair."""
+        try:
+            with use() as it:
+                return fn(it)
+        except Exception as e:
+            stale = stale_read_error(e)
+            if stale is None:
+                raise
+            try_log(
+                f"serve {self.workspace.repo_root}: stale read, reopening the index once\n{trace(e)}", self.store_root
+            )
+            self._reopen()
+        try:
+            with use() as it:
+                return fn(it)
+        except Exception as e:
+            stale = stale_read_error(e)
+            if stale is None:
+                raise
+            raise CatalogCorrupt(self._catalog_path(), stale) from e
+
+    def _reopen(self) -> None:
+        """Drop the index and the Chroma epoch it read through (the model stays loaded)."""
+        with self._lock:
+            r = self._recaller
+            if r is None:
+                return
+            try:
+                r.close()
+            except Exception:  # already broken: forgetting it is enough
+                r._index = None
+            reset_clients(location_for(r.wsdir, r.settings.chroma_url))
+
+    def _catalog_path(self) -> Path:
+        return workspace_dir(self.workspace.id, self.store_root, create=False) / "catalog.sqlite"
+
     @contextlib.contextmanager
     def _renewed_after_a_crash(self) -> Iterator[None]:
         """After an unexpected error (a bug, not a JgmError or a caller's ValueError) the Recaller is dropped and
@@ -132,8 +185,8 @@ class WorkspaceHandle:
         except (JgmError, ValueError):
             raise
         except Exception as e:
-            log(
-                f"serve {self.workspace.repo_root}: {e.__class__.__name__} in a request; reopening the index",
+            try_log(
+                f"serve {self.workspace.repo_root}: {e.__class__.__name__} in a request; reopening the index\n{trace(e)}",
                 self.store_root,
             )
             try:

@@ -11,7 +11,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ..base.store import store_root
+from ..base.errors import store_problem
+from ..base.store import store_path
 from ..index.views import worktree_view
 
 
@@ -60,7 +61,12 @@ def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, An
         finally:
             db.close()
     except sqlite3.Error as e:
-        info["error"] = f"{catalog_path}: unreadable catalog ({e}); reseed with `jgm seed --repo ROOT`"
+        problem = store_problem(e, catalog_path)  # a full or read-only disk is not a reason to reseed
+        info["error"] = (
+            problem.message
+            if problem
+            else f"{catalog_path}: unreadable catalog ({e}); reseed with `jgm seed --repo ROOT`"
+        )
         return info
     ws = json.loads(meta.get("workspace") or "{}")
     info.update(
@@ -81,7 +87,7 @@ def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, An
 
 
 def list_workspaces(root: Path | None = None) -> list[dict[str, Any]]:
-    base = (root or store_root()) / "workspaces"
+    base = (root or store_path()) / "workspaces"  # a listing creates nothing
     if not base.is_dir():
         return []
     return [describe(p) for p in sorted(base.glob("*/catalog.sqlite"))]

@@ -2,8 +2,9 @@
 
 Interface for routers:
     scope: WorkspaceHandle = Depends(workspace_scope)   # auth + grant + served check, in that order
-    with scope.reading() as recaller: ...               # Recaller, serialised per workspace
-    with scope.catalog() as cat: ...                    # Catalog, under the shared workspace lock
+    scope.read(lambda recaller: ...)                    # Recaller, serialised per workspace
+    scope.read_catalog(lambda cat: ...)                 # Catalog, under the shared workspace lock
+    (both run once more on a reopened index after a stale read; `reading()` / `catalog()` do not)
     scope.seeder()                                      # Seeder (its seed() takes the exclusive lock)
     state: ApiState = Depends(get_state)                # all handles, the token store, settings
     token: TokenInfo = Depends(require_token)           # when a route is not workspace-scoped

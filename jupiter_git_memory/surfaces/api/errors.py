@@ -20,8 +20,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ...base.errors import JgmError
-from ...base.store import log
+from ...base.errors import JgmError, store_problem
+from ...base.store import trace, try_log
 
 
 class ApiError(JgmError):
@@ -111,7 +111,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
-        safe_log(f"api: {request.method} {request.url.path} failed: {exc.__class__.__name__}: {exc}")
+        known = store_problem(exc)  # a full or read-only disk met where no store path was at hand (not a bug)
+        if known is not None:
+            return await _jgm_error(request, known)
+        safe_log(f"api: {request.method} {request.url.path} failed: {trace(exc)}")
         return error_response(500, "internal/error", crash_message(exc))
 
     build = app.build_middleware_stack
@@ -127,10 +130,7 @@ def crash_message(exc: BaseException) -> str:
 
 def safe_log(message: str) -> None:
     """Log without failing: the error being reported may be that no file can be opened."""
-    try:
-        log(message)
-    except Exception:
-        pass
+    try_log(message)
 
 
 class CrashGuard:
@@ -156,7 +156,7 @@ class CrashGuard:
         except Exception as exc:
             if started:
                 return
-            safe_log(f"{self.label}: {scope.get('method')} {scope.get('path')} failed: {exc.__class__.__name__}: {exc}")
+            safe_log(f"{self.label}: {scope.get('method')} {scope.get('path')} failed: {trace(exc)}")
             body = json.dumps({"error": {"code": "internal/error", "message": crash_message(exc)}}).encode()
             await send(
                 {

@@ -84,8 +84,7 @@ def seed(
 def receipt(receipt_id: ReceiptId, scope: Scope) -> dict[str, Any]:
     from ...recall.receipts import require_receipt
 
-    with scope.catalog() as cat:
-        return require_receipt(cat, receipt_id, scope.id)
+    return scope.read_catalog(lambda cat: require_receipt(cat, receipt_id, scope.id))
 
 
 @scoped.post(
@@ -98,10 +97,8 @@ def verify(receipt_id: ReceiptId, scope: Scope, on_commit: bool = False) -> dict
     from ...recall.receipts import require_receipt
     from ...recall.verify import verify_receipt
 
-    with scope.reading() as recaller:
-        with scope.catalog() as cat:
-            require_receipt(cat, receipt_id, scope.id)  # 404 before any model work
-        try:
-            return verify_receipt(recaller, receipt_id, on_commit=on_commit)
-        except ValueError as e:
-            raise as_error(e) from None
+    scope.read_catalog(lambda cat: require_receipt(cat, receipt_id, scope.id))  # 404 before any model work
+    try:
+        return scope.read(lambda recaller: verify_receipt(recaller, receipt_id, on_commit=on_commit))
+    except ValueError as e:
+        raise as_error(e) from None

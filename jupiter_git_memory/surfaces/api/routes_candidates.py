@@ -35,7 +35,7 @@ from ..candidate_fields import (
     Verification,
 )
 from .deps import Scope
-from .errors import COMMON_RESPONSES, ApiError, ErrorBody, typed
+from .errors import COMMON_RESPONSES, ErrorBody, typed
 from .schemas import Strict
 
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
@@ -112,10 +112,7 @@ class ReviseRequest(Strict):
 
 
 def _svc(scope):
-    try:
-        return candidate_service.for_handle(scope)
-    except Exception as e:  # the model or the workspace is unavailable
-        raise ApiError(503, "memory/unavailable", f"the candidate service could not start: {e}") from None
+    return candidate_service.for_handle(scope)  # its errors keep their own codes (config/invalid, ...)
 
 
 @router.post(

@@ -29,9 +29,9 @@ router = APIRouter(
 
 @router.post("/recall", summary="Recall records for a question under the memory contract", **typed(RecallAnswer))
 def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
-    with scope.reading() as recaller:
-        try:
-            res = recaller.recall(
+    try:
+        res = scope.read(
+            lambda recaller: recaller.recall(
                 body.query,
                 k=body.k,
                 kinds=list(body.kinds) or None,
@@ -39,8 +39,9 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
                 mode=body.mode,
                 at=body.at,
             )
-        except ValueError as e:  # an UnknownRevision keeps its own code and status
-            raise as_error(e) from None
+        )
+    except ValueError as e:  # an UnknownRevision keeps its own code and status
+        raise as_error(e) from None
     return dict(res.to_json(), workspace=scope.id)
 
 
@@ -52,9 +53,9 @@ def recall(body: RecallRequest, scope: Scope) -> dict[str, Any]:
 def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Depends(require_token)]) -> dict[str, Any]:
     from ...recall.task import recall_task as run
 
-    with scope.reading() as recaller:
-        try:
-            res = run(
+    try:
+        res = scope.read(
+            lambda recaller: run(
                 recaller,
                 body.goal,
                 body.errors,
@@ -66,8 +67,9 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
                 may_read=token.may_read,
                 statuses=list(body.statuses) or None,
             )
-        except ValueError as e:
-            raise as_error(e) from None
+        )
+    except ValueError as e:
+        raise as_error(e) from None
     if res["status"] == "not-seeded":
         raise NotSeeded(res["message"])
     if res["status"] == "retrieval-failed":
@@ -79,9 +81,9 @@ def recall_task(body: TaskRequest, scope: Scope, token: Annotated[TokenInfo, Dep
 def context(body: ContextRequest, scope: Scope) -> dict[str, Any]:
     from ...recall.context import build_context
 
-    with scope.reading() as recaller:
-        try:
-            return build_context(
+    try:
+        return scope.read(
+            lambda recaller: build_context(
                 recaller,
                 body.goal,
                 body.budget_tokens,
@@ -90,5 +92,6 @@ def context(body: ContextRequest, scope: Scope) -> dict[str, Any]:
                 errors=body.errors,
                 statuses=list(body.statuses) or None,
             )
-        except ValueError as e:
-            raise as_error(e) from None
+        )
+    except ValueError as e:
+        raise as_error(e) from None

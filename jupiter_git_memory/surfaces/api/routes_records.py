@@ -31,16 +31,15 @@ def list_records(
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET)] = 0,
 ) -> dict[str, Any]:
-    with scope.catalog() as cat:
-        return dict(ops.list_records(cat, kind, status, tag, origin, limit, offset), workspace=scope.id)
+    page = scope.read_catalog(lambda cat: ops.list_records(cat, kind, status, tag, origin, limit, offset))
+    return dict(page, workspace=scope.id)
 
 
 @router.get(
     "/records/{record_id}", summary="One record with its body, effective status and provenance", **typed(RecordAnswer)
 )
 def get_record(record_id: RecordId, scope: Scope) -> dict[str, Any]:
-    with scope.catalog() as cat:
-        rec = ops.get_record(cat, record_id, scope.id)
+    rec = scope.read_catalog(lambda cat: ops.get_record(cat, record_id, scope.id))
     return {"record": rec, "workspace": scope.id, "note": ops.EVIDENCE_NOTE}
 
 
@@ -50,5 +49,4 @@ def get_record(record_id: RecordId, scope: Scope) -> dict[str, Any]:
     **typed(Relations),
 )
 def relations(record_id: RecordId, scope: Scope) -> dict[str, Any]:
-    with scope.catalog() as cat:
-        return dict(ops.relations(cat, record_id, scope.id), workspace=scope.id)
+    return dict(scope.read_catalog(lambda cat: ops.relations(cat, record_id, scope.id)), workspace=scope.id)

@@ -9,11 +9,9 @@ A token reads only the workspaces it was granted; `jgm serve` grants what it ser
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import hmac
 import json
-import os
 import re
 import secrets
 import threading
@@ -21,7 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...base.errors import JgmError
+from ...base.errors import JgmError, store_failures
+from ...base.files import atomic_write, file_lock
 from ...base.store import store_root
 
 DEFAULT = "default"
@@ -45,16 +44,6 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def _write_private(path: Path, text: str) -> None:
-    """Atomic write with mode 0600 from the first byte (no window where the file is world-readable)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o600)
-    tmp.replace(path)
-
-
 class TokenStore:
     def __init__(self, root: Path | None = None):
         self.store_root = root or store_root()
@@ -66,13 +55,14 @@ class TokenStore:
     # -- file access ---------------------------------------------------------------------------
     @contextlib.contextmanager
     def _locked(self):
-        fd = os.open(self.store_root / "tokens.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        """Every change of tokens.json and api-token holds this lock; a full or read-only store says so."""
+        with store_failures(self.store_root), file_lock(self.store_root / "tokens.lock"):
             yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+
+    def _write(self, path: Path, text: str) -> None:
+        """Atomic, 0600 from the first byte (no window where a secret is world-readable). Under `_locked`."""
+        with store_failures(path):
+            atomic_write(path, text)
 
     def _read(self) -> dict:
         try:
@@ -90,7 +80,7 @@ class TokenStore:
         return data
 
     def _save(self, data: dict) -> None:
-        _write_private(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+        self._write(self.path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
     def tokens(self) -> dict[str, dict]:
         """name -> {sha256, workspaces, created_at}; re-read only when the file changed (cheap per request)."""
@@ -105,11 +95,14 @@ class TokenStore:
             return self._cache[1]
 
     # -- mutations -----------------------------------------------------------------------------
-    def _mutate(self, fn):
+    def _mutate(self, fn, after=None):
+        """`fn(tokens)` and save, then `after()` (e.g. the default token's secret file), all under the lock."""
         with self._locked():
             data = self._read()
             result = fn(data["tokens"])
             self._save(data)
+            if after is not None:
+                after()
             return result
 
     def create(self, name: str, workspaces: list[str] = (), replace: bool = False) -> str:
@@ -128,9 +121,9 @@ class TokenStore:
                 "created_at": time.time(),
             }
 
-        self._mutate(do)
-        if name == DEFAULT:
-            _write_private(self.secret_path, secret + "\n")
+        # the secret file is written under the same lock: a concurrent create of the default token can never
+        # leave api-token holding a secret other than the one tokens.json accepts
+        self._mutate(do, (lambda: self._write(self.secret_path, secret + "\n")) if name == DEFAULT else None)
         return secret
 
     def ensure_default(self) -> str:
@@ -162,10 +155,11 @@ class TokenStore:
             else:
                 tokens[name]["workspaces"] = sorted(set(tokens[name]["workspaces"]) - set(workspaces))
 
-        self._mutate(do)
-        if workspaces is None and name == DEFAULT:
+        def forget_secret() -> None:
             with contextlib.suppress(FileNotFoundError):
                 self.secret_path.unlink()
+
+        self._mutate(do, forget_secret if workspaces is None and name == DEFAULT else None)
 
     # -- auth ----------------------------------------------------------------------------------
     def authenticate(self, secret: str | None) -> TokenInfo | None:

@@ -50,7 +50,7 @@ def fail_with(e: BaseException, as_json: bool, answer: bool = False) -> NoReturn
     commands (`answer`) that object sits in an empty answer whose `status` is the contract's (`no-workspace`,
     `not-seeded`, `retrieval-failed`), so a failure is never read as "no match". The exit code is the
     error's own. Anything that is neither a JgmError nor a ValueError is a bug and propagates."""
-    from ...recall.task import STATUS_BY_CODE, empty_answer
+    from ...recall.task import EXIT_CODES, STATUS_BY_CODE, empty_answer
 
     error = as_error(e)
     if error is None:
@@ -65,10 +65,11 @@ def fail_with(e: BaseException, as_json: bool, answer: bool = False) -> NoReturn
         body = empty_answer(status, message) if status else {}
         emit_json({**body, "error": {**error.to_dict(), "message": message}})
     elif status:
-        err.print(f"{status}: {message}", markup=False)
+        own = error.code.rsplit("/", 1)[-1] == status  # else the code says more, e.g. store/disk-full
+        err.print(f"{status}{'' if own else f' [{error.code}]'}: {message}", markup=False)
     else:
         err.print(f"error [{error.code}]: {message}", markup=False)
-    raise typer.Exit(error.exit_code)
+    raise typer.Exit(EXIT_CODES[status] if status else error.exit_code)  # an answer's status fixes its exit
 
 
 def fail(message: str, code: int = 2, as_json: bool = False, error_code: str = "request/bad-request") -> NoReturn:
@@ -78,10 +79,13 @@ def fail(message: str, code: int = 2, as_json: bool = False, error_code: str = "
 
 @contextmanager
 def reported(as_json: bool, answer: bool = False) -> Iterator[None]:
-    """Run a command's work; a JgmError (or a ValueError naming bad input) leaves through `fail_with`."""
+    """Run a command's work; a JgmError (or a ValueError naming bad input, or a full or read-only disk met
+    where no store path was at hand: base.errors.as_error) leaves through `fail_with`."""
     try:
         yield
-    except (JgmError, ValueError) as e:
+    except Exception as e:
+        if as_error(e) is None:
+            raise
         fail_with(e, as_json, answer)
 
 

@@ -28,7 +28,7 @@ from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ...base.errors import JgmError
-from ...base.store import log
+from ...base.store import log, trace
 from ..api.deps import WS_PATTERN, ApiState
 from . import render
 from .session import COOKIE, PRE_COOKIE, Session, Sessions, cookie_args
@@ -188,7 +188,7 @@ def create_web_app(state: ApiState) -> FastAPI:
 
     @web.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
-        log(f"ui: {request.method} {request.url.path} failed: {exc.__class__.__name__}: {exc}")
+        log(f"ui: {request.method} {request.url.path} failed: {trace(exc)}")
         return page(
             request,
             "error.html",

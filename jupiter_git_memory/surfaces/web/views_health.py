@@ -20,6 +20,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
+from ...base.git import child_env
 from ..workspace_handle import WorkspaceHandle
 from .app import page, require_workspace, state_of
 from .inspect import floor_info
@@ -31,7 +32,7 @@ _lock = threading.Lock()
 
 
 def _run_doctor(entry: dict, root: str, home: str | None) -> None:
-    env = dict(os.environ, **({"JGM_HOME": home} if home else {}))
+    env = child_env(dict(os.environ, **({"JGM_HOME": home} if home else {})))  # its git calls never prompt
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "jupiter_git_memory", "doctor", "--repo", root, "--json"],

@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
+from ...base.git import run
 from ...records.model import ALL_EFFECTIVE, KINDS
 from .. import records_ops as ops
 from ..workspace_handle import WorkspaceHandle
@@ -35,8 +36,9 @@ def records(
 ):
     if kind and kind not in KINDS or status and status not in ALL_EFFECTIVE:
         raise Refused(400, "request/bad-filter", f"unknown kind {kind!r} or status {status!r}")
-    with handle.catalog() as cat:
-        listing = ops.list_records(cat, kind or None, status or None, tag.strip() or None, None, PAGE, offset, q)
+    listing = handle.read_catalog(
+        lambda cat: ops.list_records(cat, kind or None, status or None, tag.strip() or None, None, PAGE, offset, q)
+    )
     filters = {"kind": kind, "status": status, "tag": tag, "q": q}
     return page(
         request,
@@ -72,13 +74,12 @@ def receipts_returning(cat, rid: str) -> list[dict]:
 def commit_info(root: str, sha: str) -> dict | None:
     """Author, date and subject of the record's last commit (the seed stores its sha per file)."""
     try:
-        out = subprocess.run(
-            ["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
+        out = (
+            run(["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"], timeout=10)
+            .stdout.decode("utf-8", "replace")
+            .strip()
+        )
+    except (OSError, subprocess.SubprocessError):
         return None
     if not out:
         return None
@@ -88,10 +89,13 @@ def commit_info(root: str, sha: str) -> dict | None:
 
 @router.get("/records/{rid}", response_class=HTMLResponse)
 def record(request: Request, handle: Handle, rid: str):
-    with handle.catalog() as cat:
-        rec = ops.get_record(cat, rid, handle.id)
-        rel = ops.relations(cat, rid, handle.id)
-        receipts = receipts_returning(cat, rid)
+    rec, rel, receipts = handle.read_catalog(
+        lambda cat: (
+            ops.get_record(cat, rid, handle.id),
+            ops.relations(cat, rid, handle.id),
+            receipts_returning(cat, rid),
+        )
+    )
     commit = commit_info(str(handle.workspace.repo_root), rec["commit"]) if rec.get("commit") else None
     href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}

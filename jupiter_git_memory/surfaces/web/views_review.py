@@ -30,10 +30,7 @@ MAX_NEIGHBOURS = 3
 
 
 def _svc(handle: WorkspaceHandle):
-    try:
-        return candidate_service.for_handle(handle)
-    except Exception as e:
-        raise Refused(503, "memory/unavailable", f"the candidate service could not start: {e}") from None
+    return candidate_service.for_handle(handle)  # its JgmErrors keep their own codes on the error page
 
 
 @router.get("/", response_class=HTMLResponse)
