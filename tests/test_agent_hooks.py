@@ -109,7 +109,7 @@ def test_hooks_fail_open_with_one_line(installed, tmp_path):
     assert p.returncode == 0 and "no answer within" in json.loads(p.stdout)["systemMessage"]
     log = (
         subprocess.run(
-            ["git", "-C", str(repo.path), "config", "jgm.home"], capture_output=True, text=True
+            ["git", "-C", str(repo.path), "config", "jgm.home"], capture_output=True, text=True, timeout=60
         ).stdout.strip()
         or os.environ["JGM_HOME"]
     )

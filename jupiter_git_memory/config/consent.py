@@ -19,6 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base import git
 from ..records.model import Issue
 from ..records.text import escape_nonprintable
 
@@ -28,12 +29,11 @@ TRUST_KEY = "jgm.trust-chroma-url"
 def approved_urls(repo: Path) -> tuple[str, ...]:
     """Every `jgm.trust-chroma-url` in the git config `repo` sees (local, global, system); none on any error."""
     try:
-        p = subprocess.run(
-            ["git", "-C", str(repo), "config", "--get-all", TRUST_KEY], capture_output=True, text=True, timeout=30
-        )
+        p = git.run(["git", "-C", str(repo), "config", "--get-all", TRUST_KEY], timeout=30)
     except (OSError, subprocess.SubprocessError):
         return ()
-    return tuple(v.strip() for v in p.stdout.splitlines() if v.strip()) if p.returncode == 0 else ()
+    lines = p.stdout.decode(errors="replace").splitlines()
+    return tuple(v.strip() for v in lines if v.strip()) if p.returncode == 0 else ()
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,13 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from ...base import git
 from ...base.errors import JgmError
+from ...base.files import atomic_write
 from ...index.workspace import find_workspace
 from .clients import CLIENTS, ManagedFile
 
@@ -74,16 +75,22 @@ def _dump(data: Any) -> bytes:
 
 
 def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.jgm-tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    """Atomically, keeping the file's mode (a client's settings are the user's files, not the store's)."""
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+    atomic_write(path, data, mode)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def state_dir(root: Path, client: str) -> Path:
-    p = subprocess.run(["git", "-C", str(root), "rev-parse", "--absolute-git-dir"], capture_output=True, text=True)
+    p = git.run(["git", "-C", str(root), "rev-parse", "--absolute-git-dir"])
     if p.returncode != 0:
-        raise AgentConfigError(f"{root}: cannot find its git dir: {p.stderr.strip()}")
-    return Path(p.stdout.strip()) / "jgm" / "agent" / client
+        raise AgentConfigError(f"{root}: cannot find its git dir: {p.stderr.decode(errors='replace').strip()}")
+    return Path(p.stdout.decode().strip()) / "jgm" / "agent" / client
 
 
 def _manifest(sdir: Path) -> dict[str, Any]:

@@ -88,4 +88,4 @@ def hook(
 
 def register(root: typer.Typer) -> None:
     root.add_typer(app, name="agent")
-    root.command("hook")(hook)
+    root.command("hook", hidden=True)(hook)  # what the installed client hooks run (like `hooks run`), not typed by hand
