@@ -140,3 +140,18 @@ def test_the_auto_floor_is_the_same_for_the_same_corpus_even_when_the_vector_ind
     rc.close()
     assert missed["floor"] == exact["floor"] and missed["probes"] == exact["probes"]
     assert json.dumps(missed["probes"])  # cosines as plain numbers
+
+
+def test_an_empty_default_answer_from_a_mostly_proposed_knowledge_base_says_what_it_left_out(repo):
+    from jupiter_git_memory.recall.service import Recaller
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    shutil.copytree(WILD / "nostatus", repo.path, dirs_exist_ok=True)  # RFCs that say no status: proposed
+    repo.commit("rfcs")
+    Seeder(repo.path).seed()
+    rc = Recaller(repo.path)
+    empty = rc.recall("How are struct fields made private?", k=3)
+    assert empty.results == [] and any("6 of 6 records are proposed" in w for w in empty.warnings)
+    asked = rc.recall("How are struct fields made private?", k=3, statuses=["proposed"])
+    assert asked.results[0]["id"] == "ADR-0001" and not any("proposed" in w for w in asked.warnings)
+    rc.close()

@@ -256,6 +256,19 @@ class Recaller:
             "generation": cat.generation(),
         }
 
+    def _mostly_proposed(self, index: Index) -> list[str]:
+        """An empty default answer from a knowledge base that is mostly proposed (a collection that says no
+        status is read as proposed) must not look like "nothing matches": say what default recall left out."""
+        effective = {rid: eff for rid, _kind, eff in self.view_map(index).values()}
+        proposed = sum(1 for e in effective.values() if e == "proposed")
+        if not effective or proposed * 2 < len(effective):
+            return []
+        return [
+            f"{proposed} of {len(effective)} records are proposed (written so, or saying no status) and default "
+            "recall leaves them out: ask with `--status proposed`, or map their status in jgm.toml "
+            '(`[status_map]` "folder/" = "accepted")'
+        ]
+
     def view_map(self, index: Index) -> dict[str, tuple[str, str, str]]:
         """chunk id -> (record id, kind, effective status) of the current view, cached per generation."""
         key = (index.catalog.view, index.catalog.generation())
@@ -327,6 +340,7 @@ class Recaller:
             raise ValueError("the query is empty")
         statuses = validate_filters(kinds, statuses)
         mode = check_mode(mode or ("hybrid" if self.settings.hybrid else "dense"))  # before any work
+        asked = statuses
         statuses = list(statuses or DEFAULT_STATUSES)
         info = self.floor_info()
         floor, floor_source, floor_warnings = info.value, info.source, list(info.warnings)
@@ -381,6 +395,7 @@ class Recaller:
             receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results}
             if store:
                 store_receipt(index, receipt)
+            left_out = self._mostly_proposed(index) if not results and not asked else []
         warnings = self._floor_warnings(floor_source, floor_warnings) + stale
         if not index.catalog.get_meta("last_seed_at"):  # candidates only: answers, but says so
             warnings.append(
@@ -388,4 +403,5 @@ class Recaller:
                 f"{self.store_root or self.wsdir.parent.parent}: run `jgm seed`"
             )
         why = None if results else no_answer_reason(hits, floor, mode, self.settings.corroborate_margin)
+        warnings += left_out
         return RecallResult(results, receipt, floor, floor_source, warnings, why, info.provenance)
