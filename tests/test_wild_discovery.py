@@ -205,3 +205,25 @@ def test_inventory_and_check_json_say_how_each_root_was_found():
     inv = {d["root"]: d for d in rep["inventory"]}
     assert inv["docs/references/architecture"]["found_by"].startswith("a folder of decision records")
     json.dumps(rep["inventory"])  # what `jgm check --json` prints
+
+
+def test_records_without_status_get_one_note_per_root_with_the_line_that_maps_them():
+    _, k = read(WILD / "nostatus")
+    (note,) = [i for i in k.issues if "say no status" in i.message]
+    assert (note.path, note.severity) == ("text", "warning") and "6 records" in note.message
+    line = note.fix.split("under [status_map]: ", 1)[1]
+    assert tomllib.loads(f"[status_map]\n{line}") == {"status_map": {"text/": "accepted"}}
+    assert {d["root"]: d.get("no_status") for d in k.inventory} == {"knowledge": None, "text": 6}
+
+
+def test_a_commit_is_read_like_the_worktree_for_a_shallow_root(repo):
+    shutil.copytree(WILD / "rootadr", repo.path, dirs_exist_ok=True)
+    repo.commit("root adrs")
+    settings = load_settings(repo.path)
+    tree, _ = sources.read_worktree(repo.path, settings)
+    rev, _ = sources.read_rev(repo.path, "HEAD", settings)
+    assert sorted(f.path for f in rev) == sorted(f.path for f in tree) == [
+        "adr-001-use-adrs.md",
+        "adr-002-configuration.md",
+        "adr-003-module-loading.md",
+    ]
