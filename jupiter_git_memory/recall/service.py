@@ -257,17 +257,13 @@ class Recaller:
         }
 
     def _mostly_proposed(self, index: Index) -> list[str]:
-        """An empty default answer from a knowledge base that is mostly proposed (a collection that says no
-        status is read as proposed) must not look like "nothing matches": say what default recall left out."""
+        """An empty default answer from a mostly proposed knowledge base must not read as "nothing matches"."""
         effective = {rid: eff for rid, _kind, eff in self.view_map(index).values()}
         proposed = sum(1 for e in effective.values() if e == "proposed")
         if not effective or proposed * 2 < len(effective):
             return []
-        return [
-            f"{proposed} of {len(effective)} records are proposed (written so, or saying no status) and default "
-            "recall leaves them out: ask with `--status proposed`, or map their status in jgm.toml "
-            '(`[status_map]` "folder/" = "accepted")'
-        ]
+        msg = f"{proposed} of {len(effective)} records are proposed (written so, or saying no status) and default "
+        return [msg + 'recall leaves them out: ask with `--status proposed`, or map them (`[status_map]` "folder/")']
 
     def view_map(self, index: Index) -> dict[str, tuple[str, str, str]]:
         """chunk id -> (record id, kind, effective status) of the current view, cached per generation."""
