@@ -216,14 +216,27 @@ def test_records_without_status_get_one_note_per_root_with_the_line_that_maps_th
     assert {d["root"]: d.get("no_status") for d in k.inventory} == {"knowledge": None, "text": 6}
 
 
+def test_no_note_when_the_team_reads_records_without_status_as_accepted(tmp_path):
+    repo = tmp_path / "r"
+    shutil.copytree(WILD / "nostatus", repo)
+    (repo / "jgm.toml").write_text('roots = ["text"]\nadr_missing_status = "accepted"\n')
+    _, k = read(repo)
+    assert {r.status for r in k.resolution.records.values()} == {"accepted"}
+    assert not [i for i in k.issues if "say no status" in i.message]
+
+
 def test_a_commit_is_read_like_the_worktree_for_a_shallow_root(repo):
     shutil.copytree(WILD / "rootadr", repo.path, dirs_exist_ok=True)
     repo.commit("root adrs")
     settings = load_settings(repo.path)
     tree, _ = sources.read_worktree(repo.path, settings)
     rev, _ = sources.read_rev(repo.path, "HEAD", settings)
-    assert sorted(f.path for f in rev) == sorted(f.path for f in tree) == [
-        "adr-001-use-adrs.md",
-        "adr-002-configuration.md",
-        "adr-003-module-loading.md",
-    ]
+    assert (
+        sorted(f.path for f in rev)
+        == sorted(f.path for f in tree)
+        == [
+            "adr-001-use-adrs.md",
+            "adr-002-configuration.md",
+            "adr-003-module-loading.md",
+        ]
+    )

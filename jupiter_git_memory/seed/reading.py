@@ -119,13 +119,14 @@ def status_notes(records: list[Record], settings: Settings) -> tuple[list[Issue]
             )
         )
     for root, recs in sorted(silent.items()):
-        status = recs[0].status
+        if recs[0].status == "accepted":  # adr_missing_status = "accepted": the team said so
+            continue
         folder = "/" if root in ("", ".") else f"{root.strip('/')}/"
         issues.append(
             Issue(
                 root,
                 f"{len(recs)} record{'s' if len(recs) > 1 else ''} under this root say no status: read as "
-                f"{status}" + (" (left out of default recall)" if status != "accepted" else ""),
+                f"{recs[0].status}, left out of default recall",
                 f'if they are in force, add to jgm.toml under [status_map]: "{folder}" = "accepted"',
                 severity="warning",
             )
