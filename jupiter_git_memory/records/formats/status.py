@@ -156,8 +156,8 @@ _PLACEHOLDER_RE = re.compile(r"^\s*[{<\[][^}>\]]*\|[^}>\]]*[}>\]]\s*$")  # "{Acc
 
 
 def normalise(text: str) -> str:
-    """A status as a table key: no emoji or emphasis, no trailing parenthetical or date, lower case. Keys of
-    `[status_map]` go through this, so `"✅ Done!"` maps what files write as `✅ Done`."""
+    """A status without emoji, emphasis, trailing parenthetical or date, lower case: empty when a line holds
+    no words at all. (Table lookups use `first_words`, and so do `[status_map]` keys.)"""
     t = _COMMENT_RE.sub(" ", text).replace("*", "").replace("`", "").strip()
     t = _LEAD_RE.sub("", t).strip().strip("_").strip()
     prev = None
@@ -211,12 +211,6 @@ def lookup(words: list[str], status_map: dict[str, str]) -> tuple[str | None, st
         if phrase in STATUS_TABLE:
             return STATUS_TABLE[phrase], "status table", phrase
     return None, "", ""
-
-
-def map_word(key: str, status_map: dict[str, str]) -> tuple[str | None, str]:
-    """(status, rule) of a status as written (the first phrase counts)."""
-    status, rule, _ = lookup(first_words(key), status_map)
-    return status, rule
 
 
 _RETIRING_RE = re.compile(
