@@ -104,29 +104,23 @@ def test_nygard_fixture():
         "ADR-0011": "rejected",
         "ADR-0012": "deprecated",
     }
-    # no status: accepted, with a warning naming the file
+    # no status: proposed (never in force); the collection-level note is the reading's (test_wild_reading)
     none = readings["doc/adr/0010-run-batch-settlement-nightly.md"].outcome
-    assert none.record.status == "accepted" and none.issues[0].severity == "warning"
-    assert "no status" in none.issues[0].message
-    # a word in no table: an error naming file, line and the config key, never a guess
-    bad = readings["doc/adr/0013-choose-feature-flag-service.md"].outcome
-    assert bad.record is None
-    assert (
-        bad.issues[0]
-        .render()
-        .startswith("doc/adr/0013-choose-feature-flag-service.md:7: error: ADR status 'Under discussion'")
-    )
-    assert '[status_map] "under discussion"' in bad.issues[0].fix
+    assert none.record.status == "proposed" and none.issues == []
+    assert none.record.metadata["status_source"].startswith("no status anywhere")
+    # "Under discussion" is in the table since issue 27: proposed, read from its line
+    talk = readings["doc/adr/0013-choose-feature-flag-service.md"].outcome.record
+    assert (talk.status, talk.lines["status"], talk.metadata["status_rule"]) == ("proposed", 7, "status table")
 
 
 def test_status_map_and_missing_status_options():
-    opts = AdapterOptions(status_map={"under discussion": "proposed"}, missing_status="error")
+    opts = AdapterOptions(status_map={"under discussion": "accepted"}, missing_status="error")
     readings = read_all("nygard", opts)
-    assert readings["doc/adr/0013-choose-feature-flag-service.md"].outcome.record.status == "proposed"
+    assert readings["doc/adr/0013-choose-feature-flag-service.md"].outcome.record.status == "accepted"  # map wins
     missing = readings["doc/adr/0010-run-batch-settlement-nightly.md"].outcome
     assert missing.record is None and "adr_missing_status" in missing.issues[0].fix
-    proposed = read_all("nygard", AdapterOptions(missing_status="proposed"))
-    assert proposed["doc/adr/0010-run-batch-settlement-nightly.md"].outcome.record.status == "proposed"
+    accepted = read_all("nygard", AdapterOptions(missing_status="accepted"))
+    assert accepted["doc/adr/0010-run-batch-settlement-nightly.md"].outcome.record.status == "accepted"
 
 
 def test_madr2_fixture():
@@ -159,7 +153,7 @@ def test_madr3_fixture():
     assert recs["ADR-0002"].metadata["decision-makers"] == "Marc Dubois"  # MADR 3 `deciders`
     assert recs["ADR-0001"].date == "2023-02-14" and recs["ADR-0001"].title == "Choose Svelte for the booking frontend"
     assert recs["ADR-0005"].status == "deprecated" and recs["ADR-0003"].status == "proposed"
-    assert recs["ADR-0006"].status == "accepted" and recs["ADR-0006"].metadata["nav_order"] == 6
+    assert recs["ADR-0006"].status == "proposed" and recs["ADR-0006"].metadata["nav_order"] == 6  # no status
 
 
 def test_log4brains_fixture():
@@ -260,7 +254,13 @@ def test_madr3_front_matter_fields_and_lines():
         "2024-05-01",
     )
     assert r.body == "## Context\nWe need a database." and r.tags == ("db", "storage")
-    assert r.metadata == {"consulted": "carol", "decision-makers": ["alice", "bob"], "status_as_written": "accepted"}
+    assert r.metadata == {
+        "consulted": "carol",
+        "decision-makers": ["alice", "bob"],
+        "status_as_written": "accepted",
+        "status_source": "front matter `status`",
+        "status_rule": "status table",
+    }
     assert r.lines == {"title": 8, "status": 2}  # file lines: the BOM and the front matter count
 
 
@@ -279,6 +279,8 @@ def test_madr2_bullets_below_a_site_generators_front_matter():
         "weight": 3,
         "decision-makers": ["alice", "bob"],
         "status_as_written": "superseded by [ADR-0009](0009-x.md)",
+        "status_source": "a `Status:` bullet",
+        "status_rule": "link line `superseded by`",
     }
     assert r.lines == {"title": 6, "status": 8}
 
@@ -294,7 +296,13 @@ def test_madr2_bullets_fields_and_lines():
         "2020-01-01",
         ("a", "b"),
     )
-    assert r.metadata == {"technical-story": "#12", "decision-makers": "alice", "status_as_written": "accepted"}
+    assert r.metadata == {
+        "technical-story": "#12",
+        "decision-makers": "alice",
+        "status_as_written": "accepted",
+        "status_source": "a `Status:` bullet",
+        "status_rule": "status table",
+    }
     assert r.lines == {"title": 2, "status": 4} and r.body.endswith("## Context\nbody") and "Intro" not in r.body
 
 
@@ -307,7 +315,11 @@ def test_nygard_status_and_date_lines():
         "Record decisions",
         "2019-02-03",
     )
-    assert r.lines == {"title": 1, "status": 5} and r.metadata == {"status_as_written": "Accepted"}
+    assert r.lines == {"title": 1, "status": 5} and r.metadata == {
+        "status_as_written": "Accepted",
+        "status_source": "a `Status:` line",
+        "status_rule": "status table",
+    }
     assert r.body == "Date: 2019-02-03\n\nStatus: Accepted\n\n## Context\nWe record."
 
 
@@ -332,7 +344,13 @@ def test_partly_superseded_stays_in_force_and_links_its_amendments():
     assert _status("Accepted", "Amended by [ADR-4](0004-x.md)", "Amended by ADR-4, ADR-6")[4] == {
         "amended_by": ["ADR-0004", "ADR-0006"]
     }  # each target once, in order
-    assert _status("Accepted, supersedes ADR-2")[:5] == ("accepted", "Accepted", 10, None, {"supersedes": ["ADR-0002"]})
+    assert _status("Accepted, supersedes ADR-2")[:5] == (
+        "accepted",
+        "Accepted, supersedes ADR-2",
+        10,
+        None,
+        {"supersedes": ["ADR-0002"]},
+    )
 
 
 def test_links_with_unknown_verbs_are_kept_beside_the_status():
@@ -347,10 +365,11 @@ def test_links_with_unknown_verbs_are_kept_beside_the_status():
     )
 
 
-def test_the_first_status_word_counts_and_an_unknown_one_is_an_error_on_its_line():
-    assert _status("Accepted <!-- was: draft -->", "Rejected")[:3] == ("accepted", "Accepted", 10)
+def test_the_first_status_word_counts_a_later_retiring_one_wins_and_an_unknown_one_is_kept_with_its_line():
+    assert _status("Accepted <!-- was: draft -->", "Proposed")[:3] == ("accepted", "Accepted", 10)
+    assert _status("Accepted <!-- was: draft -->", "Rejected")[:3] == ("rejected", "Rejected", 11)
     assert _status("Proposed. We could not agree - maybe later")[0] == "proposed"  # commentary after the word
-    assert _status("Wibble", "Accepted")[:4] == (None, "Wibble", None, ("wibble", 10))
+    assert _status("Wibble", "Accepted")[:4] == (None, "Wibble", 10, ("wibble", 10))
     assert _status("Draftish", "Superseded by ADR-7") == (  # a superseding link settles it
         "superseded",
         "Superseded by ADR-7",
@@ -457,27 +476,19 @@ def test_adr_problems_name_the_file_the_line_and_the_setting_that_fixes_them():
     path = "doc/adr/0014-x.md"
     no_status = "Intro\n# 14. Use X\n\n## Context\nWe use X.\n"
     out = read_record(path, no_status.encode()).outcome
-    (warn,) = out.issues
-    assert out.record.status == "accepted" and (warn.path, warn.line, warn.severity) == (path, 2, "warning")
-    assert "accepted" in warn.message and "adr_missing_status" in warn.fix
+    assert out.record.status == "proposed" and out.issues == []  # said once per root by the reading
     (err,) = read_record(path, no_status.encode(), AdapterOptions(missing_status="error")).outcome.issues
     assert (err.path, err.line, err.severity) == (path, 2, "error") and "adr_missing_status" in err.fix
-    (unknown,) = read_record(path, b"# 14. Use X\n\nStatus: Wibble\n").outcome.issues
-    assert (unknown.path, unknown.line) == (path, 3) and "'Wibble'" in unknown.message
-    assert '[status_map] "wibble"' in unknown.fix and "superseded" in unknown.fix
-    (untitled,) = read_record(path, b"Status: Accepted\n\nNo heading here.\n").outcome.issues
-    assert untitled.path == path and "nygard" in untitled.message and "`# Title`" in untitled.fix
+    unknown = read_record(path, b"# 14. Use X\n\nStatus: Wibble\n").outcome.record
+    assert (unknown.status, unknown.lines["status"], unknown.metadata["status_unmapped"]) == ("proposed", 3, "wibble")
+    untitled = read_record(path, b"Status: Accepted\n\nNo heading here.\n").outcome.record
+    assert (untitled.title, untitled.metadata["title_from"]) == ("X", "the file name")  # 0014-x.md
 
 
 def test_a_forced_madr_front_matter_that_is_not_a_mapping_is_ignored():
     opts = AdapterOptions(formats={"docs": "madr3"})
     r = read_record("docs/x/0001-a.md", b"---\n- a\n---\n# Use T\n\n* Status: proposed\n", opts).outcome.record
-    assert (r.format, r.status, r.title, r.metadata) == (
-        "madr2",
-        "proposed",
-        "Use T",
-        {"status_as_written": "proposed"},
-    )
+    assert (r.format, r.status, r.title, r.metadata["status_as_written"]) == ("madr2", "proposed", "Use T", "proposed")
 
 
 def test_links_reach_the_id_a_record_really_has_and_ambiguous_ones_stay_as_written():

@@ -86,16 +86,16 @@ class FileSettings(BaseModel):
     )
     status_map: dict[str, str] = Field(
         {},
-        description=f"a table of ADR status word = one of {', '.join(ADR_STATUSES)}, e.g. [status_map] "
-        '"Under discussion" = "proposed"',
+        description=f"a table of ADR status word (or folder ending in `/`) = one of {', '.join(ADR_STATUSES)}, "
+        'e.g. [status_map] "Under discussion" = "proposed", "text/" = "accepted"',
     )
     adr_missing_status: Literal["accepted", "proposed", "error"] = Field(
-        "accepted", description='"accepted", "proposed" or "error"'
+        "proposed", description='"accepted", "proposed" or "error"'
     )
     formats: dict[str, str] = Field(
         {},
         description="a table of root folder = format name (jgm, nygard, madr2, "
-        'madr3, log4brains), e.g. [formats] "docs/adr" = "nygard"',
+        'madr3, log4brains, plain), e.g. [formats] "docs/adr" = "nygard"',
     )
 
     @field_validator("roots")
@@ -121,6 +121,9 @@ class FileSettings(BaseModel):
     @classmethod
     def _known_statuses(cls, mapping):
         for src, ours in mapping.items():
+            whole = src in ("/", "./")  # the whole repository
+            if src.endswith("/") and not whole and (Path(src).is_absolute() or ".." in Path(src).parts):
+                raise ValueError(f"folder {src!r} must be a relative path inside the repo")
             if ours not in ADR_STATUSES:
                 raise ValueError(f"{src!r} maps to {ours!r}, which is not an ADR status ({', '.join(ADR_STATUSES)})")
         return mapping
@@ -163,9 +166,11 @@ class Settings:
     prompt_budget: int = 300  # tokens: what the prompt hook adds for one prompt
     source: str | None = None  # the file these settings came from
     roots_configured: bool = False  # `roots` was written in the file (else the defaults apply)
-    status_map: dict[str, str] = field(default_factory=dict)  # a source's status word -> one of ours
-    adr_missing_status: str = "accepted"  # an ADR without a status: accepted | proposed | error
+    status_map: dict[str, str] = field(default_factory=dict)  # a source's status word (or "folder/") -> one of ours
+    adr_missing_status: str = "proposed"  # an ADR without a status: accepted | proposed | error
     formats: dict[str, str] = field(default_factory=dict)  # root folder -> record format name
+    shallow_roots: tuple[str, ...] = ()  # roots read without their subfolders (a discovered repository root)
+    discovered: dict = field(default_factory=dict)  # without `roots`: collections found and why, near misses
     refused: tuple = ()  # consent.Refusal: file settings not used for want of the user's approval
 
     def notices(self) -> list[str]:
@@ -173,14 +178,18 @@ class Settings:
         return [r.message() for r in self.refused]
 
     def adapter_options(self):
-        """How ADR files are read (records/formats): status words normalised like the files' ones."""
+        """How ADR files are read (records/formats): status words keyed like the files' first phrases, and
+        keys ending in `/` as folder defaults."""
         from ..records.formats import AdapterOptions
-        from ..records.formats.status import normalise
+        from ..records.formats.status import first_words
 
+        words = {" ".join(first_words(k)): v for k, v in self.status_map.items() if not k.endswith("/")}
+        folders = {k.strip("/").removeprefix("./").strip("/"): v for k, v in self.status_map.items() if k.endswith("/")}
         return AdapterOptions(
-            {normalise(k): v for k, v in self.status_map.items()},
+            {k: v for k, v in words.items() if k},
             self.adr_missing_status,
             {k.strip("/"): v for k, v in self.formats.items()},
+            {"" if k == "." else k: v for k, v in folders.items()},
         )
 
 
@@ -258,10 +267,14 @@ def load_settings(repo: Path) -> Settings:
                 f"{source}: `roots`: {', '.join(repr(m) for m in missing)} does not exist in {repo}; "
                 "create the folder or fix `roots`"
             )
-    if f.roots is None:  # no `roots`: knowledge/ plus the conventional ADR folders that exist
-        from .discover import discover_roots
+    shallow: tuple[str, ...] = ()
+    discovered: dict = {}
+    if f.roots is None:  # no `roots`: knowledge/, conventional ADR folders, and decision collections found
+        from .discover import discover
 
-        roots = discover_roots(repo, DEFAULT_ROOTS)
+        found = discover(repo, DEFAULT_ROOTS)
+        roots, shallow = found.roots, found.shallow
+        discovered = {"collections": found.collections, "near_misses": found.near_misses}
     else:
         roots = tuple(f.roots)
     url, refused = consented_chroma_url(repo, env.chroma_url, f.chroma_url, source)
@@ -286,4 +299,6 @@ def load_settings(repo: Path) -> Settings:
         adr_missing_status=f.adr_missing_status,
         formats=f.formats,
         refused=refused,
+        shallow_roots=shallow,
+        discovered=discovered,
     )

@@ -7,7 +7,8 @@ Pure: records in, statuses and issues out. Rules (the memory contract's lifecycl
 - a fact or finding declared `false` is *invalidated*: indexed for explicit queries, never recalled by default.
 - `amends`/`amended_by` (e.g. "Partly superseded by") are shown by relations and never retire anything.
 - dangling links are warnings; every record on a supersede cycle is an error; every file claiming a
-  duplicated id is an error.
+  duplicated id is an error, except ADR files sharing a number: those get distinct ids, with a warning
+  (records.links.distinct_numbers).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..records.links import resolve_links
+from ..records.links import distinct_numbers, resolve_links
 from ..records.model import IN_FORCE, LINK_KEYS, Issue, Record
 
 
@@ -96,7 +97,7 @@ def _cycle_members(edges: dict[str, set[str]], known: set[str]) -> set[str]:
 
 def resolve(records: list[Record]) -> Resolution:
     """Resolve a whole knowledge base. Duplicate ids and cycle members are dropped with errors."""
-    issues: list[Issue] = []
+    records, issues, shared = distinct_numbers(records)  # `0003-a.md` and `0003-b.md`: ADR-0003-a, ADR-0003-b
     records = resolve_links(records)  # `ADR-2`, `0002-x.md`, slugs -> the ids records really have
     by_id: dict[str, list[Record]] = defaultdict(list)
     for r in records:
@@ -126,11 +127,14 @@ def resolve(records: list[Record]) -> Resolution:
         for key in LINK_KEYS:
             for t in getattr(r, key):
                 if t not in valid and t not in by_id:
+                    twins = shared.get(t)
                     issues.append(
                         Issue(
                             r.path,
-                            f"`{key}` points to unknown id {t!r}",
-                            "fix the id or remove the link",
+                            f"`{key}` points to {t!r}, a number {len(twins)} files share ({', '.join(sorted(twins))})"
+                            if twins
+                            else f"`{key}` points to unknown id {t!r}",
+                            "link the file itself, or write its full id" if twins else "fix the id or remove the link",
                             severity="warning",
                             line=r.lines.get(key) or r.lines.get("status"),
                             record_id=r.id,

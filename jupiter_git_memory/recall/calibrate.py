@@ -17,6 +17,7 @@ import hashlib
 import statistics
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from .floors import MATERIAL_CHANGE, corpus_change, corpus_sketch, get_floor, round_up, save_floor
@@ -47,22 +48,40 @@ def load_probes(path: Path) -> tuple[list[str], str]:
     return probes, digest
 
 
+COS_DECIMALS = 4  # cosines are compared at this precision: float noise below it must not move the floor
+_BATCH = 2000
+
+
 def measure(recaller: Recaller, probes: list[str]) -> list[tuple[str, float, str | None]]:
-    """[(probe, best cosine, record id)] against the default-recallable records."""
+    """[(probe, best cosine, record id)] against every chunk of the default-recallable records, computed
+    exactly (not through the approximate vector index, whose graph differs between two identical rebuilds
+    and once moved the floor from 0.38 to 0.39), each cosine rounded to COS_DECIMALS; ties go to the
+    smallest chunk id. So the same corpus always gives the same floor."""
     index = recaller.index()
+    allowed = recaller.view_map(index)
+    ids = sorted(cid for cid, (_rid, _kind, eff) in allowed.items() if eff in DEFAULT_STATUSES)
+    vecs: dict[str, np.ndarray] = {}
+    for i in range(0, len(ids), _BATCH):
+        vecs.update(index.vectors.vectors(ids[i : i + _BATCH]))
+    ids = [c for c in ids if c in vecs]
+    matrix = np.stack([vecs[c] for c in ids]) if ids else np.zeros((0, 1), dtype=np.float32)
     out = []
     for p in probes:
-        hits = recaller.hits(index, p, list(DEFAULT_STATUSES), None, 50, use_lexical=False)
-        best = max(hits, key=lambda h: h.cos, default=None)
-        out.append((p, best.cos if best else 0.0, best.record_id if best else None))
+        if not ids:
+            out.append((p, 0.0, None))
+            continue
+        cos = np.round(matrix @ recaller.embedder.embed_query(p).astype(np.float32), COS_DECIMALS)
+        best = int(np.argmax(cos))  # the first of equal maxima: ids are sorted
+        out.append((p, float(cos[best]), allowed[ids[best]][0]))
     return out
 
 
 def robust_floor(cosines: list[float], k: float = MAD_K) -> tuple[float, float, float]:
-    """(floor, median, MAD): median + k·MAD, rounded up to two decimals."""
+    """(floor, median, MAD): median + k·MAD, rounded up to two decimals. The statistic is taken at
+    COS_DECIMALS + 2 decimals first, so float noise in its sums cannot cross a rounding boundary."""
     med = statistics.median(cosines)
     mad = statistics.median([abs(c - med) for c in cosines])
-    return round_up(max(med + k * mad, 0.0) + 1e-9), med, mad
+    return round_up(round(max(med + k * mad, 0.0), COS_DECIMALS + 2) + 1e-9), med, mad
 
 
 def calibrate(recaller: Recaller, path: Path, save: bool = True, source: str = "probes") -> dict:

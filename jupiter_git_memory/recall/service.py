@@ -265,6 +265,15 @@ class Recaller:
             "generation": cat.generation(),
         }
 
+    def _mostly_proposed(self, index: Index) -> list[str]:
+        """An empty default answer from a mostly proposed knowledge base must not read as "nothing matches"."""
+        effective = {rid: eff for rid, _kind, eff in self.view_map(index).values()}
+        proposed = sum(1 for e in effective.values() if e == "proposed")
+        if not effective or proposed * 2 < len(effective):
+            return []
+        msg = f"{proposed} of {len(effective)} records are proposed (written so, or saying no status) and default "
+        return [msg + 'recall leaves them out: ask with `--status proposed`, or map them (`[status_map]` "folder/")']
+
     def view_map(self, index: Index) -> dict[str, tuple[str, str, str]]:
         """chunk id -> (record id, kind, effective status) of the current view, cached per generation."""
         key = (index.catalog.view, index.catalog.generation())
@@ -336,6 +345,7 @@ class Recaller:
             raise ValueError("the query is empty")
         statuses = validate_filters(kinds, statuses)
         mode = check_mode(mode or ("hybrid" if self.settings.hybrid else "dense"))  # before any work
+        asked = statuses
         statuses = list(statuses or DEFAULT_STATUSES)
         info = self.floor_info()
         floor, floor_source, floor_warnings = info.value, info.source, list(info.warnings)
@@ -395,6 +405,7 @@ class Recaller:
             receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results}
             if store:
                 store_receipt(index, receipt)
+            left_out = self._mostly_proposed(index) if not results and not asked else []
         warnings = (
             self.settings.notices()
             + self._floor_warnings(floor_source, floor_warnings)
@@ -407,4 +418,5 @@ class Recaller:
                 f"{self.store_root or self.wsdir.parent.parent}: run `jgm seed`"
             )
         why = None if results else no_answer_reason(hits, floor, mode, self.settings.corroborate_margin)
+        warnings += left_out
         return RecallResult(results, receipt, floor, floor_source, warnings, why, info.provenance)

@@ -8,7 +8,6 @@ from pathlib import Path
 from ..config import Settings
 from ..records.formats import read_record
 from ..records.formats.ids import adr_id
-from ..records.formats.status import map_word, normalise
 from ..records.model import LINK_KEYS
 from . import sources
 from .reading import read_knowledge
@@ -44,9 +43,12 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
         raise ValueError(f"{path} is not inside the repository {root}") from None
     if not full.is_file():
         raise ValueError(f"{rel}: no such file")
+    knowledge_root = sources.root_of(rel, settings)
     out: dict = {
         "path": rel,
         "under_root": sources.is_record_path(rel, settings),
+        "root": knowledge_root,
+        "collection": _collection_rule(knowledge_root, settings),
         "ignored": sources.ignored_reason(rel, settings),
     }
     options = settings.adapter_options()
@@ -64,12 +66,9 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
     out.update(id=r.id, kind=r.kind, status=r.status, title=r.title, date=r.date)
     if r.format != "jgm":
         out["id_rule"] = adr_id(rel)[1]
-        written = r.metadata.get("status_as_written")
-        if written is None:
-            out["status_why"] = f"no status found: adr_missing_status = {options.missing_status!r}"
-        else:
-            _status, rule = map_word(normalise(written), options.status_map)
-            out["status_why"] = f"{written!r} (line {r.lines.get('status')}) via {rule or 'a link line'}"
+        out["status_why"] = _status_why(r, options.missing_status)
+        if r.metadata.get("title_from"):
+            out["title_why"] = r.metadata["title_from"]
         out["decision-makers"] = r.metadata.get("decision-makers")
     else:
         out["id_rule"] = "the `id` key of the front matter"
@@ -89,6 +88,37 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
     out["effective_status"] = res.effective.get(r.id) if resolved else None
     out["resolve_issues"] = [i.to_dict() for i in res.issues if i.path == rel]
     return out
+
+
+def _collection_rule(root: str | None, settings: Settings) -> str | None:
+    """Which rule made `root` a knowledge root: `roots` in the config, the default, or what discovery saw."""
+    if root is None:
+        return None
+    if settings.roots_configured:
+        return f"`roots` in {settings.source}"
+    found = {c["root"]: c for c in (settings.discovered or {}).get("collections", [])}
+    if root in found:
+        c = found[root]
+        return c["rule"] + (f": {c['why']}" if c["why"] else "")
+    return "the default knowledge root" if root == "knowledge" else "discovered"
+
+
+def _status_why(r, missing: str) -> str:
+    """Which rule read the status: where it was written, how the words were mapped, or the fallback."""
+    meta, line = r.metadata, r.lines.get("status")
+    source = meta.get("status_source", "")
+    written = meta.get("status_as_written")
+    where = f"{source}" + (f", line {line}" if line else "")
+    if key := meta.get("status_unmapped"):
+        return (
+            f"{written!r} ({where}) is in no status table: read as {r.status}, never in force; "
+            f'map it in jgm.toml under [status_map]: "{key}" = "…"'
+        )
+    if source.startswith("no status anywhere"):
+        return f"no status in the file, its change log or its folder name: adr_missing_status = {missing!r}"
+    rule = meta.get("status_rule") or "status table"
+    shown = f"{written!r} " if written else ""
+    return f"{shown}({where}) via {rule}"
 
 
 def render_explain(shown: dict) -> list[str]:

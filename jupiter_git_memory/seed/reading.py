@@ -1,5 +1,8 @@
 """Read record files in any supported format, and say per root and format what was found, indexed and
-skipped. No silent zero: a root with Markdown files but no records is a warning (and fails `jgm check`)."""
+skipped. No silent zero: a root with Markdown files but no records is a warning (and fails `jgm check`).
+
+Status problems are said once, not per file: one warning per distinct status word in no table (with the
+`[status_map]` line that maps it, as valid TOML), and one note per root whose records say no status."""
 
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from .. import records
 from ..config import Settings
 from ..lifecycle.resolve import Resolution, resolve
 from ..records.formats import NATIVE, AdapterOptions, Reading, read_record
-from ..records.formats.common import missing_status_warning
+from ..records.formats.common import NO_STATUS, status_hint_toml
 from ..records.model import Issue, Record
 from ..records.parse import ParseOutcome
 from ..records.row import RecordRow
@@ -45,7 +48,9 @@ def options_key(settings: Settings) -> str:
     """Changes whenever the parser or a setting that changes how files are read changes: the seed then
     re-reads every file instead of reusing the parses the catalog stored."""
     o = settings.adapter_options()
-    return json.dumps([parser_fingerprint(), o.status_map, o.missing_status, o.formats], sort_keys=True)
+    return json.dumps(
+        [parser_fingerprint(), o.status_map, o.missing_status, o.formats, o.folder_defaults], sort_keys=True
+    )
 
 
 def read_isolated(path: str, data: bytes, options: AdapterOptions) -> Reading:
@@ -77,8 +82,6 @@ def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reus
             rec = Record.from_dict(prev.data)
             out.records.append(rec)
             out.formats[f.path] = rec.format
-            if rec.format != NATIVE and "status_as_written" not in rec.metadata:
-                out.issues.append(missing_status_warning(rec.path, rec.status, rec.lines.get("title")))
             out.issues.extend(hidden_char_warnings(rec, f.data.decode("utf-8", "replace")))
             continue
         reading = read_isolated(f.path, f.data, options)
@@ -97,27 +100,83 @@ def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reus
     return out
 
 
-def _root_of(path: str, roots: tuple[str, ...]) -> str | None:
-    for r in roots:
-        if path.startswith(r.rstrip("/") + "/"):
-            return r
-    return None
+def _root_of(path: str, settings: Settings) -> str | None:
+    from .sources import root_of
+
+    return root_of(path, settings)
+
+
+def status_notes(records: list[Record], settings: Settings) -> tuple[list[Issue], dict[str, dict]]:
+    """One warning per distinct unmapped status word and one note per root of records without status;
+    plus, per root, {"unmapped": {word: files}, "no_status": n} for the inventory."""
+    per: dict[str, dict] = {}
+    words: dict[str, list[Record]] = {}
+    silent: dict[str, list[Record]] = {}
+    for r in sorted(records, key=lambda x: x.path):
+        if r.format == NATIVE:
+            continue
+        root = _root_of(r.path, settings) or "."
+        if key := r.metadata.get("status_unmapped"):
+            words.setdefault(key, []).append(r)
+            per.setdefault(root, {}).setdefault("unmapped", Counter())[key] += 1
+        elif r.metadata.get("status_source", NO_STATUS) == NO_STATUS:
+            silent.setdefault(root, []).append(r)
+            per.setdefault(root, {})["no_status"] = len(silent[root])
+    issues = []
+    for key, recs in sorted(words.items()):
+        first = recs[0]
+        more = f" and {len(recs) - 1} more" if len(recs) > 1 else ""
+        issues.append(
+            Issue(
+                first.path,
+                f"status {first.metadata.get('status_as_written', key)!r} is in no status table "
+                f"({len(recs)} file{'s' if len(recs) > 1 else ''}: {first.path}{more}): read as proposed, never in force",
+                f"map it in jgm.toml under [status_map]: {status_hint_toml([key]).splitlines()[1]}",
+                severity="warning",
+                line=first.lines.get("status"),
+            )
+        )
+    for root, recs in sorted(silent.items()):
+        if recs[0].status == "accepted":  # adr_missing_status = "accepted": the team said so
+            continue
+        folder = "/" if root in ("", ".") else f"{root.strip('/')}/"
+        issues.append(
+            Issue(
+                root,
+                f"{len(recs)} record{'s' if len(recs) > 1 else ''} under this root say no status: read as "
+                f"{recs[0].status}, left out of default recall",
+                f'if they are in force, add to jgm.toml under [status_map]: "{folder}" = "accepted"',
+                severity="warning",
+            )
+        )
+    for d in per.values():
+        if "unmapped" in d:
+            d["unmapped"] = dict(d["unmapped"])
+    return issues, per
 
 
 def inventory(
-    roots: tuple[str, ...],
+    settings: Settings,
     files,
     collected: Collected,
     ignored: list[dict],
     valid_paths: set[str],
     rejected_paths: set[str] = frozenset(),
+    notes: dict[str, dict] | None = None,
 ) -> tuple[list[dict], list[Issue]]:
-    """Per root: Markdown files found, records indexed, per format found/indexed/errors, skipped by reason."""
+    """Per root: Markdown files found, records indexed, per format found/indexed/errors, skipped by reason,
+    how discovery found it, and its status notes (unmapped words, records without status)."""
+    roots = settings.roots
+    found_by = {c["root"]: c for c in (settings.discovered or {}).get("collections", [])}
     per: dict[str, dict] = {
         r: {"root": r, "markdown": 0, "indexed": 0, "formats": {}, "skipped": Counter()} for r in roots
     }
+    for r, d in per.items():
+        if r in found_by:
+            d["found_by"] = found_by[r]["rule"] + (f" ({found_by[r]['why']})" if found_by[r]["why"] else "")
+        d.update((notes or {}).get(r, {}))
     for f in files:
-        r = _root_of(f.path, roots)
+        r = _root_of(f.path, settings)
         if r is None:
             continue
         per[r]["markdown"] += 1
@@ -132,11 +191,11 @@ def inventory(
         else:
             slot["errors"] += 1
     for s in collected.skipped:
-        if (r := _root_of(s["path"], roots)) is not None:
+        if (r := _root_of(s["path"], settings)) is not None:
             per[r]["skipped"][s["reason"]] += 1
     read = {r: d["markdown"] for r, d in per.items()}  # files that were read, not ignored by pattern
     for s in ignored:
-        if (r := _root_of(s["path"], roots)) is not None:
+        if (r := _root_of(s["path"], settings)) is not None:
             per[r]["markdown"] += 1
             per[r]["skipped"][s["reason"]] += 1
     issues = []
@@ -171,7 +230,12 @@ def render_inventory(inv: list[dict]) -> list[str]:
             f"{d['root']}: {d['markdown']} Markdown files, {d['indexed']} indexed"
             + (f" [{fmts}]" if fmts else "")
             + (f"; skipped: {skipped}" if skipped else "")
+            + (f"; found as {d['found_by']}" if d.get("found_by") else "")
         )
+    unmapped = sorted({k for d in inv for k in d.get("unmapped", {})})
+    if unmapped:
+        lines.append("status words in no table are read as proposed; to map them, add to jgm.toml:")
+        lines.extend(status_hint_toml(unmapped).splitlines())
     return lines
 
 
@@ -193,7 +257,8 @@ def read_knowledge(
     agree on what is a record, what is an error and what a record's effective status is."""
     got = collect(files, previous, settings.adapter_options(), reuse=reuse)
     res = resolve(got.records)
+    note_issues, notes = status_notes(list(res.records.values()), settings)
     inv, inv_issues = inventory(
-        settings.roots, files, got, ignored or [], {r.path for r in res.records.values()}, res.rejected_paths
+        settings, files, got, ignored or [], {r.path for r in res.records.values()}, res.rejected_paths, notes
     )
-    return KnowledgeRead(got, res, inv, got.issues + res.issues + inv_issues, inv_issues)
+    return KnowledgeRead(got, res, inv, got.issues + res.issues + note_issues + inv_issues, inv_issues)

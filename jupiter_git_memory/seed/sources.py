@@ -9,10 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from ..base.git import run
-from ..config import Settings
+from ..config import DEFAULT_IGNORE, Settings
 from ..index.views import resolve_commit
 from ..index.workspace import git
+from ..records.formats.ids import folder_record, numbered
 from ..records.model import Issue
+
+_FOLDER_RECORD_PATTERNS = frozenset({"**/README.md", "**/index.md"})  # a numbered folder's README is its record
 
 
 @dataclass
@@ -21,19 +24,55 @@ class SourceFile:
     data: bytes | None  # None with an issue when unreadable
 
 
-def _ignored(path: str, patterns: tuple[str, ...]) -> bool:
+def _match(path: str, pat: str) -> bool:
     p = PurePosixPath(path)
+    return p.match(pat) or fnmatch.fnmatch(path, pat) or (pat.startswith("**/") and fnmatch.fnmatch(p.name, pat[3:]))
+
+
+def _ignored(path: str, patterns: tuple[str, ...]) -> bool:
+    """Our default patterns ignore case (`0000-TEMPLATE.md`, `Readme.md`); the user's are matched as written.
+    A numbered folder's README is not ignored: it is that folder's record (`rfcs/0006-x/README.md`)."""
+    low = path.lower()
     for pat in patterns:
-        if p.match(pat) or fnmatch.fnmatch(path, pat) or (pat.startswith("**/") and fnmatch.fnmatch(p.name, pat[3:])):
+        if pat in DEFAULT_IGNORE:
+            if pat in _FOLDER_RECORD_PATTERNS and folder_record(path):
+                continue
+            if _match(low, pat.lower()):
+                return True
+        elif _match(path, pat):
             return True
     return False
 
 
+def in_root(path: str, root: str, shallow: bool = False) -> bool:
+    """True when `path` lies under `root` (`.` is the whole repository). A shallow root holds only its own
+    files and its numbered folders' READMEs, not its subfolders (discovery's root-level collection)."""
+    r = root.strip("/")
+    if r in ("", "."):
+        rest = path
+    elif path.startswith(r + "/"):
+        rest = path[len(r) + 1 :]
+    else:
+        return path == r
+    return not shallow or "/" not in rest or (rest.count("/") == 1 and folder_record(path))
+
+
+def root_of(path: str, settings: Settings) -> str | None:
+    """The deepest root holding `path` (`knowledge/x.md` belongs to `knowledge`, not to `.`)."""
+    best = None
+    for r in settings.roots:
+        if in_root(path, r, r in settings.shallow_roots) and (
+            best is None or len(r.strip("./")) > len(best.strip("./"))
+        ):
+            best = r
+    return best
+
+
 def is_record_path(path: str, settings: Settings) -> bool:
     """True for a Markdown file under a knowledge root that is not ignored."""
-    if not path.endswith((".md", ".markdown")):
+    if not path.lower().endswith((".md", ".markdown")):
         return False
-    if not any(path == r or path.startswith(r.rstrip("/") + "/") for r in settings.roots):
+    if root_of(path, settings) is None:
         return False
     return not _ignored(path, settings.ignore)
 
@@ -58,7 +97,7 @@ def _name_issue(path: str) -> Issue | None:
 
 def ignored_reason(path: str, settings: Settings) -> str | None:
     """Why a Markdown file under a root is not read (for the per-root report), or None when it is read."""
-    if not path.endswith((".md", ".markdown")) or not _ignored(path, settings.ignore):
+    if not path.lower().endswith((".md", ".markdown")) or not _ignored(path, settings.ignore):
         return None
     name = PurePosixPath(path).name.lower()
     if name in ("readme.md", "index.md") or "template" in name:
@@ -72,9 +111,11 @@ def read_worktree(
     """Record files under the roots; Markdown files left out by `ignore` go to `ignored` when given."""
     files: list[SourceFile] = []
     issues: list[Issue] = []
+    seen: set[str] = set()  # a root inside another root (`.` and `knowledge`) reads each file once
     real_root = root.resolve()
     for r in settings.roots:
         base = root / r
+        shallow = r in settings.shallow_roots
         if not base.is_dir():
             continue
         if not base.resolve().is_relative_to(real_root):  # the same rule as for files: nothing from outside
@@ -88,6 +129,8 @@ def read_worktree(
             continue
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            if shallow:  # its own files, and the README of each numbered folder right under it
+                dirnames[:] = [d for d in dirnames if Path(dirpath) == base and numbered(d + ".md")]
             for d in dirnames:  # os.walk does not follow them: say so instead of silently skipping records
                 if (Path(dirpath) / d).is_symlink():
                     issues.append(
@@ -101,6 +144,9 @@ def read_worktree(
             for fn in sorted(filenames):
                 full = Path(dirpath) / fn
                 rel = full.relative_to(root).as_posix()
+                if rel in seen:
+                    continue
+                seen.add(rel)
                 if not is_record_path(rel, settings):
                     why = ignored_reason(rel, settings) if ignored is not None else None
                     if why:
@@ -151,7 +197,7 @@ def read_rev(
         path = path_b.decode("utf-8", "surrogateescape")
         if otype != "blob" or not is_record_path(path, settings):
             why = ignored_reason(path, settings) if ignored is not None and otype == "blob" else None
-            if why and any(path.startswith(r.rstrip("/") + "/") for r in settings.roots):
+            if why and root_of(path, settings) is not None:
                 ignored.append({"path": path, "reason": why})
             continue
         if bad := _name_issue(path):

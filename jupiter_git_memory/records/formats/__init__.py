@@ -4,7 +4,11 @@ One reader per file, chosen by detection or forced per root by `[formats]` in jg
 - our frontmatter (a front matter with `kind`, or `id` and `status`) always wins and is parsed by `records.parse`;
 - other front matter: MADR 3/4; a `Status` section or `Status:` line: Nygard / adr-tools;
 - `* Status:` bullets: log4brains for date-named files, else MADR 2;
-- no status at all but a numbered or date-named file with a `#` title: an ADR without status.
+- no status at all but a numbered or date-named file with a heading: an ADR without status (`plain`; a
+  numbered `# 12. Title` is Nygard's shape);
+- never a record, unless our front matter says so: an ordinary doc by its name (README, CHANGELOG,
+  CONTRIBUTING, …), a template (`0000-TEMPLATE.md`, `RFC-NNNN Title`), an attachment inside a record's
+  numbered folder, a numbered folder's README without a status or a decision record's sections.
 Anything else is skipped with its reason, so `jgm seed`/`check` can say why a file was not read.
 """
 
@@ -19,15 +23,21 @@ from ..model import MAX_RECORD_BYTES
 from ..parse import ParseOutcome, parse_record
 from . import log4brains, madr, nygard
 from .common import AdapterOptions, first_heading
-from .ids import date_named, numbered
+from .evidence import examine, is_template, ordinary_name
+from .ids import attachment_folder, date_named, folder_record, numbered
 
 NATIVE = "jgm"
-FORMATS = (NATIVE, nygard.NAME, madr.NAME2, madr.NAME3, log4brains.NAME)
+PLAIN = "plain"  # a numbered or dated Markdown file with a heading and no status marker (RFC, OTEP, proposal)
+FORMATS = (NATIVE, nygard.NAME, madr.NAME2, madr.NAME3, log4brains.NAME, PLAIN)
 _FENCE_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _NUMBERED_H1_RE = re.compile(r"^(?:adr[-_ ]?)?\d+\s*[.:)]", re.IGNORECASE)
+_ANY_HEADING_RE = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 NOT_A_RECORD = "no frontmatter and no ADR shape (no status, no numbered or dated file name with a title)"
+ORDINARY = "an ordinary doc by its name (README, CHANGELOG, CONTRIBUTING, …), not a record"
+TEMPLATE = "a template (`template` in the name, or a placeholder title such as `RFC-NNNN Title`)"
+BARE_FOLDER_README = "README of a numbered folder without a status or a decision record's sections"
 
-__all__ = ["AdapterOptions", "FORMATS", "NATIVE", "Reading", "read_record"]
+__all__ = ["AdapterOptions", "FORMATS", "NATIVE", "PLAIN", "Reading", "read_record"]
 
 
 @dataclass
@@ -48,6 +58,8 @@ def _adapter(fmt: str, path: str, raw: bytes, text: str, options: AdapterOptions
         return madr.read_bullets(path, raw, text, options)
     if fmt == log4brains.NAME:
         return log4brains.read(path, raw, text, options)
+    if fmt == PLAIN:
+        return madr.read_bullets(path, raw, text, options, fmt=PLAIN, from_top=True)
     if _FENCE_RE.match(text):
         return madr.read_frontmatter(path, raw, text, options)
     return madr.read_bullets(path, raw, text, options, fmt=madr.NAME3)  # MADR 3/4 with its metadata left out
@@ -68,11 +80,21 @@ def _frontmatter_is_ours(text: str) -> bool:
 
 def detect(path: str, text: str) -> tuple[str | None, str]:
     """(format, why) for a decoded file; format None means "not a record"."""
-    if _FENCE_RE.match(text):
-        if _frontmatter_is_ours(text.lstrip("\ufeff")):
-            return NATIVE, "front matter with `kind`, or `id` and `status` (our format)"
-        return madr.NAME3, "front matter without our `kind` (MADR 3/4)"
+    fenced = _FENCE_RE.match(text)
+    if fenced and _frontmatter_is_ours(text.lstrip("\ufeff")):
+        return NATIVE, "front matter with `kind`, or `id` and `status` (our format)"
+    if ordinary_name(path):
+        return None, ORDINARY
+    if (folder := attachment_folder(path)) is not None:
+        return None, f"an attachment of the numbered record folder `{folder}/`, not a record"
     lines = text.splitlines()
+    h, heading = first_heading(lines)
+    if is_template(path, heading):
+        return None, TEMPLATE
+    if folder_record(path) and not examine(path, text).decision_like:
+        return None, BARE_FOLDER_README
+    if fenced:
+        return madr.NAME3, "front matter without our `kind` (MADR 3/4, or a `status`/`stage` key)"
     if nygard.status_section(lines) is not None:
         return nygard.NAME, "a `Status` section"
     if madr.has_status_bullet(lines):
@@ -81,13 +103,14 @@ def detect(path: str, text: str) -> tuple[str | None, str]:
         return madr.NAME2, "`* Status:` bullet"
     if nygard.status_line(lines) is not None:
         return nygard.NAME, "a `Status:` line"
-    h, heading = first_heading(lines)
-    if heading is not None and (numbered(path) or date_named(path)):
+    if numbered(path) or date_named(path):
+        if heading is None and not _ANY_HEADING_RE.search(text):
+            return None, NOT_A_RECORD
         if date_named(path):
             return log4brains.NAME, "date-named file with a title but no status"
-        if _NUMBERED_H1_RE.match(heading):
+        if heading is not None and _NUMBERED_H1_RE.match(heading):
             return nygard.NAME, "numbered file and numbered title, no status"
-        return madr.NAME3, "numbered file with a title but no status"
+        return PLAIN, "numbered file with a heading but no status marker"
     return None, NOT_A_RECORD
 
 

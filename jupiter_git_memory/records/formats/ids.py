@@ -6,7 +6,9 @@ documented in the README ("Existing ADRs"):
 2. A numbered file (`0012-x.md`, `12-x.md`, `adr-012-x.md`, `ADR-0012.md`) is `ADR-` plus the number
    padded to four digits: `ADR-0012`.
 3. Any other file keeps its file name: `use-postgres`.
-Characters outside the id alphabet become `-`.
+A `README.md` or `index.md` inside a numbered folder (`rfcs/0006-cdevents/README.md`) is named by its folder:
+`ADR-0006`. Characters outside the id alphabet become `-`. Two files sharing a number are told apart after
+parsing (`records.links.distinct_numbers`).
 """
 
 from __future__ import annotations
@@ -21,14 +23,58 @@ _BAD_CHARS = re.compile(r"[^A-Za-z0-9._:-]+")
 # A bare reference to a numbered ADR: `0002`, `2`, `#2`, `ADR-2`, `adr-0002`, `ADR 2`, `ADR0002`.
 _NUM_REF_RE = re.compile(r"^(?:adr[-_ #]?|#)?0*(\d{1,7})$", re.IGNORECASE)
 _MD_LINK_RE = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# A number tagged by a short prefix: `SE-0390`, `RFC 2119`, `EIP-1559`, `KEP-1287`, `otep-0066`.
+_TAGGED_REF_RE = re.compile(r"^([a-z]{1,6})[-_ #]?0*(\d{1,7})$", re.IGNORECASE)
+# The number a collection's file or folder carries, for discovery: `0012-x`, `adr-12`, `rfc-100-x`, `eip-1559`.
+_COLLECTION_NUM_RE = re.compile(r"^(?:[a-z]{2,6}[-_ ])?0*(\d{1,7})(?=[-_. ]|$)", re.IGNORECASE)
+_STOP_RE = re.compile(r"\s(?:in|on|since|at|for|from|until|because|after|before|when|via)\s", re.IGNORECASE)
+_YEAR_RE = re.compile(r"^(?:19[7-9]\d|20\d\d)(?:[-_]?\d\d){0,2}$")  # 2021, 2021-03, 20210304: dates
+FOLDER_RECORD_NAMES = ("readme.md", "index.md", "readme.markdown", "index.markdown")
 
 
-def stem(path: str) -> str:
-    name = basename(path)
+def _file_stem(name: str) -> str:
     for ext in (".markdown", ".md"):
         if name.lower().endswith(ext):
             return name[: -len(ext)]
     return name
+
+
+def folder_record(path: str) -> bool:
+    """True for a `README.md`/`index.md` whose folder is numbered: the folder is the record (`0006-x/README.md`)."""
+    parent = basename(dirname(path))
+    return basename(path).lower() in FOLDER_RECORD_NAMES and bool(parent) and numbered(parent + ".md")
+
+
+def stem(path: str) -> str:
+    """The name the id rule reads: the file name without extension, or a numbered folder's name for its README."""
+    if folder_record(path):
+        return basename(dirname(path))
+    return _file_stem(basename(path))
+
+
+def collection_number(name: str) -> int | None:
+    """The number a file or folder name carries for discovery (a tag like `rfc-` or `eip-` allowed), or None.
+    A year folder (`2021`) is not a record number."""
+    s = _file_stem(name)
+    if _YEAR_RE.match(s):
+        return None
+    m = _COLLECTION_NUM_RE.match(s)
+    return int(m.group(1)) if m else None
+
+
+def attachment_folder(path: str) -> str | None:
+    """The numbered folder (`0007/`, `3392-council/`) holding a file that is not its README: an attachment
+    of that record (images, appendices, translations), never a record of its own. None otherwise."""
+    parent = basename(dirname(path))
+    if not parent or folder_record(path) or collection_number(parent) is None:
+        return None
+    return parent
+
+
+def tagged_number_id(token: str) -> str | None:
+    """`SE-0390`, `RFC 2119` -> `ADR-0390`, `ADR-2119`: the number rule's id for a tagged reference."""
+    m = _TAGGED_REF_RE.match(token.strip())
+    return number_id(m.group(2)) if m else None
 
 
 def _is_date(m: re.Match[str]) -> bool:
@@ -60,7 +106,8 @@ def adr_id(path: str) -> tuple[str, str]:
         return _clean(s), "date-named file: the file name"
     m = _NUM_RE.match(s)
     if m:
-        return number_id(m.group(1)), f"numbered file: ADR- and the number {int(m.group(1))} padded to 4 digits"
+        what = "README of a numbered folder" if folder_record(path) else "numbered file"
+        return number_id(m.group(1)), f"{what}: ADR- and the number {int(m.group(1))} padded to 4 digits"
     return _clean(s), "file name (no number or date prefix)"
 
 
@@ -95,7 +142,8 @@ def link_targets(text: str, path: str) -> list[str]:
             out.append(ref_id(label))
     if links:
         return _unique(out)
-    rest = _MD_LINK_RE.sub(" ", text)
+    rest = re.sub(r"\([^()]*\)", " ", _MD_LINK_RE.sub(" ", text))
+    rest = _STOP_RE.split(rest, maxsplit=1)[0]  # "superseded by ADR-9 in 2024": the year is no target
     for token in re.split(r"[,;]|\s+and\s+|\s+", rest):
         token = token.strip().strip("`*_[]()<>.,;:")
         if token and re.search(r"\d", token):

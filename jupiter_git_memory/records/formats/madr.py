@@ -48,15 +48,20 @@ def _split_list(value: str) -> list[str] | str:
     return parts if len(parts) > 1 else value
 
 
-def read_bullets(path: str, raw: bytes, text: str, options: AdapterOptions, fmt: str = NAME2) -> ParseOutcome:
-    """MADR 2 (and log4brains, which shares the bullets)."""
+def read_bullets(
+    path: str, raw: bytes, text: str, options: AdapterOptions, fmt: str = NAME2, from_top: bool = False
+) -> ParseOutcome:
+    """MADR 2 (and log4brains, which shares the bullets). `from_top`: header bullets may stand above the
+    first heading (RFCs: `- Start Date: …` then `# Summary`)."""
     lines = text.splitlines()
     h, heading = first_heading(lines)
-    b = bullets(lines, h + 1 if h is not None else 0)
+    b = bullets(lines, h + 1 if h is not None and not from_top else 0)
     status = read_status([b["status"]], path, options.status_map) if "status" in b else StatusReading()
+    status.source = "a `Status:` bullet" if "status" in b else ""
     deciders = b.get("deciders") or b.get("decision-makers") or b.get("decision makers")
     tags = tuple(t.strip() for t in b["tags"][1].split(",") if t.strip()) if "tags" in b else ()
-    date = b["date"][1] if "date" in b else None
+    dated = next((b[k] for k in ("date", "start date", "created") if k in b), None)
+    date = dated[1] if dated else None
     meta = {"technical-story": b["technical story"][1]} if "technical story" in b else {}
     body = "\n".join(lines[h + 1 :]) if h is not None else text
     return build(
@@ -104,13 +109,16 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
     offset = text[: len(text) - len(content)].count("\n")
     fmt = NAME3
     b: dict[str, tuple[int, str]] = {}
-    if meta.get("status") not in (None, ""):
-        status = read_status([(key_line.get("status"), str(meta["status"]))], path, options.status_map)
+    key = "status" if meta.get("status") not in (None, "") else "stage"  # Ember RFCs: `stage: released`
+    if meta.get(key) not in (None, "") and isinstance(meta.get(key), (str, int, float)):
+        status = read_status([(key_line.get(key), str(meta[key]))], path, options.status_map)
+        status.source = f"front matter `{key}`"
     else:  # a site generator's front matter (Hugo, Jekyll tags) above MADR 2 bullets
         b = {k: (n + offset, v) for k, (n, v) in bullets(lines, h + 1 if h is not None else 0).items()}
         if "status" in b:
             fmt = NAME2
             status = read_status([b["status"]], path, options.status_map)
+            status.source = "a `Status:` bullet"
     title = meta.get("title") if isinstance(meta.get("title"), str) else (clean_title(heading) if heading else None)
     body = "\n".join(lines[h + 1 :]) if h is not None else content
     deciders = meta.get("decision-makers", meta.get("deciders")) or (
@@ -125,7 +133,9 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
         else ()
     )
     extra = {
-        k: v for k, v in meta.items() if k not in ("status", "date", "title", "tags", "decision-makers", "deciders")
+        k: v
+        for k, v in meta.items()
+        if k not in ("status", "stage", "date", "title", "tags", "decision-makers", "deciders")
     }
     date = _scalar(meta.get("date")) or (b["date"][1] if "date" in b else None)
     return build(

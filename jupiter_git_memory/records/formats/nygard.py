@@ -41,9 +41,11 @@ def read(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutc
     lines = text.splitlines()
     h, heading = first_heading(lines)
     section = status_section(lines)
+    source = "a `## Status` section"
     if section is None:
-        section = status_line(lines) or []
+        section, source = status_line(lines) or [], "a `Status:` line"
     status = read_status(section, path, options.status_map)
+    status.source = source if section else ""
     date = None
     for line in lines[:40]:
         m = _DATE_LINE_RE.match(line)

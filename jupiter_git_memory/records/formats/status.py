@@ -1,7 +1,16 @@
 """ADR status words → our statuses, and status lines → status plus links (pure).
 
-The table is documented in the README ("Existing ADRs") and extended by `[status_map]` in jgm.toml. A word
-in neither is an error for that file: a guessed status would change what agents are told.
+`STATUS_TABLE` is the one place that says what a written status means; the README's table ("Existing
+ADRs") is generated from it (`status_table_markdown`, checked by a test) and `[status_map]` in jgm.toml
+extends it. Reading rules, in this order, for one status value:
+
+1. a retiring phrase anywhere in the value wins over an in-force word before it: "Implemented. Superseded by
+   [ADR-13](…)" is superseded, "Accepted (deprecated in favour of ADR-9)" deprecated;
+2. otherwise the first phrase counts, ignoring links, parentheses, votes, dates and trailing sentences: the
+   longest table phrase the value starts with ("Implemented (Swift 5.9)", "Accepted on 2021-03-04",
+   "Active review (…)" is "active review", not "active");
+3. a phrase in no table is *unmapped*: the record is never in force (read as proposed) and the fix names the
+   one `[status_map]` key that maps it.
 """
 
 from __future__ import annotations
@@ -13,52 +22,142 @@ from dataclasses import dataclass, field
 from .ids import link_targets
 
 ADR_STATUSES = ("proposed", "accepted", "rejected", "deprecated", "superseded")
+# Our three lifecycle groups: what recall does with each status by default.
+LIFECYCLE: dict[str, str] = {
+    "accepted": "in force",
+    "proposed": "proposed",
+    "rejected": "retired",
+    "deprecated": "retired",
+    "superseded": "retired",
+}
+UNMAPPED_STATUS = "proposed"  # what a status in no table is read as: never in force
+# written phrase (normalised: lower case, single spaces) -> our status. Grouped as the README shows it.
 STATUS_TABLE: dict[str, str] = {
+    # in force
     "accepted": "accepted",
     "approved": "accepted",
     "agreed": "accepted",
+    "adopted": "accepted",
+    "decided": "accepted",
+    "active": "accepted",
+    "final": "accepted",
+    "living": "accepted",
+    "implemented": "accepted",
+    "partially implemented": "accepted",
+    "partially accepted": "accepted",
+    "implementable": "accepted",
+    "ready for release": "accepted",
+    "released": "accepted",
+    "recommended": "accepted",
+    "previewing": "accepted",
+    "in effect": "accepted",
+    # proposed
     "proposed": "proposed",
     "draft": "proposed",
     "pending": "proposed",
+    "provisional": "proposed",
+    "exploring": "proposed",
     "in progress": "proposed",
+    "work in progress": "proposed",
+    "wip": "proposed",
     "on hold": "proposed",
     "incomplete": "proposed",
+    "review": "proposed",
+    "in review": "proposed",
+    "under review": "proposed",
+    "active review": "proposed",
+    "awaiting review": "proposed",
+    "scheduled for review": "proposed",
+    "last call": "proposed",
+    "under discussion": "proposed",
+    "deferred": "proposed",
+    "postponed": "proposed",
+    "stagnant": "proposed",
+    # retired
     "rejected": "rejected",
     "declined": "rejected",
+    "not accepted": "rejected",
+    "withdrawn": "rejected",
+    "abandoned": "rejected",
+    "returned for revision": "rejected",
+    "closed": "rejected",
     "deprecated": "deprecated",
     "obsolete": "deprecated",
+    "obsoleted": "deprecated",
+    "discontinued": "deprecated",
+    "reverted": "deprecated",
+    "retired": "deprecated",
+    "archived": "deprecated",
+    "moved": "deprecated",
     "superseded": "superseded",
+    "superceded": "superseded",
+    "replaced": "superseded",
 }
-# Link lines of a status section, longest first. relation: the Record field the targets go to.
-_LINK_VERBS = (
-    ("partly superseded by", "amended_by"),
-    ("partially superseded by", "amended_by"),
-    ("partly superseded", "amended_by"),
-    ("partially superseded", "amended_by"),
-    ("partly supersedes", "amends"),
-    ("partially supersedes", "amends"),
-    ("superseded by", "superseded_by"),
-    ("superceded by", "superseded_by"),
-    ("supersedes", "supersedes"),
-    ("supercedes", "supersedes"),
-    ("amended by", "amended_by"),
-    ("amends", "amends"),
-    ("superseded", "superseded_by"),
-    ("superceded", "superseded_by"),
+# Words that retire a record wherever they stand in its status value (rule 1). Narrower than the retired
+# part of the table on purpose: "moved" or "closed" in a parenthesis do not say the decision was retired.
+RETIRING_ANYWHERE = (
+    "superseded",
+    "superceded",
+    "replaced by",
+    "deprecated",
+    "obsolete",
+    "obsoleted",
+    "withdrawn",
+    "rejected",
+    "declined",
+    "reverted",
+    "discontinued",
+    "abandoned",
+    "returned for revision",
 )
-# "accepted, supersedes adr-0002": a status value may carry link clauses after a comma or semicolon
-_CLAUSE_RE = re.compile(
-    r"\s*[,;]\s*(?=(?:partly|partially|supersedes|supercedes|superseded|superceded|amends|amended)\b)", re.IGNORECASE
+# Link phrases, longest first. relation: the Record field the targets go to; status: what the phrase says of
+# this record when it opens the value (None: it says nothing, e.g. "Supersedes ADR-2" is about another one).
+_LINK_VERBS: tuple[tuple[str, str, str | None], ...] = (
+    ("partly superseded by", "amended_by", None),
+    ("partially superseded by", "amended_by", None),
+    ("partly superseded", "amended_by", None),
+    ("partially superseded", "amended_by", None),
+    ("partly supersedes", "amends", None),
+    ("partially supersedes", "amends", None),
+    ("deprecated in favour of", "superseded_by", "deprecated"),
+    ("deprecated in favor of", "superseded_by", "deprecated"),
+    ("deprecated by", "superseded_by", "deprecated"),
+    ("superseded by", "superseded_by", "superseded"),
+    ("superceded by", "superseded_by", "superseded"),
+    ("replaced by", "superseded_by", "superseded"),
+    ("obsoleted by", "superseded_by", "deprecated"),
+    ("in favour of", "superseded_by", None),
+    ("in favor of", "superseded_by", None),
+    ("supersedes", "supersedes", None),
+    ("supercedes", "supersedes", None),
+    ("replaces", "supersedes", None),
+    ("obsoletes", "supersedes", None),
+    ("amended by", "amended_by", None),
+    ("amends", "amends", None),
+    ("superseded", "superseded_by", "superseded"),
+    ("superceded", "superseded_by", "superseded"),
 )
-_SENTENCE_RE = re.compile(r"[.;]\s|\s[—–-]\s")
+_VERB_RE = re.compile(
+    r"(?<![\w-])(" + "|".join(r"\s+".join(map(re.escape, v.split())) for v, _, _ in _LINK_VERBS) + r")(?![\w-])",
+    re.IGNORECASE,
+)
 _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
-_LEAD_RE = re.compile(r"^[^\w\[]+", re.UNICODE)  # emoji, bullets, symbols
+_LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)|\[([^\]]*)\]\[[^\]]*\]")  # [label](url), [label][ref]
+_URL_RE = re.compile(r"<?https?://\S+>?")
+_PARENS_RE = re.compile(r"\([^()]*\)")
+_LEAD_RE = re.compile(r"^[^\w\[{]+", re.UNICODE)  # emoji, bullets, symbols
+# Where the first phrase ends: a sentence or clause mark, a list or choice bar, a dash between words.
+_PHRASE_END_RE = re.compile(r"[.:;,|/(\[{!?]|\s[-–—]+\s|\s[-–—]+$")
+_STOP_WORDS = frozenset({"on", "in", "by", "since", "at", "via", "from", "for", "with", "until", "and"})
+_NUMBERISH_RE = re.compile(r"^[v#]?\d[\d./-]*\w?$")  # 2021-03-04, 5.9, v1, #12, 4/28/22
 _PAREN_RE = re.compile(r"\s*\([^()]*\)\s*$")
 _DATE_TAIL_RE = re.compile(r"\s+(?:on\s+|since\s+)?\d{4}-\d{2}-\d{2}$", re.IGNORECASE)
+_PLACEHOLDER_RE = re.compile(r"^\s*[{<\[][^}>\]]*\|[^}>\]]*[}>\]]\s*$")  # "{Accepted|Rejected}": unfilled
 
 
 def normalise(text: str) -> str:
-    """The status as a table key: no emoji or emphasis, no trailing parenthetical or date, lower case."""
+    """A status without emoji, emphasis, trailing parenthetical or date, lower case: empty when a line holds
+    no words at all. (Table lookups use `first_words`, and so do `[status_map]` keys.)"""
     t = _COMMENT_RE.sub(" ", text).replace("*", "").replace("`", "").strip()
     t = _LEAD_RE.sub("", t).strip().strip("_").strip()
     prev = None
@@ -70,6 +169,65 @@ def normalise(text: str) -> str:
     return " ".join(t.split()).lower()
 
 
+def _plain(text: str) -> str:
+    """The value without comments, link targets, bare URLs and emphasis: what a reader sees."""
+    t = _COMMENT_RE.sub(" ", text)
+    t = _LINK_RE.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), t)
+    t = _URL_RE.sub(" ", t)
+    return re.sub(r"[*`~]|(?<!\w)_+|_+(?!\w)", " ", t).replace("\\", "")
+
+
+def first_words(text: str) -> list[str]:
+    """The words of the first phrase: links kept as their label, parentheses, votes, dates and what follows
+    the first sentence or clause dropped ("Approved (by TSC vote on 3/25/21)" -> ["approved"])."""
+    t = _plain(text)
+    prev = None
+    while prev != t:
+        prev = t
+        t = _PARENS_RE.sub(" ", t)
+    t = _LEAD_RE.sub("", t.strip())
+    m = _PHRASE_END_RE.search(t)
+    t = t[: m.start()] if m else t
+    return re.sub(r"(?<=[^\W\d])[-_]+(?=[^\W\d])", " ", t).lower().split()  # ready-for-release
+
+
+def hint_key(words: list[str]) -> str:
+    """The `[status_map]` key to print for an unmapped status: its first words, up to a number, date or
+    connecting word ("Awaiting TSC vote on 2022-01-01" -> "awaiting tsc vote"), at most three."""
+    out: list[str] = []
+    for w in words:
+        if _NUMBERISH_RE.match(w) or (out and w in _STOP_WORDS) or len(out) == 3:
+            break
+        out.append(w)
+    return " ".join(out)
+
+
+def lookup(words: list[str], status_map: dict[str, str]) -> tuple[str | None, str, str]:
+    """(status, rule, phrase) for the longest known phrase the words start with; `[status_map]` first."""
+    for n in range(len(words), 0, -1):
+        phrase = " ".join(words[:n])
+        if phrase in status_map:
+            return status_map[phrase], "[status_map] in jgm.toml", phrase
+        if phrase in STATUS_TABLE:
+            return STATUS_TABLE[phrase], "status table", phrase
+    return None, "", ""
+
+
+_RETIRING_RE = re.compile(
+    r"(?<![\w-])(" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in RETIRING_ANYWHERE) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+
+
+def _retiring(plain: str) -> str | None:
+    """The status of the first retiring word anywhere in a value (rule 1), or None."""
+    m = _RETIRING_RE.search(plain)
+    if m is None:
+        return None
+    word = " ".join(m.group(1).lower().split())
+    return STATUS_TABLE.get(word) or STATUS_TABLE[word.split()[0]]
+
+
 @dataclass
 class StatusReading:
     """What a status section or value says. `status` is None when no status word was found."""
@@ -77,63 +235,117 @@ class StatusReading:
     status: str | None = None
     written: str | None = None  # the status as written
     line: int | None = None
-    rule: str = ""  # why: table, [status_map], a link line, missing
-    unknown: tuple[str, int | None] | None = None  # (key, line) of a word in no table
+    rule: str = ""  # why: status table, [status_map], a link line, a retiring phrase
+    source: str = ""  # where: front matter `status`, `Status:` bullet, `## Status` section, change log, …
+    unknown: tuple[str, int | None] | None = None  # (hint key, line) of a status in no table
     links: dict[str, list[str]] = field(default_factory=dict)  # relation -> ids
     other_links: list[str] = field(default_factory=list)  # link lines of verbs we do not know
 
 
-def map_word(key: str, status_map: dict[str, str]) -> tuple[str | None, str]:
-    if key in status_map:
-        return status_map[key], "[status_map] in jgm.toml"
-    if key in STATUS_TABLE:
-        return STATUS_TABLE[key], "status table"
-    return None, ""
+@dataclass
+class _Line:
+    status: str | None
+    rule: str
+    opens_with_verb: bool
+    words: list[str]
+    links: dict[str, list[str]]
+
+
+def _starts(words: list[str], phrase: str) -> bool:
+    return (" ".join(words) + " ").startswith(phrase + " ")
+
+
+def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
+    words = first_words(text)
+    scan = text.replace("*", "").replace("`", "")  # "**Superseded** by ADR-7" is still a link phrase
+    links: dict[str, list[str]] = {}
+    about_self = _plain(scan)  # what is left once clauses about other records ("supersedes X") are cut
+    verbs = list(_VERB_RE.finditer(scan))
+    for i, m in enumerate(verbs):
+        verb = " ".join(m.group(1).lower().split())
+        rel, says = next((r, st) for v, r, st in _LINK_VERBS if v == verb)
+        if m.start() == 0 and verb in status_map:
+            continue  # mapped as a status word: "Superseded" = "deprecated"
+        end = verbs[i + 1].start() if i + 1 < len(verbs) else len(scan)
+        if rel in ("supersedes", "amends"):
+            about_self = about_self.replace(_plain(scan[m.start() : end]), " ")
+        targets = link_targets(scan[m.end() : end], path)
+        have = links.setdefault(rel, [])
+        have.extend(t for t in targets if t not in have)
+    status, rule, _ = lookup(words, status_map)
+    mapped = rule == "[status_map] in jgm.toml"
+    opening = next(((v, st) for v, _, st in _LINK_VERBS if _starts(words, v) and v not in status_map), None)
+    if opening is not None and not mapped:
+        status, rule = opening[1], (f"link line `{opening[0]}`" if opening[1] else "")
+    if mapped or (status is not None and LIFECYCLE[status] == "retired"):
+        return _Line(status, rule, opening is not None, words, links)
+    if "superseded_by" in links:
+        status, rule = "superseded", "a retiring phrase (`superseded by`, `replaced by`, `in favour of`) wins"
+    elif opening is None and (retired := _retiring(about_self)) is not None:
+        status, rule = retired, "a retiring word anywhere in the status wins"
+    return _Line(status, rule, opening is not None, words, links)
 
 
 def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: dict[str, str]) -> StatusReading:
-    """Read a status section (or one status value) given as (line number, text) pairs."""
+    """Read a status section (or one status value) given as (line number, text) pairs. The first line with a
+    status sets it; a later line opening with a retiring phrase or word ("Superseded by ADR-9") overrides an
+    in-force one; prose lines after the status are ignored, link lines with verbs we do not know are kept."""
     out = StatusReading()
-    lines = [(n, part) for n, raw in lines for part in _CLAUSE_RE.split(raw)]
     for n, raw in lines:
         text = _COMMENT_RE.sub(" ", raw).strip()
-        key = normalise(text)
-        if not key:
+        if not text or text.startswith(">") or _PLACEHOLDER_RE.match(text) or not normalise(text):
+            continue  # blank, a quoted template hint, an unfilled "{Accepted|Rejected}" choice
+        got = _read_line(text, path, status_map)
+        for rel, targets in got.links.items():
+            have = out.links.setdefault(rel, [])
+            have.extend(t for t in targets if t not in have)
+        if got.opens_with_verb and got.status is None:  # "Supersedes ADR-2", "Partly superseded by ADR-3"
+            if "amended_by" in got.links and out.status is None and out.unknown is None:
+                out.written, out.line, out.rule = text, n, "`partly superseded`: still in force, amended"
             continue
-        verb = next(((v, rel) for v, rel in _LINK_VERBS if key.startswith(v)), None)
-        if verb and verb[0] not in status_map:
-            v, rel = verb
-            targets = link_targets(_after_verb(text, v), path)
-            out.links.setdefault(rel, []).extend(t for t in targets if t not in out.links.get(rel, []))
-            if rel == "superseded_by":
-                out.status, out.written, out.line, out.rule = "superseded", text, n, f"link line `{v}`"
-            elif rel == "amended_by" and v.startswith(("partly", "partially")) and out.status is None:
-                out.written, out.line, out.rule = text, n, f"`{v}`: still in force, amended"
-            continue
-        if "](" in text and out.status is not None:
-            out.other_links.append(text)
-            continue
-        if out.status is not None or out.unknown is not None:
-            continue
-        status, rule = map_word(key, status_map)
-        if status is None:  # "Proposed. We could not agree, but …": commentary after the first sentence
-            first = normalise(_SENTENCE_RE.split(text, maxsplit=1)[0])
-            status, rule = map_word(first, status_map) if first != key else (None, "")
-        if status is None:
-            if "](" in text:
+        if out.status is None and out.unknown is None:
+            if got.status is not None:
+                out.status, out.written, out.line, out.rule = got.status, text, n, got.rule
+            elif "](" in text:
                 out.other_links.append(text)
-                continue
-            out.unknown = (key, n)
-            out.written = text
+            else:
+                out.unknown, out.written, out.line = (hint_key(got.words), n), text, n
             continue
-        out.status, out.written, out.line, out.rule = status, text, n, rule
+        retires = got.status is not None and LIFECYCLE[got.status] == "retired"
+        if retires and (got.opens_with_verb or got.rule == "status table") and (out.status or "") != got.status:
+            if out.status is None or LIFECYCLE[out.status] != "retired":
+                out.status, out.written, out.line, out.rule = got.status, text, n, got.rule
+                out.unknown = None
+                continue
+        if "](" in text and not got.links:
+            out.other_links.append(text)
     if out.status is None and out.unknown is None and "amended_by" in out.links and out.rule:
         out.status = "accepted"  # "Partly superseded": the record is still in force
-    if out.status == "superseded":
-        out.unknown = None  # a "Superseded by" line settles it, whatever word stood before
+    if out.status is not None and LIFECYCLE[out.status] == "retired":
+        out.unknown = None  # a retiring line settles it, whatever word stood before
     return out
 
 
-def _after_verb(text: str, verb: str) -> str:
-    m = re.search(r"\s+".join(map(re.escape, verb.split())), text, re.IGNORECASE)
-    return text[m.end() :] if m else text
+def status_table_markdown() -> str:
+    """The README's status table, generated from `STATUS_TABLE` and the link phrases (tests/test_wild_status.py
+    checks the README holds it verbatim)."""
+    rows = [
+        "| written (case, emphasis, emoji, links, parentheses, dates and trailing sentences ignored) | status "
+        "| lifecycle |",
+        "| --- | --- | --- |",
+    ]
+    for status in ("accepted", "proposed", "rejected", "deprecated", "superseded"):
+        words = [w for w, s in STATUS_TABLE.items() if s == status]
+        shown = ", ".join(w[0].upper() + w[1:] for w in words)
+        rows.append(f"| {shown} | {status} | {LIFECYCLE[status]} |")
+    groups: dict[tuple[str, str | None], list[str]] = {}
+    for verb, rel, says in _LINK_VERBS:
+        if " " in verb or rel != "superseded_by":
+            groups.setdefault((rel, says), []).append(verb[0].upper() + verb[1:] + " X")
+    for (rel, says), verbs in groups.items():
+        what = f"{says}, " if says else ("the other status word (accepted if none), " if rel != "supersedes" else "")
+        effect = "retired" if says else ("never retires" if rel.startswith("amend") else "retires X once in force")
+        if rel == "superseded_by" and not says:
+            what, effect = "superseded (unless the word before retires it already), ", "retired"
+        rows.append(f"| {', '.join(verbs)} | {what}link `{rel}` to X | {effect} |")
+    return "\n".join(rows)

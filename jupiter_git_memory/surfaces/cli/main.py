@@ -56,6 +56,7 @@ def seed(
     """Index the repo's knowledge records (incremental)."""
     from ...base.home import record_home
     from ...base.store import store_root
+    from ...config.discover import discovery_notes
     from ...recall.answers import dump
     from ...recall.calibrate import after_seed
     from ...seed.answers import SeedAnswer
@@ -67,11 +68,12 @@ def seed(
             report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
     noted = record_home(seeder.workspace.repo_root, store_root())
     hint = _no_roots_hint(seeder.workspace.repo_root, seeder.settings) if not rev else None
+    found = discovery_notes(seeder.settings) if not rev else []
     if as_json:
-        data = dict(report.to_json(), store=str(store_root()), notes=[n for n in (noted, hint) if n])
+        data = dict(report.to_json(), store=str(store_root()), notes=[n for n in (noted, hint, *found) if n])
         emit_json(dump(SeedAnswer, data))
     else:
-        for n in (noted, hint):
+        for n in (noted, hint, *found):
             if n:
                 err.print(f"note: {n}", markup=False)
         out.print(
@@ -85,7 +87,7 @@ def seed(
             )
         for e in report.errors + report.warnings:
             where = f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
-            err.print(f"  {where}: {e['severity']}: {e['message']} — fix: {e['fix']}")
+            err.print(f"  {where}: {e['severity']}: {e['message']} — fix: {e['fix']}", markup=False)
         from ...seed.reading import render_inventory
 
         for line in render_inventory(report.inventory):
@@ -156,6 +158,7 @@ def check(
     """Validate the knowledge base (no index needed). Exits 1 on errors or on a root whose Markdown files gave
     no record: fit for CI and pre-commit."""
     from ...config import load_settings
+    from ...config.discover import discovery_notes
     from ...seed.checking import check_repo, render_explain
     from ...seed.checking import explain as explain_file
 
@@ -171,13 +174,14 @@ def check(
             for line in render_explain(shown):
                 out.print(line, markup=False)
         raise typer.Exit(1 if any(i["severity"] == "error" for i in shown["issues"]) else 0)
-    hint = _no_roots_hint(ws.repo_root, settings)
-    if hint and not as_json:
-        err.print(f"note: {hint}", markup=False)
+    notes = [n for n in (_no_roots_hint(ws.repo_root, settings), *discovery_notes(settings)) if n]
+    if not as_json:
+        for n in notes:
+            err.print(f"note: {n}", markup=False)
     rep = check_repo(ws.repo_root, settings)
     issues = rep.pop("_issues")
     if as_json:
-        emit_json(rep)
+        emit_json({**rep, "notes": notes})
     else:
         from ...seed.reading import render_inventory
 
