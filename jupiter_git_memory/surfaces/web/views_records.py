@@ -11,6 +11,9 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from ...base.git import run
+from ...candidates import review
+from ...candidates import service as candidate_service
+from ...lifecycle.promote import CANDIDATE_ID_PREFIX
 from ...records.model import ALL_EFFECTIVE, KINDS
 from .. import records_ops as ops
 from ..workspace_handle import WorkspaceHandle
@@ -99,6 +102,9 @@ def record(request: Request, handle: Handle, rid: str):
     commit = commit_info(str(handle.workspace.repo_root), rec["commit"]) if rec.get("commit") else None
     href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
+    claimed = (rec.get("metadata") or {}).get("candidate")
+    from_candidate = claimed if isinstance(claimed, str) and claimed.startswith(CANDIDATE_ID_PREFIX) else None
+    duplicates = review.duplicates_of(candidate_service.for_handle(handle), rec["id"]) if rec.get("path") else []
     return page(
         request,
         "record.html",
@@ -112,4 +118,6 @@ def record(request: Request, handle: Handle, rid: str):
         commit=commit,
         extra=extra,
         root=Path(handle.workspace.repo_root),
+        from_candidate=from_candidate,
+        duplicates=duplicates,
     )
