@@ -102,7 +102,7 @@ def submit(page, selector: str) -> str:
     posts = []
     page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
     page.reload()
-    assert posts == [] and page.url == page.url
+    assert posts == [], posts
     return page.url
 
 
@@ -131,6 +131,7 @@ def test_duplicate_of_a_candidate_closes_it_and_moves_its_evidence(page, env):
     submit(page, f"#near .pair[data-near='{env.ids['export_a']}'] + .actions button[data-action=duplicate]")
     assert f"closed {env.ids['export_b']} as a duplicate of {env.ids['export_a']}" in page.inner_text("[role=status]")
     assert page.locator(f"#queue tr[data-id='{env.ids['export_b']}']").count() == 0
+    shot(page, "queue", docs=True)
     closed, target = env.candidate("export_b"), env.candidate("export_a")
     assert (closed["state"], env.ids["export_a"]) == ("rejected", closed["reason"].split()[2])
     moved = [e for e in target["evidence"] if e.get("moved_from") == env.ids["export_b"]]
@@ -230,6 +231,7 @@ def test_reject_forget_recall_and_logout_answer_303_and_a_reload_posts_nothing(b
     assert "dec-a-db" in page.inner_text("#results")  # the kept answer, shown again after the reload
     page.goto(f"{env.ui}/w/{env.ws_a}/records/dec-a-db")
     assert "lexical" in page.inner_text("#recalls tbody tr:first-child")  # the mode of the recall that returned it
+    shot(page, "record", docs=True)
     c = browser.new_context()
     p = c.new_page()
     login(p, env.ui, env.server.token)

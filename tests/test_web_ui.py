@@ -76,7 +76,7 @@ def test_queue_lists_open_candidates_oldest_first_with_their_warnings(page, env)
     assert "similar to proposed decision dec-a-redis" in text  # the validation warning from recording
     page.keyboard.press("j")  # keyboard: j focuses the first row's link
     assert page.evaluate("document.activeElement.classList.contains('rowlink')")
-    shot(page, "queue", docs=True)
+    shot(page, "queue")
 
 
 def test_propose_from_the_browser_makes_the_branch_in_the_real_repo(page, env):
@@ -121,7 +121,7 @@ def test_a_records_relations_are_a_graph_you_can_follow_by_keyboard(page, env):
     assert "declared accepted" in page.inner_text("#status-why")
     link = page.locator("svg.graph a[href$='/records/dec-a-mysql']")
     assert link.count() == 1
-    shot(page, "record", docs=True)
+    shot(page, "record")
     link.focus()
     page.keyboard.press("Enter")
     page.wait_for_url(re.compile(r".*/records/dec-a-mysql$"))
