@@ -43,6 +43,14 @@ def test_word_diff_keeps_markup_as_words_for_the_template_to_escape():
     assert "".join(p.text for p in d.left if p.change == REMOVED) == "<script>x</script>"
 
 
+def test_word_diff_of_long_texts_compares_the_first_words_and_says_so():
+    a, b = "word " * 50 + "41", "word " * 50 + "63"
+    short = word_diff(a, b, max_words=10)
+    assert short.truncated and len(short.left) == 10 and all(p.change == SAME for p in short.left)
+    full = word_diff(a, b)
+    assert not full.truncated and full.changed_numbers == (["41"], ["63"])
+
+
 def test_warnings_are_grouped_strongest_first_and_capped():
     ws = [
         "similar to accepted decision dec-a (Title, cos 0.71)",

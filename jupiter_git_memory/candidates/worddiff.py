@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from .dedup import is_negation, is_number
 
 SAME, REMOVED, ADDED = "same", "removed", "added"
+MAX_WORDS = 3000  # per side: difflib is quadratic at worst, and a review page must answer in well under a second
 # a number with its separators ("1,860", "2.5"), a word with inner apostrophes/hyphens, or one symbol
 _TOKEN = re.compile(r"(\s*)(\d[\d,.]*\d|\d|[\w'’-]+|[^\w\s])")
 
@@ -39,6 +40,7 @@ class Piece:
 class WordDiff:
     left: list[Piece]
     right: list[Piece]
+    truncated: bool = False  # a side had more than MAX_WORDS words: only the first ones were compared
 
     @property
     def changed_numbers(self) -> tuple[list[str], list[str]]:
@@ -65,10 +67,12 @@ def _piece(tok: tuple[str, str], change: str) -> Piece:
     return Piece(word, space, change, is_number(word), is_negation(word))
 
 
-def word_diff(a: str, b: str) -> WordDiff:
+def word_diff(a: str, b: str, max_words: int = MAX_WORDS) -> WordDiff:
     """`a` (the candidate) against `b` (a near-duplicate): words only in `a` are REMOVED, only in `b` ADDED.
     Words compare case-insensitively, so a capital at a sentence start is not a change."""
     ta, tb = _tokens(a), _tokens(b)
+    truncated = len(ta) > max_words or len(tb) > max_words
+    ta, tb = ta[:max_words], tb[:max_words]
     sm = difflib.SequenceMatcher(None, [w.lower() for _, w in ta], [w.lower() for _, w in tb], autojunk=False)
     left: list[Piece] = []
     right: list[Piece] = []
@@ -79,4 +83,4 @@ def word_diff(a: str, b: str) -> WordDiff:
         else:  # replace, delete, insert
             left += [_piece(t, REMOVED) for t in ta[i1:i2]]
             right += [_piece(t, ADDED) for t in tb[j1:j2]]
-    return WordDiff(left, right)
+    return WordDiff(left, right, truncated)
