@@ -172,9 +172,9 @@ def supersedes(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, Any]
         return dict(view(new, indexed), index_error=err)
 
 
-def duplicates_of(svc: Any, rid: str) -> list[dict[str, Any]]:
-    """The candidates closed as duplicates of (or merged into) `rid`, oldest first, with their evidence."""
-    with svc._index(exclusive=False) as index:
-        rows = index.catalog.records(origin="candidate")
+def duplicates_of(catalog: Any, rid: str) -> list[dict[str, Any]]:
+    """The candidates closed as duplicates of (or merged into) `rid`, oldest first, with their evidence.
+    Reads the catalog only (a record page needs no model for it)."""
+    rows = catalog.records(origin="candidate")
     found = [r for r in rows.values() if rid in (r.data.get("duplicate_of"), r.data.get("merged_into"))]
     return [view(r) for r in sorted(found, key=lambda r: (r.data.get("created_at") or 0, r.id))]

@@ -12,7 +12,6 @@ from fastapi.responses import HTMLResponse
 
 from ...base.git import run
 from ...candidates import review
-from ...candidates import service as candidate_service
 from ...lifecycle.promote import CANDIDATE_ID_PREFIX
 from ...records.model import ALL_EFFECTIVE, KINDS
 from .. import records_ops as ops
@@ -92,11 +91,12 @@ def commit_info(root: str, sha: str) -> dict | None:
 
 @router.get("/records/{rid}", response_class=HTMLResponse)
 def record(request: Request, handle: Handle, rid: str):
-    rec, rel, receipts = handle.read_catalog(
+    rec, rel, receipts, duplicates = handle.read_catalog(
         lambda cat: (
             ops.get_record(cat, rid, handle.id),
             ops.relations(cat, rid, handle.id),
             receipts_returning(cat, rid),
+            review.duplicates_of(cat, rid),
         )
     )
     commit = commit_info(str(handle.workspace.repo_root), rec["commit"]) if rec.get("commit") else None
@@ -104,7 +104,6 @@ def record(request: Request, handle: Handle, rid: str):
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
     claimed = (rec.get("metadata") or {}).get("candidate")
     from_candidate = claimed if isinstance(claimed, str) and claimed.startswith(CANDIDATE_ID_PREFIX) else None
-    duplicates = review.duplicates_of(candidate_service.for_handle(handle), rec["id"]) if rec.get("path") else []
     return page(
         request,
         "record.html",
