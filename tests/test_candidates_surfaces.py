@@ -145,6 +145,19 @@ def test_api_review_revise_forget_propose_reject(api):
     assert r.status_code == 409 and error_code(r) == "memory/invalid-state"
     states = {c["id"]: c["state"] for c in h.get(f"{ws}/candidates", params={"state": "all"}).json()["candidates"]}
     assert states[made[0]] == "proposed" and states[made[2]] == "rejected" and made[1] not in states
+    # the reviewer's conclusions (candidates/review.py), as the review UI offers them
+    extra = h.post(
+        f"{ws}/candidates",
+        json=body("Upload parts retry 3 times", "Each failed part is retried 3 times, see `uploader.py`."),
+    ).json()["id"]
+    r = h.post(f"{ws}/candidates/{extra}/supersede", json={"target": RID, "reviewer": "api-reviewer"})
+    assert r.status_code == 200 and r.json()["candidate"]["supersedes"] == [RID], r.text
+    r = h.post(f"{ws}/candidates/{extra}/merge", json={"target": RID})
+    assert r.status_code == 400 and error_code(r) == "request/bad-target"  # a file record takes no merge
+    r = h.post(f"{ws}/candidates/{extra}/duplicate", json={"target": made[0], "reviewer": "api-reviewer"})
+    assert r.status_code == 200 and r.json()["candidate"]["duplicate_of"] == made[0], r.text
+    target = h.get(f"{ws}/candidates/{made[0]}").json()["candidate"]
+    assert [e["moved_from"] for e in target["evidence"] if e.get("moved_from")] == [extra]
 
 
 # -- MCP ---------------------------------------------------------------------------------------------

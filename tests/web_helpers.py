@@ -133,10 +133,17 @@ def csrf_of(html: str) -> str:
     return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
 
 
-def shot(page, name: str) -> Path:
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+WRITE_DOCS = os.environ.get("JGM_DOCS_SCREENSHOTS") == "1"  # regenerate docs/ui-*.png (docs/review-ui.md)
+
+
+def shot(page, name: str, docs: bool = False) -> Path:
+    """A full-page screenshot into the artifacts; `docs` ones also replace docs/ui-NAME.png when asked to."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
+    if docs and WRITE_DOCS:
+        page.screenshot(path=str(DOCS / f"ui-{name}.png"), full_page=True)
     return path
 
 

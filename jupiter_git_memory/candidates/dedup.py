@@ -60,6 +60,16 @@ def _numbers(text: str) -> set[str]:
     return out
 
 
+def is_number(word: str) -> bool:
+    """One word that is a number ("1,860", "2.5", "seven"): what `disagreement` compares."""
+    return bool(re.fullmatch(r"\d[\d,.]*", word)) or word.lower() in _NUM_WORDS
+
+
+def is_negation(word: str) -> bool:
+    """One word that negates ("not", "never", "disabled"): what `disagreement` looks for."""
+    return bool(_NEG_RE.fullmatch(word))
+
+
 def disagreement(a: str, b: str) -> str | None:
     """Why two similar texts may say different things (numbers, negation), or None when they agree."""
     na, nb = _numbers(a), _numbers(b)
@@ -68,6 +78,17 @@ def disagreement(a: str, b: str) -> str | None:
     if bool(_NEG_RE.search(a)) != bool(_NEG_RE.search(b)):
         return "one is negated"
     return None
+
+
+def describe(row: RecordRow) -> str:
+    """How a warning names a record or candidate. A candidate is named by its review state: a promoted
+    one's effective status is `superseded` (its file record is what recall returns), but calling it
+    "superseded" in a warning reads as if something had retired it."""
+    if row.origin == "candidate":
+        state = row.data.get("state") or OPEN
+        to = f" (now {row.data['promoted_to']})" if state == "promoted" and row.data.get("promoted_to") else ""
+        return f"{state} candidate {row.kind} {row.id}{to}"
+    return f"{row.effective_status} {row.kind} {row.id}"
 
 
 def row_text(row: RecordRow) -> str:
@@ -131,7 +152,7 @@ def classify(matches: list[Match], text: str) -> DedupOutcome:
     for m in matches:
         r = m.row
         differs = disagreement(text, row_text(r))
-        label = f"{r.effective_status} {r.kind} {r.id} ({r.title!r}, cos {m.cos:.2f})"
+        label = f"{describe(r)} ({r.title!r}, cos {m.cos:.2f})"
         if m.cos < DUPLICATE_COS or differs:
             why = f" but {differs}: check whether it corrects or contradicts it" if differs else ""
             warnings.append(f"similar to {label}{why}")

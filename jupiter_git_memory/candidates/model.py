@@ -148,9 +148,12 @@ def evidence_entry(inp: CandidateInput, now: float) -> dict[str, Any]:
     return {k: v for k, v in e.items() if v not in (None, [], "")}
 
 
-def revision_entry(agent: str | None, fields: list[str], now: float) -> dict[str, Any]:
-    """One revision: who changed which fields, when. The candidate's `provenance` stays the recorder's."""
-    return {"at": now, "agent": agent or "unknown", "fields": list(fields)}
+def revision_entry(
+    agent: str | None, fields: list[str], now: float, before: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """One revision: who changed which fields, when, and what they said before (so a reviewer sees the diff).
+    The candidate's `provenance` stays the recorder's."""
+    return {"at": now, "agent": agent or "unknown", "fields": list(fields), "before": dict(before or {})}
 
 
 def new_row(
@@ -230,6 +233,8 @@ def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
         "reason": d.get("reason"),
         "proposal": d.get("proposal"),
         "promoted_to": d.get("promoted_to"),
+        "duplicate_of": d.get("duplicate_of"),  # closed by a reviewer as a duplicate of this record/candidate
+        "merged_into": d.get("merged_into"),  # closed by a reviewer by merging it into this candidate
         "warnings": d.get("warnings", []),
         "created_at": d.get("created_at"),
         "updated_at": d.get("updated_at"),

@@ -327,7 +327,7 @@ class CandidateService:
             changed = [k for k, v in changes.items() if v != d.get(k, [] if k == "tags" else None)]
             revisions = list(d.get("revisions", []))
             if changed:  # who changed what, beside the untouched provenance of the agent who recorded it
-                revisions.append(revision_entry(agent, changed, time.time()))
+                revisions.append(revision_entry(agent, changed, time.time(), {k: d.get(k) for k in changed}))
             new = with_data(row, **changes, revisions=revisions, warnings=verdict.warnings)
             self._save(index, new)
             indexed, err = self._try_index(index, new)

@@ -1,5 +1,5 @@
-"""Candidate endpoints: record / validate an observation, the review queue, propose, reject, and
-revise/forget (which only candidates allow; file-backed records answer `memory/file-backed`).
+"""Candidate endpoints: record / validate an observation, the review queue, propose, reject, the reviewer's
+conclusions (duplicate of, merge into, supersedes: candidates/review.py), and revise/forget (which only candidates allow; file-backed records answer `memory/file-backed`).
 
 Status codes tell a write from a non-write: 201 created, 200 merged or skipped (`written` says whether
 the store changed), 202 saved but not indexed yet (retry with the same run key), 422 rejected (the
@@ -103,6 +103,15 @@ class RejectRequest(Strict):
     why: str = Field(min_length=1, max_length=MAX_REASON_CHARS, description="Kept with the candidate for the agent.")
 
 
+class ConcludeRequest(Strict):
+    target: str = Field(
+        pattern=ID_PATTERN,
+        max_length=MAX_ID_CHARS,
+        description="The record or candidate it duplicates, merges into or supersedes.",
+    )
+    reviewer: Name | None = None
+
+
 class ReviseRequest(Strict):
     title: Title | None = None
     body: Body | None = None
@@ -197,3 +206,31 @@ def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
 )
 def forget(record_id: RecordId, scope: Scope):
     return dict(_svc(scope).forget(record_id), workspace=scope.id)
+
+
+_CONCLUDE = {
+    "duplicate": (
+        "Close a candidate as a duplicate of a record or candidate; its evidence is kept on the target",
+        "duplicate_of",
+    ),
+    "merge": ("Merge a candidate into an open candidate: its text becomes an observation of the target", "merge_into"),
+    "supersede": (
+        "Make the candidate's proposal supersede an in-force record (`supersedes:` in its file)",
+        "supersedes",
+    ),
+}
+
+
+def _conclude_route(action: str, summary: str, fn_name: str) -> None:
+    from ...candidates import review
+
+    def conclude(candidate_id: RecordId, body: ConcludeRequest, scope: Scope):
+        fn = getattr(review, fn_name)
+        return {"candidate": fn(_svc(scope), candidate_id, body.target, body.reviewer or "api"), "workspace": scope.id}
+
+    conclude.__name__ = f"{action}_candidate"
+    router.post(f"/candidates/{{candidate_id}}/{action}", summary=summary, **typed(CandidateShown))(conclude)
+
+
+for _action, (_summary, _fn) in _CONCLUDE.items():
+    _conclude_route(_action, _summary, _fn)

@@ -16,12 +16,14 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..api.tokens import TokenInfo, TokenStore, digest
 
 COOKIE = "jgm_ui"
 PRE_COOKIE = "jgm_ui_login"  # double-submit CSRF token for the login form (no session exists yet)
 IDLE_SECONDS = 12 * 3600
+MAX_RESULTS = 20  # per session: the results of its recent POSTs, shown by the pages they redirect to
 MAX_SESSIONS_PER_TOKEN = 50  # a reviewer's browsers and devices; a script's thousand logins stay its own
 
 
@@ -34,6 +36,19 @@ class Session:
     created: float = field(default_factory=time.time)
     seen: float = field(default_factory=time.time)
     grants: frozenset[str] = frozenset()  # refreshed from the token store on every request
+    results: dict[str, Any] = field(default_factory=dict)  # what a POST showed, for the GET it redirects to
+
+    def keep(self, value: Any) -> str:
+        """Keep what a POST produced under a new key, for the page it redirects to (post/redirect/get): a
+        reload then shows it again without running the action again. The newest MAX_RESULTS are kept."""
+        key = secrets.token_urlsafe(9)
+        self.results[key] = value
+        while len(self.results) > MAX_RESULTS:
+            self.results.pop(next(iter(self.results)))
+        return key
+
+    def kept(self, key: str | None) -> Any:
+        return self.results.get(key or "")
 
     def may_read(self, wsid: str) -> bool:
         return wsid in self.grants

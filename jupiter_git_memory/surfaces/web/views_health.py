@@ -73,6 +73,14 @@ def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -
         return dict(entry)
 
 
+@router.get("/health/doctor", response_class=HTMLResponse)
+def doctor_fragment(request: Request, handle: Handle):
+    """The doctor panel alone: the health page's script swaps it in while a run is going (no reload)."""
+    with handle.catalog() as cat:
+        generation = cat.generation()
+    return page(request, "_doctor.html", ws=handle.id, doctor=doctor_summary(request, handle, generation))
+
+
 @router.get("/health", response_class=HTMLResponse)
 def health(request: Request, handle: Handle):
     cache = state_of(request).extra.setdefault("web_counts", {})

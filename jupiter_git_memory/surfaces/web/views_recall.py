@@ -1,5 +1,6 @@
 """The recall inspector: ask through the same `Recaller.recall` every surface uses and show its evidence,
-what it left out and why, and the receipt; look up and verify a stored receipt."""
+what it left out and why, and the receipt; look up and verify a stored receipt. An asked question answers
+303 to the page showing it (kept in the session), so a reload does not ask again (and store a second receipt)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ import re
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from ...recall.ranking import DEFAULT_STATUSES, MODES
 from ...recall.receipts import get_receipt
 from ...recall.verify import verify_receipt
 from ...records.model import ALL_EFFECTIVE, ID_PATTERN, KINDS
 from ..workspace_handle import WorkspaceHandle
-from .app import Form, Refused, page, require_workspace
+from .app import Form, Refused, base, page, require_workspace
 from .inspect import cuts, embed_once
 
 router = APIRouter()
@@ -30,11 +31,14 @@ def _form_page(request, handle, status: int = 200, **ctx):
 
 
 @router.get("/recall", response_class=HTMLResponse)
-def recall_form(request: Request, handle: Handle):
+def recall_form(request: Request, handle: Handle, shown: str = ""):
+    kept = request.state.session.kept(shown) if shown else None
+    if kept and kept.get("ws") == handle.id:  # the answer a POST computed: shown again, never recomputed
+        return _form_page(request, handle, ask=kept["ask"], res=kept["res"], cut=kept["cut"])
     return _form_page(request, handle)
 
 
-@router.post("/recall", response_class=HTMLResponse)
+@router.post("/recall")
 def recall(request: Request, handle: Handle, form: Form):
     q = str(form.get("q") or "").strip()[:2000]
     mode = str(form.get("mode") or "hybrid")
@@ -50,7 +54,8 @@ def recall(request: Request, handle: Handle, form: Form):
     with handle.reading() as recaller, embed_once(recaller):
         res = recaller.recall(q, k=k, kinds=kinds or None, statuses=statuses, mode=mode).to_json()
         left_out = cuts(recaller, q, k, kinds or None, statuses, mode, [r["id"] for r in res["results"]])
-    return _form_page(request, handle, ask=ask, res=res, cut=left_out)
+    key = request.state.session.keep({"ws": handle.id, "ask": ask, "res": res, "cut": left_out})
+    return RedirectResponse(f"{base(request)}/w/{handle.id}/recall?shown={key}", status_code=303)
 
 
 @router.get("/receipts", response_class=HTMLResponse)

@@ -11,6 +11,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from ...base.git import run
+from ...candidates import review
+from ...lifecycle.promote import CANDIDATE_ID_PREFIX
 from ...records.model import ALL_EFFECTIVE, KINDS
 from .. import records_ops as ops
 from ..workspace_handle import WorkspaceHandle
@@ -89,16 +91,19 @@ def commit_info(root: str, sha: str) -> dict | None:
 
 @router.get("/records/{rid}", response_class=HTMLResponse)
 def record(request: Request, handle: Handle, rid: str):
-    rec, rel, receipts = handle.read_catalog(
+    rec, rel, receipts, duplicates = handle.read_catalog(
         lambda cat: (
             ops.get_record(cat, rid, handle.id),
             ops.relations(cat, rid, handle.id),
             receipts_returning(cat, rid),
+            review.duplicates_of(cat, rid),
         )
     )
     commit = commit_info(str(handle.workspace.repo_root), rec["commit"]) if rec.get("commit") else None
     href = lambda other: f"{base(request)}/w/{handle.id}/records/{other}"  # noqa: E731
     extra = {k: v for k, v in rec.items() if k in ("metadata",) and v}
+    claimed = (rec.get("metadata") or {}).get("candidate")
+    from_candidate = claimed if isinstance(claimed, str) and claimed.startswith(CANDIDATE_ID_PREFIX) else None
     return page(
         request,
         "record.html",
@@ -112,4 +117,6 @@ def record(request: Request, handle: Handle, rid: str):
         commit=commit,
         extra=extra,
         root=Path(handle.workspace.repo_root),
+        from_candidate=from_candidate,
+        duplicates=duplicates,
     )

@@ -1,13 +1,16 @@
-"""The review queue and a candidate's page, with propose / reject / revise / forget.
+"""The review queue and a candidate's page, with propose / reject / revise / forget and the reviewer's
+conclusions: duplicate of, merge into, supersedes.
 
 Every action calls the candidate service the CLI, API and MCP call (`candidates.service.for_handle`,
-`candidates.propose.propose`), so its checks and answers are the same; the UI only renders them.
+`candidates.propose.propose`, `candidates.review`), so its checks and answers are the same; the UI only
+renders them. Every POST answers 303 to a page (post/redirect/get): a reload shows the result again and
+never runs the action twice; what only the POST knew (the PR it opened) is kept in the session.
 """
 
 from __future__ import annotations
 
 import shutil
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Request
@@ -15,10 +18,12 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
 from ...base.store import workspace_lock
-from ...candidates import dedup
+from ...candidates import dedup, review
 from ...candidates import service as candidate_service
 from ...candidates.model import STATES
 from ...candidates.propose import propose
+from ...candidates.warngroups import grouped
+from ...candidates.worddiff import word_diff
 from ..api.routes_candidates import ProposeRequest
 from ..records_ops import check_id
 from ..workspace_handle import WorkspaceHandle
@@ -33,11 +38,17 @@ def _svc(handle: WorkspaceHandle):
     return candidate_service.for_handle(handle)  # its JgmErrors keep their own codes on the error page
 
 
+def _reviewer(request: Request) -> str:
+    return f"reviewer:{request.state.session.token_name}"
+
+
 @router.get("/", response_class=HTMLResponse)
 def queue(request: Request, handle: Handle, state: str = "queue", done: str = ""):
     if state not in ("queue", "all", *STATES):
         raise Refused(400, "request/bad-filter", f"unknown state {state!r}")
     rows = _svc(handle).list(state)
+    for c in rows:
+        c["warning_groups"] = grouped(c["warnings"])
     return page(
         request,
         "queue.html",
@@ -60,14 +71,39 @@ def _neighbours(handle: WorkspaceHandle, cand: dict) -> list[dict]:
     text = f"{cand['title']}\n\n{cand['body']}"
     out = []
     for m in matches[:MAX_NEIGHBOURS]:
+        body = m.row.data.get("body", "")
+        titles, bodies = word_diff(cand["title"], m.row.title), word_diff(cand["body"], body)
         out.append(
             dict(
                 m.summary(),
-                body=m.row.data.get("body", ""),
+                body=body,
                 differs=dedup.disagreement(text, dedup.row_text(m.row)),
                 duplicate=m.cos >= dedup.DUPLICATE_COS,
+                title_diff=titles,
+                diff=bodies,
+                numbers=[_once(a + b) for a, b in zip(titles.changed_numbers, bodies.changed_numbers)],
+                negations=[_once(a + b) for a, b in zip(titles.changed_negations, bodies.changed_negations)],
             )
         )
+    return out
+
+
+def _once(words: list[str]) -> list[str]:
+    return list(dict.fromkeys(words))
+
+
+def _revisions(c: dict) -> list[dict[str, Any]]:
+    """Each revision with a word diff of every text field it changed (before it → after it)."""
+    revs = c.get("revisions") or []
+    out = []
+    for i, r in enumerate(revs):
+        diffs = []
+        for f, before in (r.get("before") or {}).items():
+            if f not in ("title", "body") or before is None:
+                continue
+            later = [x["before"][f] for x in revs[i + 1 :] if f in (x.get("before") or {})]
+            diffs.append((f, word_diff(str(before), str(later[0] if later else c.get(f) or ""))))
+        out.append(dict(r, diffs=diffs))
     return out
 
 
@@ -86,6 +122,8 @@ def _candidate_page(request: Request, handle: WorkspaceHandle, cid: str, status:
         c=cand,
         near=near,
         near_error=near_error,
+        warning_groups=grouped(cand["warnings"]),
+        revisions=_revisions(cand),
         duplicate_cos=dedup.DUPLICATE_COS,
         similar_cos=dedup.SIMILAR_COS,
         gh=bool(shutil.which("gh")),
@@ -94,11 +132,20 @@ def _candidate_page(request: Request, handle: WorkspaceHandle, cid: str, status:
 
 
 @router.get("/candidates/{cid}", response_class=HTMLResponse)
-def candidate(request: Request, handle: Handle, cid: str):
-    return _candidate_page(request, handle, cid)
+def candidate(request: Request, handle: Handle, cid: str, shown: str = "", done: str = ""):
+    proposed = request.state.session.kept(shown) if shown else None
+    return _candidate_page(request, handle, cid, proposed=proposed, done=done[:200])
 
 
-@router.post("/candidates/{cid}/propose", response_class=HTMLResponse)
+def _to_candidate(request: Request, handle: WorkspaceHandle, cid: str, query: str = "") -> RedirectResponse:
+    return RedirectResponse(f"{base(request)}/w/{handle.id}/candidates/{cid}{query}", status_code=303)
+
+
+def _to_queue(request: Request, handle: WorkspaceHandle, done: str) -> RedirectResponse:
+    return RedirectResponse(f"{base(request)}/w/{handle.id}/?done={quote(done)}", status_code=303)
+
+
+@router.post("/candidates/{cid}/propose")
 def do_propose(request: Request, handle: Handle, cid: str, form: Form):
     try:  # the API's own request model: the same limits on status and base
         body = ProposeRequest(
@@ -111,16 +158,35 @@ def do_propose(request: Request, handle: Handle, cid: str, form: Form):
             422, "request/invalid", "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors())
         ) from None
     result = propose(_svc(handle), check_id(cid), body.status, body.base, body.open_pr)
-    return _candidate_page(request, handle, cid, proposed=result)
+    return _to_candidate(request, handle, cid, f"?shown={request.state.session.keep(result)}")
 
 
 @router.post("/candidates/{cid}/reject")
 def do_reject(request: Request, handle: Handle, cid: str, form: Form):
     _svc(handle).reject(check_id(cid), str(form.get("why") or ""))
-    return RedirectResponse(f"{base(request)}/w/{handle.id}/?done={quote(f'rejected {cid}')}", status_code=303)
+    return _to_queue(request, handle, f"rejected {cid}")
 
 
-@router.post("/candidates/{cid}/revise", response_class=HTMLResponse)
+@router.post("/candidates/{cid}/duplicate")
+def do_duplicate(request: Request, handle: Handle, cid: str, form: Form):
+    out = review.duplicate_of(_svc(handle), check_id(cid), str(form.get("target") or ""), _reviewer(request))
+    return _to_queue(request, handle, f"closed {cid} as a duplicate of {out['duplicate_of']}")
+
+
+@router.post("/candidates/{cid}/merge")
+def do_merge(request: Request, handle: Handle, cid: str, form: Form):
+    out = review.merge_into(_svc(handle), check_id(cid), str(form.get("target") or ""), _reviewer(request))
+    return _to_queue(request, handle, f"merged {cid} into {out['merged_into']}")
+
+
+@router.post("/candidates/{cid}/supersede")
+def do_supersede(request: Request, handle: Handle, cid: str, form: Form):
+    target = str(form.get("target") or "").strip()
+    review.supersedes(_svc(handle), check_id(cid), target, _reviewer(request))
+    return _to_candidate(request, handle, cid, f"?done={quote(f'its proposal will supersede {target}')}")
+
+
+@router.post("/candidates/{cid}/revise")
 def do_revise(request: Request, handle: Handle, cid: str, form: Form):
     tags = [t.strip() for t in str(form.get("tags") or "").split(",") if t.strip()]
     _svc(handle).revise(
@@ -129,12 +195,12 @@ def do_revise(request: Request, handle: Handle, cid: str, form: Form):
         body=str(form.get("body") or ""),
         tags=tags,
         source=str(form.get("source") or "").strip() or None,
-        agent=f"reviewer:{request.state.session.token_name}",
+        agent=_reviewer(request),
     )
-    return RedirectResponse(f"{base(request)}/w/{handle.id}/candidates/{cid}?revised=1", status_code=303)
+    return _to_candidate(request, handle, cid, "?revised=1")
 
 
 @router.post("/candidates/{cid}/forget")
 def do_forget(request: Request, handle: Handle, cid: str, form: Form):
     _svc(handle).forget(check_id(cid))
-    return RedirectResponse(f"{base(request)}/w/{handle.id}/?done={quote(f'forgot {cid}')}", status_code=303)
+    return _to_queue(request, handle, f"forgot {cid}")

@@ -1,6 +1,6 @@
 // Light progressive enhancement: every page works without it.
 // - forms with data-confirm ask first; - j / k move between queue rows, Enter opens one;
-// - "/" focuses the page's search field; - the health page refreshes the doctor summary while it runs.
+// - "/" focuses the page's search field; - the health page refreshes the doctor panel in place while it runs.
 (function () {
   "use strict";
   document.addEventListener("submit", function (ev) {
@@ -23,6 +23,21 @@
     rows[i].focus();
     ev.preventDefault();
   });
-  var doc = document.querySelector("[data-doctor-running]");
-  if (doc) { window.setTimeout(function () { window.location.reload(); }, 3000); }
+  // The doctor panel: while its run is going, fetch the panel alone and swap it in (the page is not
+  // reloaded, so nothing the reviewer scrolled to or typed is lost); stop once it says done or failed.
+  function pollDoctor() {
+    var el = document.querySelector("#doctor[data-doctor-running]");
+    if (!el) { return; }
+    window.fetch(el.getAttribute("data-refresh"), { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        var box = document.createElement("template");
+        box.innerHTML = html || "";
+        var fresh = box.content.querySelector("#doctor");
+        if (!fresh) { return; }  // logged out or an error page: leave the panel as it is
+        el.replaceWith(fresh);
+        window.setTimeout(pollDoctor, 1500);
+      }, function () { window.setTimeout(pollDoctor, 5000); });
+  }
+  if (document.querySelector("#doctor[data-doctor-running]")) { window.setTimeout(pollDoctor, 1000); }
 })();
