@@ -39,9 +39,12 @@ def env_fingerprint(env: dict | os._Environ | None = None) -> dict[str, str]:
 
 
 def version() -> str:
+    """The version and where the package was loaded from: a daemon running other code (another checkout,
+    another PYTHONPATH) of the same version must not answer either."""
+    from ... import __file__ as package_file
     from ... import __version__
 
-    return __version__
+    return f"{__version__} {os.path.dirname(package_file)}"
 
 
 def _connect(path: Path, timeout: float) -> socket.socket | None:
