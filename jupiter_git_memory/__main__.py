@@ -18,6 +18,10 @@ def main() -> None:
         from .surfaces.agent.hook import main as agent_hook_main
 
         raise SystemExit(agent_hook_main(argv[1:]))
+    if argv == ["daemon", "_serve"]:  # the resident recall process, started detached by surfaces/daemon/client.py
+        from .surfaces.daemon.server import main as daemon_main
+
+        raise SystemExit(daemon_main())
     from .surfaces.cli.main import app
 
     app(prog_name="jgm")

@@ -75,6 +75,7 @@ def jgm_home(tmp_path_factory, monkeypatch) -> Path:
     monkeypatch.setenv("JGM_HOME", str(home))
     monkeypatch.delenv("JGM_MODEL", raising=False)
     monkeypatch.delenv("JGM_CHROMA_URL", raising=False)
+    monkeypatch.setenv("JGM_NO_DAEMON", "1")  # in process unless a test asks for the daemon (tests/daemon_helpers.py)
     for k, v in GIT_ENV.items():
         monkeypatch.setenv(k, v)
     from jupiter_git_memory.index.vectors import reset_clients
@@ -82,6 +83,16 @@ def jgm_home(tmp_path_factory, monkeypatch) -> Path:
     reset_clients()
     yield home
     reset_clients()
+
+
+@pytest.fixture
+def daemon_on(monkeypatch, jgm_home):
+    """The resident recall process enabled for this test's store; stopped afterwards whatever happened."""
+    from daemon_helpers import stop_daemon
+
+    monkeypatch.delenv("JGM_NO_DAEMON", raising=False)
+    yield jgm_home
+    stop_daemon(jgm_home)
 
 
 @pytest.fixture

@@ -84,6 +84,13 @@ class FileSettings(BaseModel):
         le=8000,
         description="tokens in [32, 8000] recalled per prompt by the hook, e.g. prompt_budget = 300",
     )
+    daemon_idle_seconds: int = Field(
+        300,
+        ge=5,
+        le=86400,
+        description="seconds in [5, 86400] the resident recall process waits for a request before it exits, "
+        "e.g. daemon_idle_seconds = 300",
+    )
     status_map: dict[str, str] = Field(
         {},
         description=f"a table of ADR status word (or folder ending in `/`) = one of {', '.join(ADR_STATUSES)}, "
@@ -164,6 +171,7 @@ class Settings:
     at_views: int = 20  # `recall --at` views kept; the least recently used beyond this are evicted
     brief_budget: int = 400  # tokens: the session brief a client hook injects (surfaces/agent/brief.py)
     prompt_budget: int = 300  # tokens: what the prompt hook adds for one prompt
+    daemon_idle_seconds: int = 300  # the resident recall process exits after this long without a request
     source: str | None = None  # the file these settings came from
     roots_configured: bool = False  # `roots` was written in the file (else the defaults apply)
     status_map: dict[str, str] = field(default_factory=dict)  # a source's status word (or "folder/") -> one of ours
@@ -293,6 +301,7 @@ def load_settings(repo: Path) -> Settings:
         at_views=f.at_views,
         brief_budget=f.brief_budget,
         prompt_budget=f.prompt_budget,
+        daemon_idle_seconds=f.daemon_idle_seconds,
         source=source,
         roots_configured=f.roots is not None,
         status_map=f.status_map,

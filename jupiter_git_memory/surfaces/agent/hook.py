@@ -6,6 +6,7 @@ open: outside a repository, without a store, not seeded, a busy index, a crash o
 it exits 0 with at most one short line for the user (`systemMessage`) and writes the reason to the store log:
 a memory hook must never block or slow a prompt into being turned off. `python -m jupiter_git_memory hook`
 reaches this module without loading the CLI, and nothing heavy is imported before a store is known to exist.
+The store's resident recall process answers when it can (surfaces/daemon/, started here on demand).
 """
 
 from __future__ import annotations
@@ -49,6 +50,14 @@ def _answer(event: str, payload: dict) -> str | None:
     store = use_store(None, ws.repo_root)
     if not (workspace_dir(ws.id, store, create=False) / "catalog.sqlite").exists():
         raise Unavailable(f"jgm: no memory for {ws.repo_root.name} yet (run `jgm seed`)")
+    prompt = payload.get("prompt")
+    if event == "prompt" and not isinstance(prompt, str):
+        return None
+    from ..daemon.client import ask
+
+    warm = ask("hook", {"event": event, "prompt": prompt}, store=store, repo=str(ws.repo_root))
+    if warm is not None:  # the resident process answered (an error there means: answer here)
+        return warm["text"]
     from ...recall.service import Recaller
     from .brief import prompt_recall, session_brief
 
@@ -56,8 +65,7 @@ def _answer(event: str, payload: dict) -> str | None:
         recaller = Recaller(ws.repo_root)
         if event == "session-start":
             return session_brief(recaller)
-        prompt = payload.get("prompt")
-        return prompt_recall(recaller, prompt) if isinstance(prompt, str) else None
+        return prompt_recall(recaller, prompt)
     except LockTimeout:
         raise Unavailable("jgm: memory busy (the index is being rewritten); skipped") from None
     except JgmError as e:  # not seeded, no vectors, model missing, bad jgm.toml: the message names the fix

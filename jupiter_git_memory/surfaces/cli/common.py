@@ -111,3 +111,12 @@ def progress_bar(enabled: bool, label: str):
             p.update(task, completed=done, total=total)
 
         yield update
+
+
+def via_daemon(op: str, args: dict, repo) -> dict | None:
+    """The store's resident recall process's answer (surfaces/daemon/), or None: answer in process. The
+    store is the one the root group resolved (`use_store` exported it as JGM_HOME)."""
+    from ...base.store import store_path
+    from ..daemon.client import ask
+
+    return ask(op, args, store=store_path(), repo=None if repo is None else str(repo))

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from ...index.workspace import find_workspace
-from .common import emit_json, err, esc, out, progress_bar, reported
+from .common import emit_json, err, esc, out, progress_bar, reported, via_daemon
 from .group import HOME_HELP, ROOT, JgmGroup
 
 app = typer.Typer(
@@ -111,25 +111,31 @@ def recall(
 ):
     """Recall records for a question under the memory contract (as of a commit with --at)."""
     from ...recall.answers import RecallAnswer, dump
-    from ...recall.ranking import check_mode
-    from ...recall.service import Recaller
 
-    with reported(as_json):  # before the model loads
-        if mode:
-            check_mode(mode)
-    with reported(as_json, answer=True):
-        res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode, at=at)
+    asked = {"query": query, "k": k, "kinds": kind or None, "statuses": status or None, "mode": mode, "at": at}
+    res = via_daemon("recall", asked, repo)  # warm when the daemon answers; it never changes the answer
+    if res is None:
+        from ...recall.ranking import check_mode
+        from ...recall.service import Recaller
+
+        with reported(as_json):  # before the model loads
+            if mode:
+                check_mode(mode)
+        with reported(as_json, answer=True):
+            res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode, at=at)
+            res = res.to_json()
     if as_json:
-        emit_json(dump(RecallAnswer, res.to_json()))
+        emit_json(dump(RecallAnswer, res))
         return
-    for w in res.warnings:
+    for w in res["warnings"]:
         err.print(f"[yellow]warning:[/] {esc(w)}", markup=True)
-    if not res.results:
-        reason = (res.why or {}).get("reason", f"nothing above the floor {res.floor}")
+    if not res["results"]:
+        reason = (res["why"] or {}).get("reason", f"nothing above the floor {res['floor']}")
         out.print(
-            f"no match above the floor ({res.floor}); the knowledge base may not know this: {reason}.", markup=False
+            f"no match above the floor ({res['floor']}); the knowledge base may not know this: {reason}.",
+            markup=False,
         )
-    for i, r in enumerate(res.results, 1):
+    for i, r in enumerate(res["results"], 1):
         out.print(
             f"[bold]{i}. {esc(r['title'])}[/]  [dim]{esc(r['id'])} · {esc(r['kind'])}/{esc(r['status'])} · "
             f"score {r['score']}[/]",
@@ -141,9 +147,10 @@ def recall(
             markup=False,
         )
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
-    view = f" · as of {res.receipt['index']['at'][:12]}" if res.receipt["index"].get("at") else ""
+    receipt = res["receipt"]
+    view = f" · as of {receipt['index']['at'][:12]}" if receipt["index"].get("at") else ""
     out.print(
-        f"[dim]receipt {res.receipt['id']} · floor {res.floor} ({esc(res.floor_source)}){esc(view)}[/]", markup=True
+        f"[dim]receipt {receipt['id']} · floor {res['floor']} ({esc(res['floor_source'])}){esc(view)}[/]", markup=True
     )
 
 

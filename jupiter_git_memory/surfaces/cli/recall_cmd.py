@@ -9,7 +9,7 @@ import typer
 
 from ...base.errors import JgmError
 from ...index.workspace import NotARepo
-from .common import emit_json, err, fail_with, out, reported
+from .common import emit_json, err, fail_with, out, reported, via_daemon
 
 if TYPE_CHECKING:
     from ...recall.service import Recaller
@@ -42,25 +42,12 @@ def recall_task_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ):
     """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
-    from ...base.store import store_root
-    from ...recall.service import Recaller, RecallError
-    from ...recall.task import EXIT_CODES, empty_answer, recall_task
+    from ...recall.task import EXIT_CODES
 
-    recaller, why = None, ""
-    try:
-        recaller = Recaller(repo)
-    except NotARepo as e:  # still answers from global workspaces when asked to
-        why = f"{e} (store: {store_root()})"
-    except RecallError as e:
-        recaller = False
-        res = empty_answer("retrieval-failed", str(e))
-    except JgmError as e:
-        fail_with(e, as_json)
-    if recaller is not False:
-        with reported(as_json):
-            res = recall_task(
-                recaller, goal, error, file, k, include_global, global_k, no_workspace=why, statuses=status or None
-            )
+    asked = {"goal": goal, "errors": error, "files": file, "k": k, "include_global": include_global}
+    res = via_daemon("recall-task", {**asked, "global_k": global_k, "statuses": status or None}, repo)
+    if res is None:
+        res = _recall_task_here(goal, error, file, repo, k, include_global, global_k, status, as_json)
     if as_json:
         from ...recall.answers import TaskAnswer, dump
 
@@ -82,6 +69,27 @@ def recall_task_cmd(
     raise typer.Exit(EXIT_CODES[res["status"]])
 
 
+def _recall_task_here(goal, error, file, repo, k, include_global, global_k, status, as_json) -> dict:
+    """`recall-task` answered in this process (no daemon, or it could not answer)."""
+    from ...base.store import store_root
+    from ...recall.service import Recaller, RecallError
+    from ...recall.task import empty_answer, recall_task
+
+    recaller, why = None, ""
+    try:
+        recaller = Recaller(repo)
+    except NotARepo as e:  # still answers from global workspaces when asked to
+        why = f"{e} (store: {store_root()})"
+    except RecallError as e:
+        return empty_answer("retrieval-failed", str(e))
+    except JgmError as e:
+        fail_with(e, as_json)
+    with reported(as_json):
+        return recall_task(
+            recaller, goal, error, file, k, include_global, global_k, no_workspace=why, statuses=status or None
+        )
+
+
 def context_cmd(
     goal: str = typer.Option(..., "--goal", help="What the new task is."),
     budget: int = typer.Option(1500, "--budget", help="Token budget for the pack."),
@@ -93,11 +101,14 @@ def context_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ):
     """An initial context pack: best records trimmed to a token budget, with provenance and a receipt."""
-    from ...recall.context import build_context
+    asked = {"goal": goal, "budget": budget, "k": k, "files": file, "errors": error, "statuses": status or None}
+    res = via_daemon("context", asked, repo)
+    if res is None:
+        from ...recall.context import build_context
 
-    recaller = _recaller(repo, as_json)
-    with reported(as_json, answer=True):
-        res = build_context(recaller, goal, budget, k, files=file, errors=error, statuses=status or None)
+        recaller = _recaller(repo, as_json)
+        with reported(as_json, answer=True):
+            res = build_context(recaller, goal, budget, k, files=file, errors=error, statuses=status or None)
     if as_json:
         from ...recall.answers import ContextPack, dump
 

@@ -1,0 +1,116 @@
+"""What an agent waits for: `jgm recall` and the prompt hook, through the resident recall process and in process.
+
+    python bench/agent_latency.py                 # 200-record synthetic repo, a few runs each, prints JSON
+    python bench/agent_latency.py --records 200 --runs 5 --warm 20
+
+Each figure is wall time of a fresh process (what a user or a client hook pays), except the API's, which is
+a warm keep-alive HTTP request (bench/api_latency.py). "cold" is a process with no daemon up: in process
+(`JGM_NO_DAEMON=1`) it imports Chroma and loads the model itself; the first call through the daemon also
+starts it. "warm" is a call answered by a daemon already up. Every figure is also given as a ratio to a bare
+`python -c pass` measured in the same run, so runs on different machines compare. Targets (issue 24): the warm
+prompt hook at most 0.3x a cold in-process `jgm recall`; the warm CLI recall p50 within 2x the API's warm p50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from api_latency import QUERIES, measure, pct  # noqa: E402
+
+JGM = str(Path(sys.executable).parent / "jgm")
+PROMPT = {"session_id": "bench", "hook_event_name": "UserPromptSubmit"}
+
+
+def timed(argv: list[str], env: dict, cwd: Path, stdin: str | None = None) -> float:
+    t = time.perf_counter()
+    p = subprocess.run(argv, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=300)
+    dt = (time.perf_counter() - t) * 1000
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"{argv} failed ({p.returncode}): {p.stderr[-500:]}")
+    return dt
+
+
+def stop(env: dict, repo: Path) -> None:
+    subprocess.run([JGM, "daemon", "stop"], cwd=repo, env=env, capture_output=True, timeout=60)
+
+
+def stats(values: list[float], base: float) -> dict:
+    p50 = pct(values, 50)
+    return {
+        "p50_ms": round(p50, 1),
+        "p99_ms": round(pct(values, 99), 1),
+        "runs": len(values),
+        "x_python": round(p50 / base, 1),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=int, default=200)
+    ap.add_argument("--runs", type=int, default=3, help="cold runs of each kind")
+    ap.add_argument("--warm", type=int, default=15, help="warm runs of each kind")
+    ap.add_argument("--api", type=int, default=40, help="warm API requests")
+    args = ap.parse_args()
+    from generate import generate
+
+    with tempfile.TemporaryDirectory(prefix="jgm-agent-bench-") as tmp:
+        repo, home = Path(tmp) / "repo", Path(tmp) / "home"
+        generate(repo, args.records)
+        env = {k: v for k, v in os.environ.items() if k != "JGM_NO_DAEMON"}
+        env["JGM_HOME"] = str(home)
+        here = {**env, "JGM_NO_DAEMON": "1"}
+        subprocess.run([JGM, "seed", "--json"], cwd=repo, env=here, capture_output=True, check=True, timeout=900)
+        hook = [sys.executable, "-m", "jupiter_git_memory", "hook", "claude-code", "prompt"]
+
+        def prompt(i: int) -> str:
+            return json.dumps({**PROMPT, "cwd": str(repo), "prompt": QUERIES[i % len(QUERIES)]})
+
+        py = [timed([sys.executable, "-c", "pass"], env, repo) for _ in range(5)]
+        base = pct(py, 50)
+        res: dict = {"python_pass_ms": round(base, 1)}
+        res["jgm_help"] = stats([timed([JGM, "--help"], env, repo) for _ in range(args.runs)], base)
+        res["recall_in_process_cold"] = stats(
+            [timed([JGM, "recall", QUERIES[i % 10]], here, repo) for i in range(args.runs)], base
+        )
+        res["hook_prompt_in_process_cold"] = stats([timed(hook, here, repo, prompt(i)) for i in range(args.runs)], base)
+        first = []
+        for i in range(args.runs):
+            stop(env, repo)
+            first.append(timed([JGM, "recall", QUERIES[i % 10]], env, repo))
+        res["recall_daemon_first_call"] = stats(first, base)
+        res["recall_daemon_warm"] = stats(
+            [timed([JGM, "recall", QUERIES[i % 10] + f" {i}"], env, repo) for i in range(args.warm)], base
+        )
+        res["recall_json_daemon_warm"] = stats(
+            [timed([JGM, "recall", QUERIES[i % 10], "--json"], env, repo) for i in range(args.warm)], base
+        )
+        res["hook_prompt_daemon_warm"] = stats([timed(hook, env, repo, prompt(i)) for i in range(args.warm)], base)
+        stop(env, repo)
+        res["hook_prompt_daemon_first_call"] = stats([timed(hook, env, repo, prompt(0))], base)
+        stop(env, repo)
+        api, _ = measure(repo, home, QUERIES, args.api)
+        res["api_warm"] = stats(api, base)
+    cold = res["recall_in_process_cold"]["p50_ms"]
+    res["targets"] = {
+        "warm_hook_over_cold_recall": round(res["hook_prompt_daemon_warm"]["p50_ms"] / cold, 3),
+        "warm_hook_target": 0.3,
+        "warm_cli_recall_over_api_warm": round(res["recall_daemon_warm"]["p50_ms"] / res["api_warm"]["p50_ms"], 2),
+        "warm_cli_recall_target": 2.0,
+    }
+    res["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(), "records": args.records}
+    print(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()

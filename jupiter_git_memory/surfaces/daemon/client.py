@@ -1,0 +1,153 @@
+"""Ask the store's daemon; start it when it is not there. Light on purpose: a hook imports this module.
+
+`ask` returns the daemon's answer, or None when the caller must answer in process: the daemon is
+disabled (`JGM_NO_DAEMON=1`), could not start in time, broke the connection, or answered with an error.
+An error is never passed on as the answer: the in-process path runs and gives its own answer or error,
+so a daemon that broke can cost time but can never change what a command prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from ...base.git import child_env
+from .paths import socket_path
+
+PROTOCOL = 1
+CONNECT_DEADLINE = 3.0  # seconds for a daemon started now to bind its socket (it binds before heavy imports)
+ANSWER_TIMEOUT = 120.0  # seconds for an answer: a first one loads the model, a moved view is reseeded first
+MAX_ANSWER = 64 << 20
+# The daemon answers with its own environment; a caller whose settings-bearing variables differ answers itself.
+ENV_PREFIXES = ("JGM_", "GIT_")
+ENV_IGNORED = {"JGM_HOME", "JGM_NO_DAEMON", "JGM_HOOK_DEADLINE", "JGM_AGENT", "JGM_SESSION", "JGM_DAEMON_TIMEOUT"}
+ENV_IGNORED |= {"GIT_TERMINAL_PROMPT", "GCM_INTERACTIVE"}  # set by child_env on every child
+
+
+def disabled() -> bool:
+    return os.environ.get("JGM_NO_DAEMON", "") not in ("", "0")
+
+
+def env_fingerprint(env: dict | os._Environ | None = None) -> dict[str, str]:
+    env = os.environ if env is None else env
+    return {k: v for k, v in sorted(env.items()) if k.startswith(ENV_PREFIXES) and k not in ENV_IGNORED}
+
+
+def version() -> str:
+    """The version and where the package was loaded from: a daemon running other code (another checkout,
+    another PYTHONPATH) of the same version must not answer either."""
+    from ... import __file__ as package_file
+    from ... import __version__
+
+    return f"{__version__} {os.path.dirname(package_file)}"
+
+
+def _connect(path: Path, timeout: float) -> socket.socket | None:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(str(path))
+        return s
+    except OSError:
+        s.close()
+        return None
+
+
+def spawn(store: Path) -> int:
+    """Start the store's daemon detached (own session, no inherited pipes); it exits at once when another
+    one already holds the store's lock."""
+    env = child_env({**os.environ, "JGM_HOME": str(store)})
+    env.pop("JGM_NO_DAEMON", None)
+    with open(os.devnull, "rb") as devnull_in, open(os.devnull, "ab") as devnull_out:
+        proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", "jupiter_git_memory", "daemon", "_serve"],
+            cwd=str(store),
+            stdin=devnull_in,
+            stdout=devnull_out,
+            stderr=devnull_out,  # the daemon logs to the store log
+            start_new_session=True,
+            close_fds=True,
+            env=env,
+        )
+    return proc.pid
+
+
+def connect(store: Path, start: bool = True) -> socket.socket | None:
+    """A connection to the store's daemon, started first when `start` and none answers (a socket file
+    left by a killed daemon refuses connections: the new daemon replaces it)."""
+    path = socket_path(store)
+    s = _connect(path, 1.0)
+    if s is not None or not start:
+        return s
+    spawn(store)
+    deadline = time.monotonic() + CONNECT_DEADLINE
+    while time.monotonic() < deadline:
+        time.sleep(0.02)
+        s = _connect(path, 1.0)
+        if s is not None:
+            return s
+    return None
+
+
+def request(s: socket.socket, message: dict, timeout: float) -> dict | None:
+    """Send one request and read its one answer (a JSON line); None when the connection broke."""
+    try:
+        s.settimeout(timeout)
+        s.sendall(json.dumps(message).encode() + b"\n")
+        chunks, size = [], 0
+        while True:
+            chunk = s.recv(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_ANSWER:
+                return None
+        answer = json.loads(b"".join(chunks) or b"null")
+        return answer if isinstance(answer, dict) else None
+    except (OSError, ValueError):
+        return None
+    finally:
+        s.close()
+
+
+def ask(op: str, args: dict, *, store: Path, repo: str | None, start: bool = True) -> dict | None:
+    """The daemon's answer to `op` for `repo` (as the command was given it, resolved from our cwd), or None:
+    answer in process."""
+    if disabled():
+        return None
+    try:
+        s = connect(store, start=start)
+    except OSError:
+        return None
+    if s is None:
+        return None
+    message = {
+        "protocol": PROTOCOL,
+        "version": version(),
+        "op": op,
+        "args": args,
+        "repo": repo,
+        "cwd": os.getcwd(),
+        "store": str(Path(store).absolute()),
+        "env": env_fingerprint(),
+    }
+    timeout = float(os.environ.get("JGM_DAEMON_TIMEOUT", ANSWER_TIMEOUT))
+    answer = request(s, message, timeout)
+    if not answer or "ok" not in answer:
+        return None
+    return answer["ok"]
+
+
+def control(op: str, store: Path) -> dict | None:
+    """`status` / `stop` of a running daemon (never starts one); None when none answers."""
+    s = connect(store, start=False)
+    if s is None:
+        return None
+    answer = request(s, {"protocol": PROTOCOL, "version": version(), "op": op, "store": str(store)}, 10.0)
+    return (answer or {}).get("ok")

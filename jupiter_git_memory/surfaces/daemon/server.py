@@ -1,0 +1,254 @@
+"""The resident recall process (`python -m jupiter_git_memory daemon _serve`, started by client.spawn).
+
+Why: a cold `jgm recall` spends most of its second importing Chroma and loading the model; a hook on every
+prompt cannot pay that. The daemon keeps one WorkspaceHandle per worktree, the same warm handle the HTTP
+API and MCP server answer through, so it reads under the same locks and refreshes a moved view the same way
+(Recaller.prepare, the catalog generation). It serves one store, one request at a time: each request runs in
+the caller's cwd with the caller's arguments, so relative paths resolve as they would in process. It exits
+after `daemon_idle_seconds` (jgm.toml of the last repository served) without a request, when its socket
+file is removed or replaced, or on `jgm daemon stop`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+
+from ...base.store import store_path, trace, try_log
+from .client import MAX_ANSWER, PROTOCOL, env_fingerprint, version
+from .paths import lock_path, socket_path
+
+DEFAULT_IDLE = 300.0
+TICK = 1.0  # seconds between idle / socket checks
+
+
+class Daemon:
+    def __init__(self, store: Path):
+        self.store = store
+        self.path = socket_path(store, create=True)
+        self.handles: dict[tuple[str, str], object] = {}
+        self.idle = DEFAULT_IDLE
+        self.started = time.time()
+        self.last = time.monotonic()
+        self.requests = 0
+        self.running = True
+        self.sock: socket.socket | None = None
+        self.inode: int | None = None
+
+    # --- lifecycle -------------------------------------------------------------------------------------
+    def bind(self) -> None:
+        """Bind the socket, replacing a file a dead daemon left (we hold the store's lock, so none is alive)."""
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)
+        try:
+            s.bind(str(self.path))
+        finally:
+            os.umask(old)
+        s.listen(16)
+        s.settimeout(TICK)
+        self.sock, self.inode = s, os.stat(self.path).st_ino
+
+    def socket_is_ours(self) -> bool:
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
+    def serve(self) -> None:
+        assert self.sock is not None
+        while self.running:
+            try:
+                conn, _ = self.sock.accept()
+            except TimeoutError:
+                if time.monotonic() - self.last > self.idle or not self.socket_is_ours():
+                    break
+                continue
+            with conn:
+                self.last = time.monotonic()
+                self.answer(conn)
+                self.last = time.monotonic()
+        self.close()
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+        if self.socket_is_ours():
+            self.path.unlink(missing_ok=True)
+        for h in self.handles.values():
+            try:
+                h.close()  # type: ignore[attr-defined]
+            except Exception:  # noqa: BLE001 - exiting anyway
+                pass
+
+    # --- one request -----------------------------------------------------------------------------------
+    def answer(self, conn: socket.socket) -> None:
+        conn.settimeout(10.0)
+        try:
+            data = b""
+            while not data.endswith(b"\n") and len(data) < MAX_ANSWER:
+                chunk = conn.recv(1 << 16)
+                if not chunk:
+                    return
+                data += chunk
+            message = json.loads(data)
+            self.requests += 1
+            reply = {"ok": self.dispatch(message)}
+        except Exception as e:  # noqa: BLE001 - the caller answers in process; the reason goes to the log
+            if not isinstance(e, _Refused):
+                try_log(f"daemon: {type(e).__name__} answering a request; the caller answers itself\n{trace(e)}")
+            reply = {"error": {"type": type(e).__name__, "message": str(e)[:500]}}
+        try:
+            conn.settimeout(30.0)
+            conn.sendall(json.dumps(reply, default=str).encode())
+        except OSError:
+            pass
+
+    def dispatch(self, m: dict) -> dict:
+        if m.get("protocol") != PROTOCOL or m.get("version") != version():
+            self.running = False  # a newer jgm is calling: let the next call start a daemon of its own version
+            raise _Refused("another jgm version")
+        op = m.get("op")
+        if op == "status":
+            return self.status()
+        if op == "stop":
+            self.running = False
+            return {"stopped": True, "pid": os.getpid()}
+        if m.get("store") != str(self.store) or m.get("env") != env_fingerprint():
+            raise _Refused("another store or environment")
+        os.chdir(m["cwd"])
+        try:
+            return OPS[op](self, m.get("repo"), m.get("args") or {})
+        finally:
+            os.chdir(self.store)
+
+    def handle(self, repo: str | None):
+        """The warm handle of the worktree `repo` names (as the caller gave it, read from the caller's cwd)."""
+        from ...index.workspace import find_workspace
+        from ..workspace_handle import WorkspaceHandle
+
+        ws = find_workspace(repo, bare_ok=True)
+        key = (ws.id, str(ws.repo_root))
+        h = self.handles.get(key)
+        if h is None:
+            h = self.handles[key] = WorkspaceHandle(ws)
+        return h
+
+    def served(self, h) -> None:
+        r = h._recaller
+        if r is not None:
+            self.idle = float(r.settings.daemon_idle_seconds)
+
+    def status(self) -> dict:
+        return {
+            "running": True,
+            "pid": os.getpid(),
+            "socket": str(self.path),
+            "store": str(self.store),
+            "version": version(),
+            "uptime_seconds": round(time.time() - self.started, 1),
+            "idle_seconds": self.idle,
+            "idle_for_seconds": round(time.monotonic() - self.last, 1),
+            "requests": self.requests,
+            "workspaces": sorted({str(k[1]) for k in self.handles}),
+        }
+
+
+class _Refused(Exception):
+    """A request this daemon must not answer (another version, store or environment): the caller answers."""
+
+
+def _recall(d: Daemon, repo, a: dict) -> dict:
+    h = d.handle(repo)
+    res = h.read(
+        lambda r: r.recall(
+            a["query"], k=a["k"], kinds=a.get("kinds"), statuses=a.get("statuses"), mode=a.get("mode"), at=a.get("at")
+        )
+    )
+    d.served(h)
+    return res.to_json()
+
+
+def _recall_task(d: Daemon, repo, a: dict) -> dict:
+    from ...recall.task import recall_task
+
+    h = d.handle(repo)
+    res = h.read(
+        lambda r: recall_task(
+            r,
+            a["goal"],
+            a["errors"],
+            a["files"],
+            a["k"],
+            a["include_global"],
+            a["global_k"],
+            statuses=a.get("statuses"),
+        )
+    )
+    d.served(h)
+    return res
+
+
+def _context(d: Daemon, repo, a: dict) -> dict:
+    from ...recall.context import build_context
+
+    h = d.handle(repo)
+    res = h.read(
+        lambda r: build_context(
+            r, a["goal"], a["budget"], a["k"], files=a["files"], errors=a["errors"], statuses=a.get("statuses")
+        )
+    )
+    d.served(h)
+    return res
+
+
+def _hook(d: Daemon, repo, a: dict) -> dict:
+    from ..agent.brief import prompt_recall, session_brief
+
+    h = d.handle(repo)
+    if a["event"] == "session-start":
+        text = h.read(session_brief)
+    else:
+        text = h.read(lambda r: prompt_recall(r, a["prompt"]))
+    d.served(h)
+    return {"text": text}
+
+
+OPS = {"recall": _recall, "recall-task": _recall_task, "context": _context, "hook": _hook}
+
+
+def main() -> int:
+    """Hold the store's lock for life (a second daemon exits at once), bind, serve, exit when idle."""
+    store = store_path().absolute()
+    store.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(lock_path(store), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another daemon serves this store
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    os.chdir(store)
+    d = Daemon(store)
+    try:
+        d.bind()
+        try_log(f"daemon: serving {store} on {d.path} (pid {os.getpid()})")
+        d.serve()
+    except Exception as e:  # noqa: BLE001 - nobody is watching a detached process: say why in the log
+        try_log(f"daemon: stopped by {type(e).__name__}\n{trace(e)}")
+        return 1
+    finally:
+        try_log(f"daemon: exiting after {d.requests} requests (pid {os.getpid()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,50 @@
+"""The store's resident recall process in tests (the `daemon_on` fixture in conftest.py turns it on for one
+test and stops it, killed if need be, after it, so no daemon outlives its test)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+from jupiter_git_memory.surfaces.daemon.client import control
+from jupiter_git_memory.surfaces.daemon.paths import daemon_pid
+
+VOLATILE = re.compile(r'rcpt_[0-9a-f]{20}|"timestamp": [0-9.e+]+')
+
+
+def normalised(text: str) -> str:
+    """Output with what differs between two identical recalls (the receipt's id and time) blanked."""
+    return VOLATILE.sub("<volatile>", text)
+
+
+def alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a child of ours that exited is a zombie until reaped
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        return done == 0
+    except ChildProcessError:
+        return True
+
+
+def wait_gone(pid: int | None, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def stop_daemon(store: Path) -> None:
+    pid = daemon_pid(store)
+    control("stop", store)
+    if not wait_gone(pid, 10.0) and alive(pid):
+        os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,53 @@
+"""Optional: the real clients list the MCP server `jgm agent install` wrote. Skipped unless the client's
+binary is there (`JGM_CLAUDE_BIN` / `JGM_CODEX_BIN`, else `claude` / `codex` on PATH; both install from npm:
+`npm install --prefix DIR @anthropic-ai/claude-code @openai/codex`). Neither needs a login for this.
+
+The client runs with a throwaway HOME that approves the project's server (Claude Code asks before it starts a
+`.mcp.json` server; Codex reads `.codex/config.toml` only in a trusted project): what a user does once."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from helpers import jgm, seeded
+
+
+def _bin(env_var: str, name: str) -> str | None:
+    return os.environ.get(env_var) or shutil.which(name)
+
+
+def _installed(repo, client: str) -> None:
+    seeded(repo, 1)
+    p = jgm("agent", "install", client, cwd=repo.path)
+    assert p.returncode == 0, p.stderr
+
+
+def _run(argv: list[str], home, cwd) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HOME": str(home)}
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
+
+
+@pytest.mark.skipif(not _bin("JGM_CLAUDE_BIN", "claude"), reason="Claude Code is not installed")
+def test_claude_code_lists_the_server_as_connected(repo, tmp_path):
+    _installed(repo, "claude-code")
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude/settings.json").write_text(json.dumps({"enabledMcpjsonServers": ["jupiter-git-memory"]}))
+    p = _run([_bin("JGM_CLAUDE_BIN", "claude"), "mcp", "list"], home, repo.path)
+    line = next((x for x in p.stdout.splitlines() if x.startswith("jupiter-git-memory:")), "")
+    assert "jupiter_git_memory mcp" in line and "Connected" in line, p.stdout + p.stderr
+
+
+@pytest.mark.skipif(not _bin("JGM_CODEX_BIN", "codex"), reason="Codex is not installed")
+def test_codex_lists_the_server_as_enabled(repo, tmp_path):
+    _installed(repo, "codex")
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex/config.toml").write_text(f'[projects."{repo.path}"]\ntrust_level = "trusted"\n')
+    p = _run([_bin("JGM_CODEX_BIN", "codex"), "mcp", "list"], home, repo.path)
+    line = next((x for x in p.stdout.splitlines() if x.startswith("jupiter-git-memory ")), "")
+    assert "jupiter_git_memory mcp" in line and "enabled" in line, p.stdout + p.stderr

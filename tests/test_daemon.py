@@ -1,0 +1,222 @@
+"""The store's resident recall process, real: real socket, real store, real model, the real `jgm` processes.
+Its answers are the in-process answers byte for byte (receipt ids and times aside), it follows reseeds, a
+killed daemon's socket is replaced, and whatever breaks in it the command answers in process."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import threading
+import time
+
+import pytest
+from daemon_helpers import normalised, stop_daemon, wait_gone
+from helpers import jgm, seeded
+
+from jupiter_git_memory.surfaces.daemon.client import control, spawn
+from jupiter_git_memory.surfaces.daemon.paths import MAX_SOCKET_PATH, daemon_pid, socket_path
+
+RECORDS = {
+    "dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis because lookups are hot."},
+    "dec-orders": {"title": "Orders are stored in PostgreSQL", "body": "Orders live in PostgreSQL 16 for reporting."},
+}
+NO_DAEMON = {"JGM_NO_DAEMON": "1"}
+
+
+def _both(args, cwd, **kw):
+    """(answer through the daemon, answer in process) of `jgm ARGS`."""
+    warm = jgm(*args, cwd=cwd, **kw)
+    here = jgm(*args, cwd=cwd, env={**os.environ, **NO_DAEMON}, **kw)
+    return warm, here
+
+
+def _status(store) -> dict:
+    return control("status", store) or {"running": False, "requests": 0}
+
+
+COMMANDS = [
+    ["recall", "where do sessions live"],
+    ["recall", "where do sessions live", "--json"],
+    ["recall", "how do we bake sourdough bread", "--json"],  # no match above the floor
+    ["recall-task", "--goal", "change the session store", "--file", "knowledge/dec-cache.md"],
+    ["recall-task", "--goal", "change the session store", "--json"],
+    ["context", "--goal", "reporting on orders"],
+    ["context", "--goal", "reporting on orders", "--json"],
+]
+
+
+def test_daemon_answers_are_the_in_process_answers_byte_for_byte(repo, daemon_on):
+    seeded(repo, RECORDS)
+    first = jgm("recall", "where do sessions live", cwd=repo.path)  # starts the daemon
+    assert first.returncode == 0 and "dec-cache" in first.stdout, first.stderr
+    pid = _status(daemon_on)["pid"]
+    for args in COMMANDS:
+        before = _status(daemon_on)["requests"]
+        warm, here = _both(args, repo.path)
+        assert _status(daemon_on)["requests"] > before, f"the daemon did not answer {args}"
+        assert (warm.returncode, normalised(warm.stdout), normalised(warm.stderr)) == (
+            here.returncode,
+            normalised(here.stdout),
+            normalised(here.stderr),
+        ), args
+        assert warm.stdout.strip(), args
+    assert _status(daemon_on)["pid"] == pid  # one daemon answered them all
+    assert socket_path(daemon_on) == daemon_on / "daemon.sock"
+
+
+def test_daemon_errors_become_the_in_process_error(repo, make_repo, daemon_on):
+    seeded(repo, RECORDS)
+    unseeded = make_repo("unseeded")
+    unseeded.record("dec-x", title="Something", body="Body.")
+    unseeded.commit()
+    cases = [
+        (["recall", "sessions", "--mode", "telepathy"], repo.path),
+        (["recall", "sessions", "--json", "--status", "nonsense"], repo.path),
+        (["recall", "sessions", "--json"], unseeded.path),
+        (["recall-task", "--goal", "sessions", "--json"], unseeded.path),
+        (["context", "--goal", "sessions"], unseeded.path),
+    ]
+    for args, cwd in cases:
+        warm, here = _both(args, cwd)
+        assert warm.returncode != 0 and (warm.returncode, warm.stdout, warm.stderr) == (
+            here.returncode,
+            here.stdout,
+            here.stderr,
+        ), args
+    assert _status(daemon_on)["running"]
+
+
+def test_a_daemon_that_breaks_the_connection_costs_time_never_the_answer(repo, jgm_home, daemon_on):
+    """A fault injected at the socket: something accepts and hangs up without an answer."""
+    seeded(repo, RECORDS)
+    path = socket_path(jgm_home)
+    broken = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    broken.bind(str(path))
+    broken.listen(8)
+    stop = threading.Event()
+
+    def hang_up():
+        broken.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = broken.accept()
+                conn.close()
+            except OSError:
+                continue
+
+    t = threading.Thread(target=hang_up, daemon=True)
+    t.start()
+    try:
+        warm, here = _both(["recall", "where do sessions live", "--json"], repo.path)
+    finally:
+        stop.set()
+        t.join()
+        broken.close()
+    assert warm.returncode == 0 and json.loads(warm.stdout)["results"][0]["id"] == "dec-cache"
+    assert normalised(warm.stdout) == normalised(here.stdout)
+
+
+def test_the_daemon_follows_a_reseed(repo, daemon_on):
+    seeded(repo, RECORDS)
+    assert jgm("recall", "where do sessions live", cwd=repo.path).returncode == 0
+    pid = _status(daemon_on)["pid"]
+    repo.record("dec-queue", title="Jobs go through RabbitMQ", body="Background jobs are queued in RabbitMQ.")
+    repo.commit("add the queue decision")
+    assert jgm("seed", cwd=repo.path).returncode == 0
+    p = jgm("recall", "which message broker queues background jobs", "--json", cwd=repo.path)
+    assert json.loads(p.stdout)["results"][0]["id"] == "dec-queue", p.stdout
+    st = _status(daemon_on)
+    assert st["pid"] == pid and st["requests"] >= 3  # the same warm daemon saw the new record
+    # a staged edit moves the worktree's git state: the daemon refreshes the view as any reader does
+    repo.record("dec-queue", title="Jobs go through Kafka", body="Background jobs are streamed through Kafka.")
+    repo.git("add", "-A")
+    p = jgm("recall", "which message broker queues background jobs", "--json", cwd=repo.path)
+    assert json.loads(p.stdout)["results"][0]["title"] == "Jobs go through Kafka", p.stdout
+
+
+def test_a_killed_daemons_socket_is_detected_and_replaced(repo, daemon_on):
+    seeded(repo, RECORDS)
+    assert jgm("recall", "sessions", cwd=repo.path).returncode == 0
+    pid = _status(daemon_on)["pid"]
+    os.kill(pid, signal.SIGKILL)
+    assert wait_gone(pid)
+    assert socket_path(daemon_on).exists()  # left behind
+    st = jgm("daemon", "status", "--json", cwd=repo.path)
+    assert st.returncode == 1 and json.loads(st.stdout) == {
+        "running": False,
+        "socket": str(socket_path(daemon_on)),
+        "store": str(daemon_on),
+        "stale_socket": True,
+    }
+    p = jgm("recall", "where do sessions live", "--json", cwd=repo.path)
+    assert p.returncode == 0 and json.loads(p.stdout)["results"][0]["id"] == "dec-cache"
+    new = _status(daemon_on)
+    assert new["running"] and new["pid"] != pid and new["requests"] >= 1
+
+
+def test_status_and_stop_and_one_daemon_per_store(repo, daemon_on):
+    seeded(repo, RECORDS)
+    assert jgm("daemon", "status", "--repo", repo.path).returncode == 1
+    started = {spawn(daemon_on), spawn(daemon_on)}
+    deadline = time.monotonic() + 60
+    left: set[int] = set()
+    while not left and time.monotonic() < deadline:  # whichever lost the race for the store's lock leaves
+        for pid in started:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                assert os.waitstatus_to_exitcode(code) == 0
+                left.add(pid)
+        time.sleep(0.05)
+    assert len(left) == 1, "exactly one of two daemons started at once must leave"
+    (first,) = started - left
+    assert jgm("recall", "sessions", cwd=repo.path).returncode == 0
+    st = json.loads(jgm("daemon", "status", "--json", "--home", daemon_on, cwd=repo.path).stdout)
+    assert st["running"] and st["pid"] == first == daemon_pid(daemon_on)
+    assert st["workspaces"] == [str(repo.path)]
+    stopped = jgm("daemon", "stop", "--json", cwd=repo.path)
+    assert stopped.returncode == 0 and json.loads(stopped.stdout)["stopped"] is True
+    os.waitpid(first, 0)
+    assert not socket_path(daemon_on).exists()
+    assert jgm("daemon", "stop", cwd=repo.path).stdout.strip() == "not running"
+
+
+def test_the_daemon_exits_when_idle(repo, daemon_on):
+    seeded(repo, RECORDS)
+    (repo.path / "jgm.toml").write_text('roots = ["knowledge"]\ndaemon_idle_seconds = 5\n')
+    assert jgm("recall", "sessions", cwd=repo.path).returncode == 0
+    pid = _status(daemon_on)["pid"]
+    assert _status(daemon_on)["idle_seconds"] == 5
+    assert wait_gone(pid, 30.0)
+    assert not socket_path(daemon_on).exists()
+
+
+def test_a_long_store_path_puts_the_socket_in_the_runtime_dir(repo, tmp_path, monkeypatch):
+    monkeypatch.delenv("JGM_NO_DAEMON")
+    store = tmp_path / ("deep-" * 20) / "store"
+    monkeypatch.setenv("JGM_HOME", str(store))
+    seeded(repo, RECORDS)
+    path = socket_path(store)
+    assert path.parent != store and len(os.fsencode(str(path))) <= MAX_SOCKET_PATH
+    try:
+        p = jgm("recall", "where do sessions live", "--json", cwd=repo.path)
+        assert json.loads(p.stdout)["results"][0]["id"] == "dec-cache"
+        st = control("status", store)
+        assert st and st["socket"] == str(path) and st["requests"] == 2  # the recall and this status
+    finally:
+        stop_daemon(store)
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt"])
+def test_the_client_hooks_answer_through_the_daemon(repo, daemon_on, event):
+    seeded(repo, RECORDS)
+    repo.git("checkout", "-q", "-b", "move-sessions-out-of-redis")
+    payload = {"session_id": "s1", "cwd": str(repo.path), "hook_event_name": event, "prompt": "where do sessions live"}
+    args = ["hook", "claude-code", event]
+    jgm(*args, input=json.dumps(payload))  # starts the daemon
+    before = _status(daemon_on)["requests"]
+    warm, here = _both(args, None, input=json.dumps(payload))
+    assert _status(daemon_on)["requests"] == before + 2  # the hook, then this status
+    assert warm.returncode == 0 and "dec-cache" in warm.stdout, warm.stdout
+    assert normalised(warm.stdout) == normalised(here.stdout)
