@@ -65,6 +65,10 @@ def test_seed_keeps_drift_with_the_view_and_a_noop_reseed_does_no_git_work(repo,
     inv = states["dec-invoice"]
     assert inv["state"] == "drifted" and [c["sha"] for c in inv["changed"]] == [sha]
     assert inv["changed"][0]["subject"] == "totals in cents" and inv["diffstat"] == "1 files, +1 -1"
+    doc = cli("doctor", "--repo", repo.path, "--json")
+    assert json.loads(doc.stdout)["counts"]["drifted"] == 1  # doctor counts what the view holds
+    text = cli("doctor", "--repo", repo.path).stdout
+    assert "evidence: 1 records drifted, 0 cite missing paths" in text
 
     def no_git_work(*a, **k):
         raise AssertionError("a no-op reseed recomputed drift")
