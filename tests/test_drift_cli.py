@@ -97,6 +97,11 @@ def test_recall_marks_a_drifted_record_and_multiplies_its_weight(repo, cli):
     pack = json.loads(ctx.stdout)
     assert "evidence drifted: 1 commit since to src/billing/invoice.py" in pack["text"]
     assert [p["evidence"]["state"] for p in pack["records"] if p["id"] == "dec-invoice"] == ["drifted"]
+    from jupiter_git_memory.recall.service import Recaller
+    from jupiter_git_memory.surfaces.agent.brief import session_brief
+
+    brief = session_brief(Recaller(repo.path))  # the last commit touched the cited file: the brief shows it
+    assert brief and "dec-invoice" in brief and "evidence drifted: 1 commit since" in brief
 
 
 def test_base_lists_exactly_the_records_whose_cited_code_the_branch_touches(repo, cli):
