@@ -93,6 +93,8 @@ def test_recall_marks_a_drifted_record_and_multiplies_its_weight(repo, cli):
     from jupiter_git_memory.recall.ranking import DEFAULT_WEIGHTS
 
     assert inv["why"]["weight"] == pytest.approx(DEFAULT_WEIGHTS["decision"]["accepted"] * 0.8)  # x drift_weight
+    text = cli("recall", "how are invoice totals computed?", "--repo", repo.path).stdout
+    assert "evidence drifted: 1 commit since to src/billing/invoice.py" in text
     ctx = cli("context", "--goal", "invoice totals", "--repo", repo.path, "--json")
     pack = json.loads(ctx.stdout)
     assert "evidence drifted: 1 commit since to src/billing/invoice.py" in pack["text"]

@@ -111,6 +111,7 @@ def recall(
 ):
     """Recall records for a question under the memory contract (as of a commit with --at)."""
     from ...recall.answers import RecallAnswer, dump
+    from ...recall.evidence import evidence_line
     from ...recall.ranking import check_mode
     from ...recall.service import Recaller
 
@@ -140,6 +141,8 @@ def recall(
             f"{' (uncommitted changes)' if r.get('dirty') else ''}",
             markup=False,
         )
+        if evidence_line(r):  # the code it cites moved on since it was written (docs/drift.md)
+            out.print("   " + evidence_line(r).removeprefix(" · "), markup=False)
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
     view = f" · as of {res.receipt['index']['at'][:12]}" if res.receipt["index"].get("at") else ""
     out.print(
