@@ -44,7 +44,14 @@ def test_fresh_seed_is_consistent_and_cli_exits_zero(repo):
     assert_consistent(repo.path, {"dec-0", "dec-1", "dec-2", "dec-3", "fact-1"})
     rc, data = jgm_json("doctor", cwd=repo.path)
     assert rc == 0 and data["ok"] is True and data["problems"] == []
-    assert data["counts"] == {"records": 5, "chunks": 5, "vectors": 5, "files": 5}
+    assert data["counts"] == {
+        "records": 5,
+        "chunks": 5,
+        "vectors": 5,
+        "files": 5,
+        "drifted": 0,
+        "evidence_missing": 0,
+    }
 
 
 def test_never_seeded_is_reported(repo):

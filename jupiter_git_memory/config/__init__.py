@@ -73,6 +73,12 @@ class FileSettings(BaseModel):
         0.10, description="a number in [0, 1), e.g. corroborate_margin = 0.10"
     )
     auto_calibrate: bool = Field(True, description="true or false")
+    drift_weight: Unit = Field(
+        0.8, description="a number in [0, 1]: recall weight factor of a record whose cited code changed since"
+    )
+    missing_weight: Unit = Field(
+        0.5, description="a number in [0, 1]: recall weight factor of a record whose cited path is gone"
+    )
     global_workspace: bool = Field(False, alias="global", description="true or false")
     at_views: int = Field(20, ge=0, description="a whole number >= 0: `recall --at` views kept, e.g. at_views = 20")
     brief_budget: int = Field(
@@ -166,6 +172,8 @@ class Settings:
     hybrid: bool = True
     lexical_weight: float = 0.3
     corroborate_margin: float = 0.10  # hybrid: records this close above the floor need IDF-weighted lexical evidence
+    drift_weight: float = 0.8  # evidence drift (dec-drift-weight): a drifted record's recall weight factor
+    missing_weight: float = 0.5  # ... and a record whose cited path is gone
     auto_calibrate: bool = True  # `jgm seed` measures this workspace's floor with the shipped probes
     global_workspace: bool = False  # share this workspace's records with global recall
     at_views: int = 20  # `recall --at` views kept; the least recently used beyond this are evicted
@@ -297,6 +305,8 @@ def load_settings(repo: Path) -> Settings:
         lexical_weight=f.lexical_weight,
         corroborate_margin=f.corroborate_margin,
         auto_calibrate=f.auto_calibrate,
+        drift_weight=f.drift_weight,
+        missing_weight=f.missing_weight,
         global_workspace=f.global_workspace,
         at_views=f.at_views,
         brief_budget=f.brief_budget,

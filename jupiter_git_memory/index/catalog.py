@@ -56,6 +56,7 @@ class CatalogChanges:
     # replace the stored parses, in the same transaction
     receipts: list[dict] = field(default_factory=list)  # append-only; no generation bump
     touch_views: list[str] = field(default_factory=list)  # views just read (their LRU time); no bump
+    drift: list[dict[str, Any]] | None = None  # the current view's evidence drift, replacing what it had
     dead_chunks: list[str] = field(default_factory=list)  # out: chunks no view uses any more (vectors to delete)
 
     def changes_index(self) -> bool:
@@ -68,6 +69,7 @@ class CatalogChanges:
             or self.view
             or self.drop_views
             or self.rebuild
+            or self.drift is not None
         )
 
 
@@ -181,7 +183,14 @@ class Catalog(CatalogReads):
                     tuple(r) for r in cur.execute("SELECT id, content_hash FROM view_records WHERE view=?", (name,))
                 }
                 cur.execute("DELETE FROM view_records WHERE view=?", (name,))
+                cur.execute("DELETE FROM drift WHERE view=?", (name,))
                 cur.execute("DELETE FROM views WHERE name=?", (name,))
+            if ch.drift is not None:
+                cur.execute("DELETE FROM drift WHERE view=?", (self.view,))
+                cur.executemany(
+                    "INSERT INTO drift(view, id, state, data) VALUES(?,?,?,?)",
+                    [(self.view, d["id"], d["state"], json.dumps(d, sort_keys=True)) for d in ch.drift],
+                )
             self._write_chunks(cur, ch)
             ch.dead_chunks = self._collect(cur, touched, ch.delete_chunks)
             gen = self.generation() + 1
@@ -317,6 +326,7 @@ class Catalog(CatalogReads):
             cur.execute(sql)
         cur.execute("DELETE FROM view_records WHERE view NOT IN (?, ?)", (SHARED_VIEW, self.view or ""))
         cur.execute("DELETE FROM views WHERE name != ?", (self.view or "",))
+        cur.execute("DELETE FROM drift WHERE view != ?", (self.view or "",))
         cur.execute(
             "DELETE FROM contents WHERE NOT EXISTS (SELECT 1 FROM view_records v "
             "WHERE v.id = contents.id AND v.content_hash = contents.content_hash)"

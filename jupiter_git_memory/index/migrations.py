@@ -15,6 +15,9 @@ content and per-checkout views (dec-views-over-shared-vectors):
 A migration never re-embeds: chunk ids and vectors are kept as they are. Only a writer (holding the
 exclusive lock) migrates; a reader that finds an older schema says so (CatalogNeedsMigration), and one
 that finds a newer schema than this code knows refuses it (CatalogTooNew) rather than misread it.
+Version 3 adds evidence drift (records/drift.py): `drift` (view, record id) -> state and its detail, and
+`views.drift_key`, what the view's drift was computed from (a seed with the same key computes nothing).
+
 To change the schema: bump SCHEMA_VERSION, add a step to STEPS, and keep the test that migrates a store
 written by the previous release (tests/fixtures/catalog-v2.sql) green.
 """
@@ -29,7 +32,7 @@ from pathlib import Path
 from ..base.errors import JgmError
 from ..lifecycle.promote import PROMOTION  # a view's own row for a shared candidate, read back as `candidate`
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SHARED_VIEW = "*"
 
 SCHEMA_V2 = """
@@ -61,6 +64,13 @@ CREATE INDEX IF NOT EXISTS version_chunks_chunk ON version_chunks(chunk_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(chunk_id UNINDEXED, record_id UNINDEXED, title, body,
   tokenize = 'porter unicode61');
 CREATE TABLE IF NOT EXISTS receipts (id TEXT PRIMARY KEY, created_at REAL NOT NULL, data TEXT NOT NULL);
+"""
+
+SCHEMA_V3 = """
+ALTER TABLE views ADD COLUMN drift_key TEXT NOT NULL DEFAULT '';
+CREATE TABLE IF NOT EXISTS drift (
+  view TEXT NOT NULL, id TEXT NOT NULL, state TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (view, id)
+);
 """
 
 # Per connection: `records` and `chunks` read as before, but only what the connection's current view holds
@@ -144,15 +154,25 @@ def migrate(db: sqlite3.Connection, path: Path | str = "catalog") -> int:
     return found
 
 
-def _create(db: sqlite3.Connection) -> None:
-    for stmt in filter(str.strip, SCHEMA_V2.split(";\n")):  # executescript would COMMIT
+def _run(db: sqlite3.Connection, script: str) -> None:
+    for stmt in filter(str.strip, script.split(";\n")):  # executescript would COMMIT
         db.execute(stmt)
+
+
+def _create(db: sqlite3.Connection) -> None:
+    _run(db, SCHEMA_V2)
+    _v2_to_v3(db)
+
+
+def _v2_to_v3(db: sqlite3.Connection) -> None:
+    """v2 -> v3: the drift table and each view's drift key (empty: the next seed of a view computes it)."""
+    _run(db, SCHEMA_V3)
 
 
 def _v1_to_v2(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE records RENAME TO records_v1")
     db.execute("ALTER TABLE chunks RENAME TO chunks_v1")
-    _create(db)
+    _run(db, SCHEMA_V2)
     _from_v1(db)
 
 
@@ -199,4 +219,4 @@ def _from_v1(db: sqlite3.Connection) -> None:
 
 
 # version -> the step that brings a catalog from it to the next version
-STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2}
+STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}

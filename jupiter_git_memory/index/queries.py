@@ -156,6 +156,12 @@ class CatalogReads:
         row = self._db.execute("SELECT * FROM views WHERE name=?", (name or self.view,)).fetchone()
         return dict(row) if row else None
 
+    def drift(self, ids: list[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Record id -> its evidence drift in the current view (records/drift.py); records without one are absent."""
+        rows = self._db.execute("SELECT id, data FROM drift WHERE view=?", (self.view,)).fetchall()
+        want = set(ids) if ids is not None else None
+        return {r[0]: json.loads(r[1]) for r in rows if want is None or r[0] in want}
+
     def views(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self._db.execute("SELECT * FROM views ORDER BY used_at")]
 

@@ -168,6 +168,7 @@ def diagnose(
         never = not (wsdir / "catalog.sqlite").exists()
         zero = dict.fromkeys(("records", "chunks", "vectors", "files"), 0)
         records, chunks, stored, unused, ident = {}, {}, set(), [], None  # never seeded: nothing to open
+        drift: dict = {}
         collection = collection_name(ws.id)
         try:  # a reader: opening creates, migrates and writes nothing
             cat = None if never else open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.repo_root))[0]
@@ -199,6 +200,7 @@ def diagnose(
                 stored = cat.stored_chunk_ids()
                 unused = cat.unreferenced_chunks()
                 ident = cat.get_meta("identity")
+                drift = cat.drift()
                 collection = active_collection(ws.id, cat)
             finally:
                 cat.close()
@@ -266,6 +268,9 @@ def diagnose(
     file_problems, n_files = _file_problems(ws, settings, records)
     problems += file_problems
     counts = {"records": len(records), "chunks": len(chunks), "vectors": len(vector_ids), "files": n_files}
+    # evidence drift (docs/drift.md) is no inconsistency of the index: counted, for `jgm drift` to list
+    counts["drifted"] = sum(1 for d in drift.values() if d["state"] == "drifted")
+    counts["evidence_missing"] = sum(1 for d in drift.values() if d["state"] == "missing")
     return Diagnosis(ws.id, problems, counts, identity_mismatch)
 
 

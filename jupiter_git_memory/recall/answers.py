@@ -30,6 +30,22 @@ class Receipt(_Open):
     timestamp: float
 
 
+class Evidence(_Open):
+    """Evidence drift (docs/drift.md): whether the code a record cites changed since it was last committed."""
+
+    state: Literal["fresh", "drifted", "missing", "uncited"] = Field(
+        description="fresh | drifted (cited code changed since) | missing (a cited path is gone) | uncited"
+    )
+    cited: list[str] = Field(default_factory=list, description="The repository paths, folders and globs it cites.")
+    changed: list[dict[str, Any]] = Field(
+        default_factory=list, description="Commits since (sha, author, date, subject, files), newest first."
+    )
+    commits: int = 0
+    uncommitted: list[str] = Field(default_factory=list, description="Cited files with uncommitted changes.")
+    diffstat: str = ""
+    missing: list[str] = Field(default_factory=list, description="Cited paths that name nothing any more.")
+
+
 class RecalledRecord(_Open):
     """One record of an answer: effective status, provenance and a snippet of the best chunk."""
 
@@ -55,6 +71,7 @@ class RecalledRecord(_Open):
     read_instead: list[dict[str, Any]] | None = Field(
         None, description="For a retired record: the in-force record(s) that replace it."
     )
+    evidence: Evidence | None = Field(None, description="Evidence drift of the code the record cites.")
 
 
 class RecallAnswer(_Open):
@@ -95,6 +112,7 @@ class PackedRecord(_Open):
     path: str | None = None
     commit: str | None = None
     score: float | None = None
+    evidence: Evidence | None = None
 
 
 class ContextPack(_Open):
@@ -125,3 +143,33 @@ class Verification(_Open):
 def dump(model: type[BaseModel], data: dict[str, Any]) -> dict[str, Any]:
     """`data` checked against `model`, as JSON-ready data (what `--json` prints)."""
     return model.model_validate(data).model_dump(mode="json", exclude_unset=True)
+
+
+class DriftRecord(Evidence):
+    id: str
+    title: str = ""
+    kind: str = ""
+    status: str = ""
+    path: str | None = None
+    commit: str | None = Field(None, description="The last commit that changed the record's file (its baseline).")
+    touched: list[str] | None = Field(None, description="With --base: the cited files the change touches.")
+
+
+class DriftAnswer(_Open):
+    """`jgm drift`: the in-force records that cite repository paths, with their evidence state."""
+
+    view: str
+    commit: str | None = None
+    base: str | None = None
+    records: list[DriftRecord]
+    counts: dict[str, int]
+    warnings: list[str] = Field(default_factory=list)
+    workspace: str | None = None
+
+
+class GovernsAnswer(_Open):
+    """`jgm governs PATH...`: the in-force records that cite these files, each with how it covers them."""
+
+    files: list[str]
+    records: list[RecalledRecord]
+    workspace: str | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..records.drift import evidence_line
 from .receipts import make_receipt, store_receipt
 from .service import Recaller
 from .task import fused_recall
@@ -23,6 +24,7 @@ def quote(body: str) -> str:
 def render_entry(r: dict, body: str) -> str:
     where = _one_line(f"{r.get('path') or r.get('origin')}@{(r.get('commit') or 'uncommitted')[:12]}")
     src = f" · source: {_one_line(r['source'])}" if r.get("source") else ""
+    src += evidence_line(r)
     src += "".join(f" · governs {_one_line(g['file'])}: {_one_line(g['reason'])}" for g in r.get("governs") or [])
     head = f"## {_one_line(r['title'])}\n[{r['id']} · {r['kind']}/{r['status']} · {where}{src}]\n"
     return head + (quote(body) + "\n" if body.strip() else "")
@@ -79,7 +81,19 @@ def build_context(
         included.append(
             {
                 k2: r.get(k2)
-                for k2 in ("id", "kind", "status", "title", "source", "citations", "governs", "path", "commit", "score")
+                for k2 in (
+                    "id",
+                    "kind",
+                    "status",
+                    "title",
+                    "source",
+                    "citations",
+                    "governs",
+                    "path",
+                    "commit",
+                    "score",
+                    "evidence",
+                )
                 if k2 != "governs" or r.get("governs")
             }
         )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..base.store import workspace_lock
 from ..records.citations import body_paths, citations_of, classify, governs, normalize_path
+from .evidence import attach
 from .ranking import weight
 from .replacements import RETIRED, read_instead
 from .service import SNIPPET_CHARS, Recaller, RecallError
@@ -94,10 +95,12 @@ def match_files(rows, files: list[str], statuses: list[str], weights: dict) -> l
     return sorted(found.values(), key=lambda e: (-e["specificity"], -len(e["governs"]), -e["weight"], e["id"]))
 
 
-def governing(recaller: Recaller, files: list[str], statuses: list[str], k: int) -> dict[str, dict]:
-    """The best k records of this worktree's view governing `files`, most specific first:
-    id -> {governs: [{file, reason}], result: the record as recall shows it}."""
-    view, _ = recaller.prepare()
+def governing(
+    recaller: Recaller, files: list[str], statuses: list[str], k: int, at: str | None = None
+) -> dict[str, dict]:
+    """The best k records of this worktree's view (or the `--at` view) governing `files`, most specific
+    first: id -> {governs: [{file, reason}], result: the record as recall shows it}."""
+    view, _ = recaller.prepare(at)
     with workspace_lock(recaller.wsdir, exclusive=False), recaller.index().catalog.viewing(view):
         index = recaller.ensure_seeded()
         try:
@@ -110,6 +113,7 @@ def governing(recaller: Recaller, files: list[str], statuses: list[str], k: int)
                     out[m["id"]] = {"governs": m["governs"], "result": as_result(row, m["specificity"])}
                     if row.effective_status in RETIRED:  # asked for with --status superseded
                         out[m["id"]]["result"]["read_instead"] = read_instead(index.catalog, row)
+            attach(index.catalog, [o["result"] for o in out.values()])  # evidence drift of each
         except Exception as e:
             raise RecallError(f"index unavailable: {e}") from e
     return out

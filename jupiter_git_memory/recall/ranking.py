@@ -131,13 +131,15 @@ def rank(
     mode: str = "hybrid",
     lexical_weight: float = 0.3,
     corroborate_margin: float = 0.0,
+    factors: dict[str, float] | None = None,
 ) -> list[Hit]:
     """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring); another
     mode raises ValueError.
 
     In hybrid mode a record whose cosine is within `corroborate_margin` above the floor also needs
     corroboration (see `corroborated`): right at the floor the dense signal is noise. This only ever
-    removes results, so the no-answer property holds."""
+    removes results, so the no-answer property holds. `factors` multiply a record's weight (evidence drift:
+    recall/evidence.py); they reorder, never admit or cut."""
     check_mode(mode)
     for h in hits:
         h.cut = exclusion(h, floor, mode, corroborate_margin)
@@ -163,7 +165,7 @@ def rank(
             if h.corroboration is not None:
                 h.why["corroboration"] = round(h.corroboration, 3)
     for h in scored:
-        h.weight = weight(weights, h.kind, h.status)
+        h.weight = weight(weights, h.kind, h.status) * (factors or {}).get(h.record_id, 1.0)
         h.score = h.relevance * h.weight
         h.why.update(relevance=round(h.relevance, 4), weight=h.weight)
     scored.sort(key=lambda h: (-h.score, -h.cos, h.record_id))

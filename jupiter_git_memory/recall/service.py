@@ -360,8 +360,18 @@ class Recaller:
                 raise
             except Exception as e:
                 raise RecallError(f"index unavailable: {e}") from e
+            from .evidence import attach, factors
+
+            drift = factors(index.catalog, self.settings.drift_weight, self.settings.missing_weight)
             ranked = rank(
-                hits, floor, self.weights, k, mode, self.settings.lexical_weight, self.settings.corroborate_margin
+                hits,
+                floor,
+                self.weights,
+                k,
+                mode,
+                self.settings.lexical_weight,
+                self.settings.corroborate_margin,
+                drift,
             )
             rows = index.catalog.records_by_ids([h.record_id for h in ranked])
             chunks = index.catalog.chunks_by_id([h.chunk_id for h in ranked])
@@ -392,6 +402,7 @@ class Recaller:
             lost = lost_vectors(index)
             if lost and not results:  # never "no match" from an index that lost vectors
                 raise RecallError("; ".join([lost, *self.settings.notices()]))  # e.g. they went to a refused server
+            attach(index.catalog, results)  # each result says whether the code it cites moved on
             name_replacements(index.catalog, results, rows)  # a retired record says what to read instead
             receipt = make_receipt(
                 query,

@@ -28,6 +28,7 @@ from ..lifecycle.promote import mark_promotions
 from ..records.model import Issue, Record
 from ..records.row import RecordRow
 from . import sources
+from .drift import view_drift
 from .reading import options_key, read_knowledge
 
 
@@ -254,6 +255,8 @@ class Seeder:
             "fingerprint": stamp,
             "commits_at": commit or "",
         }
+        key, plan.catalog.drift = view_drift(root, commit, not rev, desired, view_row.get("drift_key") or "")
+        plan.catalog.view["drift_key"] = key
         plan.catalog.drop_views = stale_views(cat.views(), settings.at_views, cat.view)
         plan.catalog.meta["parse_options"] = parse_key
         if not rev:  # the workspace summary (`jgm workspaces`) follows the last worktree seed

@@ -41,6 +41,12 @@ def doctor(
             f"{c['files']} record files",
             markup=False,
         )
+        if c.get("drifted") or c.get("evidence_missing"):
+            out.print(
+                f"evidence: {c['drifted']} records drifted, {c['evidence_missing']} cite missing paths "
+                "(`jgm drift` lists them)",
+                markup=False,
+            )
         for p in before.problems:
             err.print(p.render(), markup=False)
         if done is not None:

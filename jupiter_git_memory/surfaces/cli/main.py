@@ -127,6 +127,8 @@ def recall(
     if as_json:
         emit_json(dump(RecallAnswer, res))
         return
+    from ...records.drift import evidence_line
+
     for w in res["warnings"]:
         err.print(f"[yellow]warning:[/] {esc(w)}", markup=True)
     if not res["results"]:
@@ -146,6 +148,8 @@ def recall(
             f"{' (uncommitted changes)' if r.get('dirty') else ''}",
             markup=False,
         )
+        if evidence_line(r):  # the code it cites moved on since it was written (docs/drift.md)
+            out.print("   " + evidence_line(r).removeprefix(" · "), markup=False)
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
     receipt = res["receipt"]
     view = f" · as of {receipt['index']['at'][:12]}" if receipt["index"].get("at") else ""

@@ -140,7 +140,7 @@ Form = Annotated[FormData, Depends(checked_form)]
 
 
 def create_web_app(state: ApiState) -> FastAPI:
-    from . import views_health, views_recall, views_records, views_review
+    from . import views_drift, views_health, views_recall, views_records, views_review
 
     web = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     web.state.jgm = state
@@ -243,7 +243,7 @@ def create_web_app(state: ApiState) -> FastAPI:
             return RedirectResponse(f"{base(request)}/w/{served[0]}/", status_code=303)
         return page(request, "home.html", workspaces=served)
 
-    for module in (views_review, views_records, views_recall, views_health):
+    for module in (views_review, views_drift, views_records, views_recall, views_health):
         web.include_router(module.router, prefix="/w/{ws}")
     return web
 

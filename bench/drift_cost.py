@@ -1,0 +1,141 @@
+"""What evidence drift costs a seed (issue 25): two generated repos alike but for citations, each with
+N records, 2N source paths and C commits; cold seed and no-op reseed of each, in one run, as ratios.
+
+    python bench/drift_cost.py [--records 1000] [--commits 500] [--out bench/results/drift_cost.json]
+
+Each record cites two paths (mostly files, every tenth a folder, every twentieth a glob); the history
+changes four source files per commit and re-commits a record every tenth commit, so the states are mixed.
+Also timed alone: one full drift computation of the cited repo (the git pass and the pure decision), which
+is what a seed pays when the key changed. Targets: cold seed with citations <= 1.2x without, and a no-op
+reseed <= 2 % of a cold seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ENV = dict(
+    os.environ,
+    GIT_AUTHOR_NAME="bench",
+    GIT_AUTHOR_EMAIL="b@example.com",
+    GIT_COMMITTER_NAME="bench",
+    GIT_COMMITTER_EMAIL="b@example.com",
+)
+
+
+def _record(i: int, cites: list[str] | None, rev: int = 0) -> str:
+    src = f"source: [{', '.join(cites)}]\n" if cites else ""
+    return (
+        f"---\nid: dec-{i}\nkind: decision\nstatus: accepted\ntitle: Decision {i} about module {i % 40}\n{src}"
+        f"reviewed: r{rev}\n---\nModule {i % 40} handles part {i} of the work; revision {rev}.\n"
+    )
+
+
+def build(dest: Path, n: int, commits: int, cited: bool) -> None:
+    """The repo, written through `git fast-import` (500 commits in a second), then checked out."""
+    rnd = random.Random(25)
+    paths = [f"src/m{j // 50}/f{j}.py" for j in range(2 * n)]
+    cites = {}
+    for i in range(n):
+        a, b = paths[2 * i], paths[2 * i + 1]
+        if i % 20 == 0:
+            b = f"src/m{(2 * i + 1) // 50}/*.py"
+        elif i % 10 == 0:
+            b = f"src/m{(2 * i + 1) // 50}/"
+        cites[i] = [a, b]
+    out: list[bytes] = []
+
+    def blob(path: str, text: str) -> None:
+        data = text.encode()
+        out.append(b"M 100644 inline " + path.encode() + b"\ndata %d\n" % len(data) + data + b"\n")
+
+    for c in range(commits):
+        msg = f"commit {c}".encode()
+        out.append(b"commit refs/heads/main\ncommitter bench <b@example.com> %d +0000\n" % (1_700_000_000 + c))
+        out.append(b"data %d\n%s\n" % (len(msg), msg))
+        if c == 0:
+            for p in paths:
+                blob(p, f"# {p}\nX = 0\n")
+            for i in range(n):
+                blob(f"knowledge/dec-{i}.md", _record(i, cites[i] if cited else None))
+        else:
+            for p in rnd.sample(paths, 4):
+                blob(p, f"# {p}\nX = {c}\n")
+            if c % 10 == 0:
+                i = rnd.randrange(n)
+                blob(f"knowledge/dec-{i}.md", _record(i, cites[i] if cited else None, c))
+    subprocess.run(["git", "init", "-q", "-b", "main", str(dest)], check=True, env=ENV, timeout=60)
+    subprocess.run(
+        ["git", "-C", str(dest), "fast-import", "--quiet"], input=b"".join(out), check=True, env=ENV, timeout=300
+    )
+    subprocess.run(["git", "-C", str(dest), "reset", "-q", "--hard", "main"], check=True, env=ENV, timeout=300)
+
+
+def timed(fn) -> tuple[float, object]:
+    t0 = time.perf_counter()
+    got = fn()
+    return time.perf_counter() - t0, got
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--records", type=int, default=1000)
+    ap.add_argument("--commits", type=int, default=500)
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["JGM_HOME"] = str(Path(tmp) / "home")
+        from jupiter_git_memory.seed.drift import view_drift
+        from jupiter_git_memory.seed.seeder import Seeder
+
+        result: dict = {"records": args.records, "paths": 2 * args.records, "commits": args.commits}
+        embedder = None
+        for name, cited in (("without", False), ("with", True)):
+            repo = Path(tmp) / name
+            build(repo, args.records, args.commits, cited)
+            seeder = Seeder(repo, embedder=embedder)
+            if embedder is None:  # loaded and warmed once: both cold seeds pay only embedding and indexing
+                seeder.embedder.embed_passages(["warm up the session"] * 64)
+            embedder = seeder.embedder
+            cold, rep = timed(seeder.seed)
+            noop, _ = timed(seeder.seed)
+            result[name] = {
+                "cold_seed_s": round(cold, 3),
+                "noop_reseed_s": round(noop, 3),
+                "noop_share_of_cold": round(noop / cold, 4),
+            }
+            if cited:
+                idx = seeder.open(view=rep.view, write=False)
+                try:
+                    rows = idx.catalog.records()
+                    drift_s, (_, states) = timed(lambda: view_drift(repo, rep.commit, True, rows, ""))
+                    counts: dict = {}
+                    for d in states or []:
+                        counts[d["state"]] = counts.get(d["state"], 0) + 1
+                    result["with"].update(drift_compute_s=round(drift_s, 3), states=counts)
+                finally:
+                    idx.close()
+        w, wo = result["with"], result["without"]
+        result["cold_ratio"] = round(w["cold_seed_s"] / wo["cold_seed_s"], 3)
+        result["noop_ratio"] = round(w["noop_reseed_s"] / wo["noop_reseed_s"], 3)
+        result["targets"] = {
+            "cold_ratio<=1.2": result["cold_ratio"] <= 1.2,
+            "noop<=2%_of_cold": w["noop_share_of_cold"] <= 0.02,
+        }
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""The git plumbing behind evidence drift (records/drift.py decides; this only reads git).
+
+One pass per computation, whatever the number of records: `git merge-base --octopus` of the records'
+baselines bounds the history, one `git log --numstat` lists every commit since with the files it changed,
+one listing gives the files of the view (`ls-tree` for a commit, `ls-files` for a worktree) and, for a
+worktree view, `git status` and `git diff HEAD --numstat` the uncommitted changes. The seeder keys the
+result on `drift_key` (the view's commit, the records' baselines and citations, the worktree's status), so
+a no-op reseed runs only `git status` and writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..base.git import git
+from ..records.drift import Cited, Commit, History
+
+_FORMAT = "--format=%x01%H%x1f%P%x1f%an%x1f%aI%x1f%s"
+
+
+def _paths(out: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+
+def status(root: Path) -> bytes:
+    """The worktree's `git status` (the cheap check a no-op reseed pays)."""
+    return git(
+        root,
+        "--no-optional-locks",
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--untracked-files=all",
+        "--no-renames",
+        check=False,
+    )
+
+
+def drift_key(commit: str | None, records: Iterable[Cited], worktree_status: bytes | None) -> str:
+    """What a view's drift depends on; equal keys, equal states."""
+    h = hashlib.sha256(
+        json.dumps([commit, sorted((r.id, r.path, r.commit, r.dirty, r.citations) for r in records)]).encode()
+    )
+    h.update(worktree_status or b"")
+    return h.hexdigest()[:32]
+
+
+def parse_log(out: bytes) -> list[Commit]:
+    """`git log -z --numstat` in _FORMAT as commits, newest first."""
+    commits: list[Commit] = []
+    head: list[str] | None = None
+    files: dict[str, tuple[int, int]] = {}
+
+    def flush() -> None:
+        if head is not None:
+            sha, parents, author, date, subject = (head + ["", "", "", ""])[:5]
+            commits.append(Commit(sha, tuple(parents.split()), author, date, subject, dict(files)))
+
+    for token in out.split(b"\0"):
+        token = token.lstrip(b"\n")
+        if token.startswith(b"\x01"):
+            flush()
+            head, files = token[1:].decode("utf-8", "replace").split("\x1f", 4), {}
+        elif token.count(b"\t") >= 2:
+            add, dele, path = token.split(b"\t", 2)
+            files[path.decode("utf-8", "surrogateescape")] = (
+                int(add) if add.isdigit() else 0,
+                int(dele) if dele.isdigit() else 0,
+            )
+    flush()
+    return commits
+
+
+def history(root: Path, commit: str | None, records: list[Cited], worktree_status: bytes | None) -> History:
+    """The History of a view at `commit` (`worktree_status`: a worktree view's `git status`, else None)."""
+    baselines = sorted({r.commit for r in records if r.commit and not r.dirty})
+    commits: list[Commit] = []
+    if commit and baselines:
+        base = git(root, "merge-base", "--octopus", *baselines, check=False).decode().strip()
+        rng = [commit, f"^{base}"] if base else [commit]
+        commits = parse_log(git(root, "log", "--no-renames", "-z", "--numstat", _FORMAT, *rng, "--"))
+    if worktree_status is None:
+        paths = _paths(git(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit)) if commit else []
+        return History(commits, paths)
+    gone, dirty = set(), {}
+    for item in filter(None, worktree_status.split(b"\0")):
+        xy, path = item[:2], item[3:].decode("utf-8", "surrogateescape")
+        dirty[path] = (0, 0)
+        if b"D" in xy:
+            gone.add(path)
+    if commit and dirty:
+        for token in git(root, "diff", "HEAD", "--numstat", "-z", "--no-renames", check=False).split(b"\0"):
+            if token.count(b"\t") >= 2:
+                add, dele, p = token.split(b"\t", 2)
+                path = p.decode("utf-8", "surrogateescape")
+                if path in dirty:
+                    dirty[path] = (int(add) if add.isdigit() else 0, int(dele) if dele.isdigit() else 0)
+    listed = _paths(git(root, "ls-files", "-z", "-c", "-o", "--exclude-standard", check=False))
+    return History(commits, [p for p in listed if p not in gone], dirty)
+
+
+def changed_between(root: Path, base: str, head: str) -> set[str]:
+    """Files changed between the merge base of `base` and `head`, and `head` (what a PR changes)."""
+    return set(_paths(git(root, "diff", "--name-only", "-z", "--no-renames", f"{base}...{head}", "--")))

@@ -1,0 +1,142 @@
+"""Evidence drift as recall shows it: each result's `evidence`, the drift weight, and `jgm drift`'s report.
+
+The states are computed at seed time and kept with the view (seed/drift.py); a worktree report recomputes
+them first when the worktree's `git status` moved since (an uncommitted edit to cited code moves no view
+fingerprint), without writing: a reader holds only the shared lock.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base.store import workspace_lock
+from ..index import drift_git
+from ..records.drift import UNCITED, PathSet, drift_weight
+from ..seed.drift import view_drift
+from .service import Recaller, RecallError
+
+FAIL_ON = ("drifted", "missing", "never")
+
+
+def evidence_of(drift: dict[str, Any] | None) -> dict[str, Any]:
+    """A result's `evidence`: its state, and for a drifted or missing record what moved or went."""
+    if not drift:
+        return {"state": UNCITED}
+    out = {"state": drift["state"], "cited": drift["cited"]}
+    if drift["state"] != "fresh":
+        out.update(
+            changed=drift["changed"],
+            commits=drift["commits"],
+            uncommitted=drift["uncommitted"],
+            diffstat=drift["diffstat"],
+            missing=drift["missing"],
+        )
+    return out
+
+
+def attach(catalog, results: list[dict]) -> None:
+    """Set `evidence` on every result, from the drift the view holds."""
+    drift = catalog.drift([r["id"] for r in results])
+    for r in results:
+        r["evidence"] = evidence_of(drift.get(r["id"]))
+
+
+def factors(catalog, drifted: float, missing: float) -> dict[str, float]:
+    """record id -> the weight factor of its evidence state (only the ones that are not 1)."""
+    out = {}
+    for rid, d in catalog.drift().items():
+        f = drift_weight(d["state"], drifted, missing)
+        if f != 1.0:
+            out[rid] = f
+    return out
+
+
+def report(recaller: Recaller, at: str | None = None, base: str | None = None) -> dict[str, Any]:
+    """`jgm drift`: every cited in-force record of the view with its state; with `base` only the records
+    whose cited paths the changes `base...HEAD` touch (each with the files it touched)."""
+    view, warnings = recaller.prepare(at)
+    root = recaller.workspace.repo_root
+    with workspace_lock(recaller.wsdir, exclusive=False), recaller.index().catalog.viewing(view):
+        index = recaller.ensure_seeded()
+        cat = index.catalog
+        try:
+            rows = cat.records()
+            drift = cat.drift()
+            v = cat.get_view() or {}
+            if not at:  # uncommitted edits since the last seed: recomputed, not stored
+                _key, fresh = view_drift(root, v.get("commit_sha"), True, rows, v.get("drift_key") or "")
+                if fresh is not None:
+                    drift = {d["id"]: d for d in fresh}
+        except Exception as e:
+            raise RecallError(f"index unavailable: {e}") from e
+    touched: dict[str, list[str]] = {}
+    if base:
+        from ..index.views import resolve_commit
+
+        resolve_commit(root, base)  # names a bad REV (revision/not-found)
+        changed = PathSet(drift_git.changed_between(root, base, v.get("commit_sha") or "HEAD"))
+        for rid, d in drift.items():
+            got = sorted({p for ref in d["cited"] for p in changed.covered(ref)})
+            if got:
+                touched[rid] = got
+    records = []
+    for rid in sorted(touched if base else drift):
+        d, row = drift[rid], rows.get(rid)
+        entry = {
+            "id": rid,
+            "title": row.title if row else rid,
+            "kind": row.kind if row else "",
+            "status": row.effective_status if row else "",
+            "path": row.path if row else None,
+            "commit": row.commit_sha if row else None,
+            **evidence_of(d),
+        }
+        entry.setdefault("changed", [])
+        if base:
+            entry["touched"] = touched[rid]
+        records.append(entry)
+    counts = {s: sum(1 for r in records if r["state"] == s) for s in ("fresh", "drifted", "missing")}
+    return {
+        "view": view,
+        "commit": v.get("commit_sha"),
+        "base": base,
+        "records": records,
+        "counts": counts,
+        "warnings": warnings,
+    }
+
+
+def failed(rep: dict[str, Any], fail_on: str) -> bool:
+    """Whether `--fail-on` fails this report: `drifted` fails on drifted or missing, `missing` on missing."""
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"--fail-on must be one of {', '.join(FAIL_ON)}, not {fail_on!r}")
+    c = rep["counts"]
+    return fail_on == "drifted" and bool(c["drifted"] or c["missing"]) or fail_on == "missing" and bool(c["missing"])
+
+
+def markdown(rep: dict[str, Any], diff_url: str | None = None) -> str:
+    """The report as a pull-request comment."""
+    recs = rep["records"]
+    if rep["base"]:
+        head = f"### jgm: this change touches code cited by {len(recs)} in-force record{'s' * (len(recs) != 1)}"
+    else:
+        c = rep["counts"]
+        head = f"### jgm evidence drift: {c['drifted']} drifted, {c['missing']} missing, {c['fresh']} fresh"
+    if not recs:
+        return head + "\n\nNo in-force record cites the changed code.\n" if rep["base"] else head + "\n"
+    lines = [head, "", "| record | state | cited | since |", "|---|---|---|---|"]
+    for r in recs:
+        cited = ", ".join(f"`{p}`" for p in (r.get("touched") or r["cited"]))
+        since = "; ".join(f"{c['sha'][:8]} {c['subject']} ({c['author']})" for c in r["changed"][:3])
+        if r.get("missing"):
+            since = "gone: " + ", ".join(f"`{p}`" for p in r["missing"])
+        elif r.get("uncommitted"):
+            since = (since + "; " if since else "") + "uncommitted changes"
+        title = str(r["title"]).replace("|", "\\|")
+        lines.append(f"| **{r['id']}** {title} | {r['state']} | {cited} | {since.replace('|', '/')} |")
+    lines += [
+        "",
+        "Update, supersede or confirm each record: re-committing it (for example a `reviewed: <date>` line) "
+        "makes it fresh.",
+    ]
+    return "\n".join(lines) + "\n"

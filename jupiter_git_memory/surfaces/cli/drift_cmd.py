@@ -1,0 +1,103 @@
+"""`jgm drift`: which in-force records cite code that changed since they were written (docs/drift.md);
+`jgm governs PATH...`: which in-force records cite a path (the decisions a change is subject to)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from .common import emit_json, esc, out, reported
+
+RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
+JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+AtOpt = typer.Option(None, "--at", help="Answer as of this commit, tag or branch.")
+
+
+def _since(r: dict) -> str:
+    if r["state"] == "missing":
+        return "gone: " + ", ".join(r["missing"])
+    if r["state"] != "drifted":
+        return ""
+    parts = [f"{c['sha'][:10]} {c['subject']} ({c['author']}, {c['date'][:10]})" for c in r["changed"][:3]]
+    if r["commits"] > 3:
+        parts.append(f"… {r['commits'] - 3} more")
+    if r["uncommitted"]:
+        parts.append("uncommitted: " + ", ".join(r["uncommitted"]))
+    return "; ".join(parts) + (f" [{r['diffstat']}]" if r["diffstat"] else "")
+
+
+def drift(
+    repo: Path | None = RepoOpt,
+    base: str | None = typer.Option(
+        None, "--base", metavar="REV", help="Only records whose cited code changes between REV and HEAD (a PR)."
+    ),
+    at: str | None = AtOpt,
+    as_json: bool = JsonOpt,
+    as_markdown: bool = typer.Option(False, "--markdown", help="Print a pull-request comment (Markdown)."),
+    fail_on: str = typer.Option(
+        "never", "--fail-on", help="Exit 1 when a listed record is: drifted (or missing) | missing | never."
+    ),
+):
+    """Evidence drift: each in-force record that cites repository paths is fresh, drifted (cited code changed
+    since the record was last committed) or missing (a cited path is gone)."""
+    from ...recall import evidence
+    from ...recall.service import Recaller
+
+    with reported(as_json):
+        if fail_on not in evidence.FAIL_ON:
+            raise ValueError(f"--fail-on must be one of {', '.join(evidence.FAIL_ON)}, not {fail_on!r}")
+        recaller = Recaller(repo)
+        rep = evidence.report(recaller, at=at, base=base)
+    code = 1 if evidence.failed(rep, fail_on) else 0
+    if as_json:
+        from ...recall.answers import DriftAnswer, dump
+
+        emit_json(dump(DriftAnswer, dict(rep, workspace=recaller.workspace.id)))
+    elif as_markdown:
+        out.print(evidence.markdown(rep), markup=False, end="")
+    else:
+        c = rep["counts"]
+        out.print(f"{c['drifted']} drifted, {c['missing']} missing, {c['fresh']} fresh", markup=False)
+        for r in rep["records"]:
+            touched = f" · touches {', '.join(r['touched'])}" if r.get("touched") else ""
+            out.print(f"[bold]{esc(r['state']):8}[/] {esc(r['id'])}: {esc(r['title'])}{esc(touched)}", markup=True)
+            if _since(r):
+                out.print(f"         {_since(r)}", markup=False)
+    raise typer.Exit(code)
+
+
+def governs(
+    paths: list[str] = typer.Argument(..., help="Repository files (e.g. the files a change touches)."),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+    k: int = typer.Option(50, "-k", min=1, max=500, help="How many records at most."),
+    at: str | None = AtOpt,
+):
+    """The in-force records that cite these paths (a file, a folder above it, or a glob covering it)."""
+    from ...recall.files import governing, task_files
+    from ...recall.service import Recaller
+    from ...records.model import IN_FORCE
+
+    with reported(as_json):
+        recaller = Recaller(repo)
+        files = task_files(recaller.workspace.repo_root, paths)
+        got = governing(recaller, files, sorted(IN_FORCE), k, at=at)
+    records = [dict(g["result"], governs=g["governs"]) for g in got.values()]
+    if as_json:
+        from ...recall.answers import GovernsAnswer, dump
+
+        emit_json(dump(GovernsAnswer, {"files": files, "records": records, "workspace": recaller.workspace.id}))
+        return
+    if not records:
+        out.print(f"no in-force record cites {', '.join(files)}", markup=False)
+    for r in records:
+        state = (r.get("evidence") or {}).get("state", "")
+        out.print(f"[bold]{esc(r['id'])}[/]: {esc(r['title'])} [dim]({esc(state)})[/]", markup=True)
+        for g in r["governs"]:
+            out.print(f"   {g['file']}: {g['reason']}", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("drift")(drift)
+    app.command("governs")(governs)

@@ -1,0 +1,55 @@
+"""The drift queue: in-force records whose cited code changed since they were last committed, or whose
+cited paths are gone, beside the candidate queue (docs/drift.md). Read-only: a reviewer updates,
+supersedes or confirms a record in Git (re-committing it makes it fresh).
+
+The rows are `jgm drift`'s report (recall/evidence.report), so the page, the CLI and CI agree. Each row's
+diff is the `git diff` from the record's baseline to the view's commit over the cited paths, and a
+compare link when `origin` is a GitHub remote.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse
+
+from ...base.git import git
+from ...recall import evidence
+from ..workspace_handle import WorkspaceHandle
+from .app import page, require_workspace
+
+router = APIRouter()
+Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
+_GITHUB = re.compile(r"^(?:https://github\.com/|git@github\.com:)([\w.-]+/[\w.-]+?)(?:\.git)?/?$")
+
+
+def _github(root) -> str | None:
+    url = git(root, "remote", "get-url", "origin", check=False).decode().strip()
+    m = _GITHUB.match(url)
+    return f"https://github.com/{m.group(1)}" if m else None
+
+
+@router.get("/drift", response_class=HTMLResponse)
+def drift_queue(request: Request, handle: Handle, state: str = "queue"):
+    with handle.reading() as recaller:
+        rep = evidence.report(recaller)
+    rows = [r for r in rep["records"] if state == "all" or (r["state"] != "fresh") == (state == "queue")]
+    rows.sort(key=lambda r: (r["state"] != "missing", -r.get("commits", 0), r["id"]))
+    gh = _github(handle.workspace.repo_root)
+    head = rep["commit"] or "HEAD"
+    for r in rows:
+        paths = " ".join(r["cited"])
+        r["diff_cmd"] = f"git diff {(r['commit'] or 'HEAD')[:12]} {head[:12]} -- {paths}"
+        r["diff_url"] = f"{gh}/compare/{r['commit']}...{head}" if gh and r["commit"] and rep["commit"] else None
+    return page(
+        request,
+        "drift.html",
+        ws=handle.id,
+        rows=rows,
+        counts=rep["counts"],
+        state=state,
+        states=("queue", "fresh", "all"),
+        commit=rep["commit"],
+    )
