@@ -22,7 +22,7 @@ import yaml
 from ..model import MAX_RECORD_BYTES
 from ..parse import ParseOutcome, parse_record
 from . import log4brains, madr, nygard
-from .common import AdapterOptions, first_heading
+from .common import AdapterOptions, first_heading, folder_status
 from .evidence import examine, is_template, ordinary_name
 from .ids import attachment_folder, date_named, folder_record, numbered
 
@@ -111,6 +111,8 @@ def detect(path: str, text: str) -> tuple[str | None, str]:
         if heading is not None and _NUMBERED_H1_RE.match(heading):
             return nygard.NAME, "numbered file and numbered title, no status"
         return PLAIN, "numbered file with a heading but no status marker"
+    if heading is not None and (folder := folder_status(path)) is not None:
+        return PLAIN, f"a titled file in the folder `{folder[1]}/`, named by a status"
     return None, NOT_A_RECORD
 
 
