@@ -111,8 +111,8 @@ def detect(path: str, text: str) -> tuple[str | None, str]:
         if heading is not None and _NUMBERED_H1_RE.match(heading):
             return nygard.NAME, "numbered file and numbered title, no status"
         return PLAIN, "numbered file with a heading but no status marker"
-    if heading is not None and (folder := folder_status(path)) is not None:
-        return PLAIN, f"a titled file in the folder `{folder[1]}/`, named by a status"
+    if heading is not None and (by_folder := folder_status(path)) is not None:
+        return PLAIN, f"a titled file in the folder `{by_folder[1]}/`, named by a status"
     return None, NOT_A_RECORD
 
 
