@@ -35,6 +35,10 @@ def test_kep_yaml_status_is_read_through_the_status_table():
     k = read_knowledge(files, {}, settings, reuse=False)
     rec = next(r for r in k.resolution.records.values() if r.id == "ADR-1002")
     assert "kep.yaml" in rec.metadata["status_source"] and rec.metadata["status_as_written"] == "withdrawn"
+    from jupiter_git_memory.seed.checking import explain
+
+    shown = explain(KEP, settings, "keps/sig-widgets/1002-widget-gc/README.md")  # what `jgm check --explain` says
+    assert shown["status"] == "rejected" and "1002-widget-gc/kep.yaml` beside it" in shown["status_why"]
 
 
 def test_a_bad_kep_yaml_is_no_status_never_a_crash():
