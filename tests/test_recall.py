@@ -66,7 +66,10 @@ def test_default_filters_exclude_superseded_false_candidate_proposed(kb):
     assert ids(rc.recall("which database do services use for relational data?", k=5)) == ["dec-postgres"]
     assert "fact-py39" not in ids(rc.recall("which python version does CI run?", k=5))
     assert "cand-redis" not in ids(rc.recall("should we cache sessions in redis?", k=5))
-    assert "dec-logging" not in ids(rc.recall("what log format do we use?", k=5))
+    assert "dec-logging" not in ids(rc.recall("what log format do we use?", k=5, fallback=False))
+    # with nothing in force to answer, the proposed record comes back marked (dec-proposed-fallback)
+    logs = rc.recall("what log format do we use?", k=5)
+    assert ids(logs) == ["dec-logging"] and logs.fallback == "proposed" and logs.results[0]["status"] == "proposed"
 
 
 def test_status_replaces_default_set(kb):

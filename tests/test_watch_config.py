@@ -89,3 +89,27 @@ def test_watcher_discovers_an_adr_folder_created_while_it_runs(repo):
         while len(indexed(repo.path)) < 3:
             seeds.get(timeout=DEADLINE)
         assert indexed(repo.path) == {"k1", "ADR-0001", "ADR-0002"}
+
+
+def test_watcher_finds_a_collection_started_in_a_new_folder_outside_the_conventional_ones(repo):
+    """No `roots`: a folder created while the watch runs (here `proposals/`, no conventional name) is
+    watched whole; once it holds enough numbered decision records, discovery takes it without a restart."""
+    repo.record("k1", title="Knowledge one", body="Kept under knowledge/.")
+    repo.commit("knowledge only")
+    seeds: queue.Queue = queue.Queue()
+    rfc = "# {n}. {title}\n\n* Status: **Accepted**\n\n## Motivation\n\n{why}\n\n## Detailed design\n\nIt is done.\n"
+    topics = [("Use Postgres", "We need a database."), ("Use Redis", "We need a cache."), ("Use NATS", "A bus.")]
+    with Watcher(repo.path, on_reseed=seeds.put, debounce=0.1) as watcher:
+        assert seeds.get(timeout=DEADLINE).trigger == "initial"
+        (repo.path / "proposals").mkdir()
+        for i, (title, why) in enumerate(topics[:2], 1):  # two: not a collection yet (discovery needs three)
+            repo.write(f"proposals/000{i}-x.md", rfc.format(n=i, title=title, why=why))
+        next_reseed_with(seeds, "proposals")
+        assert "proposals" not in watcher.settings.roots and watcher.relevant("proposals/0003-x.md", False)
+        repo.write("proposals/0003-x.md", rfc.format(n=3, title=topics[2][0], why=topics[2][1]))
+        while "proposals" not in watcher.settings.roots:
+            next_reseed_with(seeds, "proposals/0003-x.md")
+        while len(indexed(repo.path)) < 4:
+            seeds.get(timeout=DEADLINE)
+        assert indexed(repo.path) == {"k1", "ADR-0001", "ADR-0002", "ADR-0003"}
+        assert not watcher.relevant("notes/x.md", False)  # an old folder nobody created during the watch

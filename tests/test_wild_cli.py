@@ -150,8 +150,12 @@ def test_an_empty_default_answer_from_a_mostly_proposed_knowledge_base_says_what
     repo.commit("rfcs")
     Seeder(repo.path).seed()
     rc = Recaller(repo.path)
-    empty = rc.recall("How are struct fields made private?", k=3)
+    marked = rc.recall("How are struct fields made private?", k=3)  # the proposed fallback answers, marked
+    assert marked.results[0]["id"] == "ADR-0001" and marked.fallback == "proposed"
+    assert not any("6 of 6 records are proposed" in w for w in marked.warnings)
+    empty = rc.recall("How are struct fields made private?", k=3, fallback=False)  # `proposed_fallback = false`
     assert empty.results == [] and any("6 of 6 records are proposed" in w for w in empty.warnings)
     asked = rc.recall("How are struct fields made private?", k=3, statuses=["proposed"])
     assert asked.results[0]["id"] == "ADR-0001" and not any("proposed" in w for w in asked.warnings)
+    assert asked.fallback is None
     rc.close()

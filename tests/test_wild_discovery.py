@@ -240,3 +240,45 @@ def test_a_commit_is_read_like_the_worktree_for_a_shallow_root(repo):
             "adr-003-module-loading.md",
         ]
     )
+
+
+def test_status_folders_without_numbers_are_found_and_read_by_their_folder():
+    """Proposals filed under `accepted/<year>/` and `proposed/` with no number and no status line (the
+    dotnet/designs shape): each status folder is a root, its titled files are records with the folder's
+    status; the guide and template beside them, README and CONTRIBUTING stay out."""
+    settings, k = read(WILD / "unnumbered")
+    assert settings.roots == ("knowledge", "accepted", "proposed")
+    found = {c["root"]: c for c in settings.discovered["collections"]}
+    assert set(found) == {"accepted", "proposed"}
+    assert "named by a status" in found["accepted"]["rule"] and "beside `proposed/`" in found["accepted"]["why"]
+    records = {r.path: r for r in k.resolution.records.values()}
+    assert sorted(records) == [
+        "accepted/2024/cache-keys.md",
+        "accepted/2024/retry-budget/retry-budget-telemetry.md",
+        "accepted/2024/retry-budget/retry-budget.md",
+        "accepted/2025/plugin-loading.md",
+        "proposed/config-reload.md",
+        "proposed/queue-sharding.md",
+    ]
+    status = {p: k.resolution.effective[r.id] for p, r in records.items()}
+    assert status["accepted/2024/cache-keys.md"] == "accepted" and status["proposed/queue-sharding.md"] == "proposed"
+    assert records["accepted/2025/plugin-loading.md"].id == "plugin-loading"
+    assert not [i for i in k.issues if i.severity == "error"]
+
+
+@pytest.mark.parametrize(
+    "folders",
+    [
+        ("drafts", "review"),  # two status folders, both merely proposed: a docs tree's drafts, not verdicts
+        ("accepted",),  # one status folder alone
+    ],
+)
+def test_status_named_doc_folders_are_not_collections_without_a_verdict_beside_them(tmp_path, folders):
+    repo = tmp_path / "r"
+    for f in folders:
+        for i, topic in enumerate(("install", "upgrade", "backup", "restore")):
+            page = repo / "docs" / f / f"{topic}.md"
+            page.parent.mkdir(parents=True, exist_ok=True)
+            page.write_text(f"# How to {topic}\n\n## Goals\n\nStep {i}.\n\n## Design\n\nRun the {topic} command.\n")
+    settings = load_settings(repo)
+    assert settings.roots == ("knowledge",) and not settings.discovered["collections"]

@@ -105,6 +105,7 @@ class FileSettings(BaseModel):
     adr_missing_status: Literal["accepted", "proposed", "error"] = Field(
         "proposed", description='"accepted", "proposed" or "error"'
     )
+    proposed_fallback: bool = Field(True, description="true or false")
     formats: dict[str, str] = Field(
         {},
         description="a table of root folder = format name (jgm, nygard, madr2, "
@@ -184,6 +185,7 @@ class Settings:
     roots_configured: bool = False  # `roots` was written in the file (else the defaults apply)
     status_map: dict[str, str] = field(default_factory=dict)  # a source's status word (or "folder/") -> one of ours
     adr_missing_status: str = "proposed"  # an ADR without a status: accepted | proposed | error
+    proposed_fallback: bool = True  # default recall with no in-force match returns the proposed ones, marked
     formats: dict[str, str] = field(default_factory=dict)  # root folder -> record format name
     shallow_roots: tuple[str, ...] = ()  # roots read without their subfolders (a discovered repository root)
     discovered: dict = field(default_factory=dict)  # without `roots`: collections found and why, near misses
@@ -316,6 +318,7 @@ def load_settings(repo: Path) -> Settings:
         roots_configured=f.roots is not None,
         status_map=f.status_map,
         adr_missing_status=f.adr_missing_status,
+        proposed_fallback=f.proposed_fallback,
         formats=f.formats,
         refused=refused,
         shallow_roots=shallow,

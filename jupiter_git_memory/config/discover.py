@@ -17,7 +17,17 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from ..records.formats.evidence import MIN_RECORDS, Evidence, Verdict, examine, is_template, judge, ordinary_name
+from ..records.formats.common import folder_status
+from ..records.formats.evidence import (
+    MIN_RECORDS,
+    MIN_SHARE,
+    Evidence,
+    Verdict,
+    examine,
+    is_template,
+    judge,
+    ordinary_name,
+)
 from ..records.formats.ids import attachment_folder, collection_number, date_named, folder_record
 
 CONVENTIONAL = (
@@ -184,6 +194,43 @@ def merged_parents(files: dict[str, list[str]], verdicts: list[Verdict]) -> dict
     return out
 
 
+STATUS_FOLDER_RULE = "a folder named by a status beside another: proposals filed by their status, without numbers"
+
+
+def status_folders(repo: Path, files: dict[str, list[str]]) -> list[dict]:
+    """Folders named by a status (`accepted/`, `proposed/`, `rejected/`: the status table's words) that sit
+    beside another such folder, one of them not merely proposed, holding titled Markdown files that are no
+    ordinary doc or template: at least MIN_RECORDS of them, and at least MIN_SHARE of their Markdown. Each
+    folder is a root (`accepted/2020/x.md` reads as accepted by its folder). Two sibling status folders, one
+    of them a verdict, keep out a docs tree with a `drafts/` folder; unnumbered files are read only there."""
+    top = repo.resolve()
+    below: dict[str, dict[str, list[str]]] = {}  # parent -> status folder -> its Markdown files (any depth)
+    for path in (p for paths in files.values() for p in paths):
+        parts = path.split("/")[:-1]
+        for i, name in enumerate(parts):
+            if folder_status(name + "/x.md") is not None:
+                folder = "/".join(parts[: i + 1])
+                below.setdefault(posixpath.dirname(folder), {}).setdefault(folder, []).append(path)
+                break
+    out = []
+    for _parent, folders in sorted(below.items()):
+        statuses = {f: folder_status(posixpath.basename(f) + "/x.md")[0] for f in folders}  # type: ignore[index]
+        if len(folders) < 2 or set(statuses.values()) == {"proposed"}:
+            continue
+        for folder, paths in sorted(folders.items()):
+            plain = [p for p in paths if not (ordinary_name(p) or is_template(p))]
+            titled = [e for p in _sample(plain) if (e := _evidence(top / p, p)) is not None and e.titled]
+            share = len(titled) / len(_sample(plain)) if plain else 0.0
+            if len(titled) >= min(MIN_RECORDS, len(plain)) and plain and share >= MIN_SHARE:
+                why = (
+                    f"named `{posixpath.basename(folder)}/` (read as {statuses[folder]}) beside "
+                    f"{', '.join(f'`{posixpath.basename(o)}/`' for o in folders if o != folder)}; "
+                    f"{len(plain)} Markdown files, {len(titled)} of {len(_sample(plain))} examined with a title"
+                )
+                out.append({"root": folder, "rule": STATUS_FOLDER_RULE, "why": why})
+    return out
+
+
 def _nested(root: str, others: list[str]) -> bool:
     return any(o != root and (o in ("", ".") or (root + "/").startswith(o + "/")) for o in others)
 
@@ -214,6 +261,10 @@ def discover(repo: Path, base: tuple[str, ...] = ("knowledge",)) -> Discovery:
             found.append(root)
         entries = [e for e in entries if e["root"] != root]
         entries.append({"root": root, "rule": v.rule, "why": v.why})
+    for entry in status_folders(repo, files):
+        if entry["root"] not in found:
+            found.append(entry["root"])
+            entries.append(entry)
     for parent, gathered in merged_parents(files, verdicts).items():
         if parent not in found:
             found.append(parent)

@@ -13,6 +13,12 @@ from pydantic import BaseModel, Field
 
 from ..base.answer import OpenModel as _Open
 
+FALLBACK_DOC = (
+    "`proposed` when no in-force record passed the floor and the proposed ones that did are returned instead "
+    "(each keeps status `proposed`; not in force); null otherwise. Only when the caller chose no statuses."
+)
+TASK_FALLBACK_DOC = "The lists (goal, `concern: …`, `error: …`) where no in-force record passed the floor, so their proposed ones were asked."
+
 
 class Receipt(_Open):
     """What was asked, against which index state, and what came back (stored append-only)."""
@@ -83,6 +89,7 @@ class RecallAnswer(_Open):
     floor_provenance: dict[str, Any] = Field(default_factory=dict)
     why: dict[str, Any] | None = Field(None, description="For an empty answer: why nothing was admitted.")
     warnings: list[str] = Field(default_factory=list)
+    fallback: Literal["proposed"] | None = Field(None, description=FALLBACK_DOC)
     note: str
     workspace: str | None = None
 
@@ -99,6 +106,7 @@ class TaskAnswer(_Open):
     concerns: list[str] = Field(default_factory=list, description="The goal's concerns, each asked on its own.")
     files: list[str] = Field(default_factory=list, description="The task's files, repository-relative.")
     fusion: dict[str, Any] | None = Field(None, description="The lists fused into the answer, and how.")
+    fallback: list[str] = Field(default_factory=list, description=TASK_FALLBACK_DOC)
 
 
 class PackedRecord(_Open):

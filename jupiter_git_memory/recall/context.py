@@ -45,12 +45,14 @@ def build_context(
     files=(),
     errors=(),
     statuses=None,
+    fallback: bool | None = None,
 ) -> dict:
-    """The task's records as task recall finds them (files, concerns, errors, statuses), trimmed to the budget."""
+    """The task's records as task recall finds them (files, concerns, errors, statuses, the proposed fallback),
+    trimmed to the budget."""
     if budget_tokens < 32:
         raise ValueError("--budget must be at least 32 tokens")
     count = recaller.embedder.count_tokens
-    results, warnings, state, plan = fused_recall(recaller, goal, errors, files, k, statuses)
+    results, warnings, state, plan = fused_recall(recaller, goal, errors, files, k, statuses, fallback=fallback)
     rows = recaller.index().catalog.records_by_ids([r["id"] for r in results])
     parts = [HEADER]
     used = count(HEADER)

@@ -17,7 +17,8 @@ from ..records.citations import body_paths, citations_of, classify, governs, nor
 from .evidence import attach
 from .ranking import weight
 from .replacements import RETIRED, read_instead
-from .service import SNIPPET_CHARS, Recaller, RecallError
+from .results import as_result
+from .service import Recaller, RecallError
 
 # how specifically a match governs a file: an exact citation beats a glob, a glob a folder, a citation the body
 SPECIFICITY = {"exact": 4.0, "glob": 3.0, "folder": 2.0, "body-exact": 1.5, "body-folder": 1.0}
@@ -110,7 +111,7 @@ def governing(
             for m in matched:
                 row = rows.get(m["id"])
                 if row is not None:
-                    out[m["id"]] = {"governs": m["governs"], "result": as_result(row, m["specificity"])}
+                    out[m["id"]] = {"governs": m["governs"], "result": governing_result(row, m["specificity"])}
                     if row.effective_status in RETIRED:  # asked for with --status superseded
                         out[m["id"]]["result"]["read_instead"] = read_instead(index.catalog, row)
             attach(index.catalog, [o["result"] for o in out.values()])  # evidence drift of each
@@ -119,22 +120,6 @@ def governing(
     return out
 
 
-def as_result(row, specificity: float) -> dict:
+def governing_result(row, specificity: float) -> dict:
     """A governing record in the shape of a recall result (its score is how specifically it governs)."""
-    body = str(row.data.get("body") or "")
-    return {
-        "id": row.id,
-        "kind": row.kind,
-        "status": row.effective_status,
-        "title": row.title,
-        "score": specificity,
-        "source": row.data.get("source"),
-        "citations": citations_of(row.data),
-        "path": row.path,
-        "commit": row.commit_sha,
-        "dirty": row.dirty,
-        "origin": row.origin,
-        "snippet": body[:SNIPPET_CHARS] + ("…" if len(body) > SNIPPET_CHARS else ""),
-        "content_hash": row.content_hash,
-        "why": {},
-    }
+    return as_result(row, str(row.data.get("body") or ""), specificity, {})

@@ -17,7 +17,8 @@ from .files import governing, task_files
 from .fusion import fuse
 from .ranking import DEFAULT_STATUSES
 from .receipts import make_receipt, store_receipt
-from .service import EVIDENCE_NOTE, NotSeeded, Recaller, RecallError, validate_filters
+from .results import EVIDENCE_NOTE
+from .service import NotSeeded, Recaller, RecallError, validate_filters
 
 EXIT_CODES = {"ok": 0, "no-matches": 0, "retrieval-failed": 3, "no-workspace": 4, "not-seeded": 5}
 # the answer status a failure's error code stands for (NotARepo, NotSeeded, RecallError carry these codes)
@@ -76,11 +77,19 @@ def _fusion_why(ranks: dict[str, int], semantic: dict | None) -> str:
 
 
 def fused_recall(
-    recaller: Recaller, goal: str, errors=(), files=(), k: int = 5, statuses=None, split: bool = True
+    recaller: Recaller,
+    goal: str,
+    errors=(),
+    files=(),
+    k: int = 5,
+    statuses=None,
+    split: bool = True,
+    fallback: bool | None = None,
 ) -> tuple[list[dict], list[str], dict, dict]:
     """The task's lists (goal, each concern, each error: semantic, each under its own floor; the records
     governing its files) fused by rank. Returns results, warnings, the index state and the plan (what was
-    asked: concerns, queries, files) for the answer and the receipt."""
+    asked: concerns, queries, files, the lists that fell back to proposed records) for the answer and the
+    receipt. `fallback` as for `Recaller.recall` (None: the setting)."""
     statuses = validate_filters(None, list(statuses) if statuses else None)
     concerns = split_concerns(goal) if split else []
     queries = task_queries(goal, errors, concerns)
@@ -89,9 +98,12 @@ def fused_recall(
     semantic: dict[str, dict] = {}
     warnings: list[str] = []
     state: dict = {}
+    fell_back: list[str] = []
     for label, q in queries:
-        res = recaller.recall(q, k=k, statuses=statuses, store=False)
+        res = recaller.recall(q, k=k, statuses=statuses, store=False, fallback=fallback)
         state = res.receipt["index"]
+        if res.fallback:
+            fell_back.append(label)
         warnings += [w for w in res.warnings if w not in warnings]
         lists.append((label, [r["id"] for r in res.results]))
         for r in res.results:
@@ -122,6 +134,7 @@ def fused_recall(
         "files": rel_files,
         "lists": [label for label, _ in lists],
         "statuses": list(statuses or DEFAULT_STATUSES),
+        "fallback": fell_back,
     }
     return results, warnings, state, plan
 
@@ -229,6 +242,7 @@ def recall_task(
         "concerns": plan["concerns"],
         "files": plan["files"],
         "fusion": {"lists": plan["lists"], "method": "reciprocal rank fusion", "statuses": plan["statuses"]},
+        "fallback": plan["fallback"],
         "warnings": warnings,
         "receipt": receipt,
         "note": EVIDENCE_NOTE,

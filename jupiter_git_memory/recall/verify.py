@@ -41,14 +41,16 @@ def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False)
             files=req.get("files", ()),
             errors=req.get("errors", ()),
             statuses=req.get("statuses"),
+            fallback=req.get("fallback"),  # the hooks' packs never fall back
         )["receipt"]
     else:
         f = old.get("filters", {})
+        asked = f["asked_statuses"] if "asked_statuses" in f else f.get("statuses")  # None: the defaults (and fallback)
         new = recaller.recall(
             old["query"],
             k=old["k"],
             kinds=f.get("kinds") or None,
-            statuses=f.get("statuses") or None,
+            statuses=asked or None,
             mode=old.get("mode"),
             store=False,
             at=at,

@@ -52,7 +52,7 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
         "ignored": sources.ignored_reason(rel, settings),
     }
     options = settings.adapter_options()
-    reading = read_record(rel, full.read_bytes(), options)
+    reading = read_record(rel, full.read_bytes(), options, sources.worktree_sidecar(root, rel))
     o = reading.outcome
     out.update(
         format=o.record.format if o.record else reading.format,
@@ -75,7 +75,7 @@ def explain(root: Path, settings: Settings, path: str) -> dict:
         out["status_why"] = "the `status` key of the front matter"
     files, _ = sources.read_worktree(root, settings)
     if rel not in {f.path for f in files}:
-        files.append(sources.SourceFile(rel, full.read_bytes()))
+        files.append(sources.SourceFile(rel, full.read_bytes(), sources.worktree_sidecar(root, rel)))
     res = read_knowledge(files, {}, settings, reuse=False).resolution
     resolved = next((x for x in res.records.values() if x.path == rel), None)
     out["links"] = {

@@ -18,6 +18,7 @@ from ..config import Settings
 from ..lifecycle.resolve import Resolution, resolve
 from ..records.formats import NATIVE, AdapterOptions, Reading, read_record
 from ..records.formats.common import NO_STATUS, status_hint_toml
+from ..records.formats.sidecar import content_hash
 from ..records.model import Issue, Record
 from ..records.parse import ParseOutcome
 from ..records.row import RecordRow
@@ -53,12 +54,12 @@ def options_key(settings: Settings) -> str:
     )
 
 
-def read_isolated(path: str, data: bytes, options: AdapterOptions) -> Reading:
+def read_isolated(path: str, data: bytes, options: AdapterOptions, sidecar=None) -> Reading:
     """One file's reading, whatever happens: an exception, or a record the index could not store (text that is
     not encodable, e.g. a lone surrogate), becomes that file's error. `jgm check`, the seed and the doctor all
     read through `collect`, so they agree on what is an error."""
     try:
-        reading = read_record(path, data, options)
+        reading = read_record(path, data, options, sidecar)
         if reading.outcome.record is not None:  # what the catalog and Chroma will store must encode
             json.dumps(reading.outcome.record.to_dict(), ensure_ascii=False).encode("utf-8")
         return reading
@@ -78,13 +79,13 @@ def collect(files, previous: dict[str, RecordRow], options: AdapterOptions, reus
     out = Collected()
     for f in files:
         prev = prev_by_path.get(f.path)
-        if prev is not None and prev.content_hash == hashlib.sha256(f.data).hexdigest():
+        if prev is not None and prev.content_hash == content_hash(f.data, f.sidecar):
             rec = Record.from_dict(prev.data)
             out.records.append(rec)
             out.formats[f.path] = rec.format
             out.issues.extend(hidden_char_warnings(rec, f.data.decode("utf-8", "replace")))
             continue
-        reading = read_isolated(f.path, f.data, options)
+        reading = read_isolated(f.path, f.data, options, f.sidecar)
         o = reading.outcome
         if o.record:
             out.records.append(o.record)

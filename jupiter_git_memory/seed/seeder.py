@@ -6,7 +6,6 @@ and Git commit lookups cover only commits since the last seed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
@@ -25,6 +24,7 @@ from ..index.views import UnknownRevision, at_view, fingerprint, resolve_commit,
 from ..index.workspace import BareRepository, Workspace, find_workspace
 from ..index.writer import apply_plan
 from ..lifecycle.promote import mark_promotions
+from ..records.formats.sidecar import content_hash
 from ..records.model import Issue, Record
 from ..records.row import RecordRow
 from . import sources
@@ -87,7 +87,7 @@ def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str,
     so a new worktree or `--at` view parses only bytes no view has seen. Only our own format's parse moves
     to another path: an ADR adapter may read the id or status from the file name."""
     have = {(r.path, r.content_hash) for r in previous.values() if r.origin == "file" and not r.error}
-    digests = {hashlib.sha256(f.data).hexdigest(): f.path for f in files if f.data is not None}
+    digests = {content_hash(f.data, f.sidecar): f.path for f in files if f.data is not None}
     out = dict(previous)
     for h, (rid, data) in cat.parsed_by_hash([h for h, p in digests.items() if (p, h) not in have]).items():
         path = digests[h]

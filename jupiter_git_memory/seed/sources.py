@@ -13,6 +13,7 @@ from ..config import DEFAULT_IGNORE, Settings
 from ..index.views import resolve_commit
 from ..index.workspace import git
 from ..records.formats.ids import folder_record, numbered
+from ..records.formats.sidecar import SIDECAR_NAMES, Sidecar, read_sidecar, sidecar_paths
 from ..records.model import Issue
 
 _FOLDER_RECORD_PATTERNS = frozenset({"**/README.md", "**/index.md"})  # a numbered folder's README is its record
@@ -22,6 +23,19 @@ _FOLDER_RECORD_PATTERNS = frozenset({"**/README.md", "**/index.md"})  # a number
 class SourceFile:
     path: str  # repo-relative POSIX
     data: bytes | None  # None with an issue when unreadable
+    sidecar: Sidecar | None = None  # its status file (a KEP's kep.yaml beside its README)
+
+
+def worktree_sidecar(root: Path, rel: str) -> Sidecar | None:
+    """The status file beside a record in the working tree (records/formats/sidecar.py), if there is one."""
+    for name in sidecar_paths(rel):
+        full = root / name
+        if full.is_file() and not full.is_symlink():
+            try:
+                return read_sidecar(name, full.read_bytes())
+            except OSError:
+                return None
+    return None
 
 
 def _match(path: str, pat: str) -> bool:
@@ -177,7 +191,7 @@ def read_worktree(
                         )
                         continue
                 try:
-                    files.append(SourceFile(rel, full.read_bytes()))
+                    files.append(SourceFile(rel, full.read_bytes(), worktree_sidecar(root, rel)))
                 except OSError as e:
                     issues.append(Issue(rel, f"cannot read file: {e.strerror}", "check the file's permissions"))
     return files, issues
@@ -191,10 +205,13 @@ def read_rev(
     listing = git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *settings.roots).split(b"\0")
     entries = []
     issues: list[Issue] = []
+    status_files: dict[str, str] = {}  # path -> blob of every possible status file (kep.yaml)
     for item in filter(None, listing):
         info, _, path_b = item.partition(b"\t")
         mode, otype, sha = info.decode().split()
         path = path_b.decode("utf-8", "surrogateescape")
+        if otype == "blob" and mode != "120000" and PurePosixPath(path).name in SIDECAR_NAMES:
+            status_files[path] = sha
         if otype != "blob" or not is_record_path(path, settings):
             why = ignored_reason(path, settings) if ignored is not None and otype == "blob" else None
             if why and root_of(path, settings) is not None:
@@ -209,14 +226,20 @@ def read_rev(
         entries.append((path, sha))
     if not entries:
         return [], issues
-    out = git(root, "cat-file", "--batch", input="\n".join(sha for _, sha in entries).encode() + b"\n")
-    files, pos = [], 0
-    for path, _sha in entries:
+    wanted = {p: status_files[p] for path, _ in entries for p in sidecar_paths(path) if p in status_files}
+    blobs = [sha for _, sha in entries] + list(wanted.values())
+    out = git(root, "cat-file", "--batch", input="\n".join(blobs).encode() + b"\n")
+    datas, pos = [], 0
+    for _sha in blobs:
         header_end = out.index(b"\n", pos)
         size = int(out[pos:header_end].split()[2])
-        data = out[header_end + 1 : header_end + 1 + size]
+        datas.append(out[header_end + 1 : header_end + 1 + size])
         pos = header_end + 1 + size + 1
-        files.append(SourceFile(path, data))
+    side = {p: read_sidecar(p, d) for p, d in zip(wanted, datas[len(entries) :], strict=True)}
+    files = []
+    for (path, _sha), data in zip(entries, datas, strict=False):
+        near = next((side[p] for p in sidecar_paths(path) if p in side), None)
+        files.append(SourceFile(path, data, near))
     return files, issues
 
 

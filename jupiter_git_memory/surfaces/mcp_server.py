@@ -101,6 +101,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
             receipt_id=res.receipt["id"],
             floor=res.floor,
             warnings=res.warnings,
+            fallback=res.fallback,
             status="ok" if res.results else "no-matches",
         )
 
@@ -152,6 +153,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
             status=res["status"],
             receipt_id=(res.get("receipt") or {}).get("id"),
             warnings=res["warnings"],
+            fallback=res.get("fallback") or [],
         )
 
     @server.tool(annotations=READ, title="Get one record")

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..base.answer import OpenModel as _Open
-from ..recall.answers import PackedRecord, RecalledRecord
+from ..recall.answers import FALLBACK_DOC, TASK_FALLBACK_DOC, PackedRecord, RecalledRecord
 
 
 class RecordSummary(_Open):
@@ -134,6 +134,7 @@ class RecallEvidence(_Evidence):
     receipt_id: str
     floor: float
     warnings: list[str] = Field(default_factory=list)
+    fallback: Literal["proposed"] | None = Field(None, description=FALLBACK_DOC)
 
 
 class TaskEvidence(_Evidence):
@@ -142,6 +143,7 @@ class TaskEvidence(_Evidence):
     status: Literal["ok", "no-matches"]
     receipt_id: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    fallback: list[str] = Field(default_factory=list, description=TASK_FALLBACK_DOC)
 
 
 class RecordEvidence(_Evidence):

@@ -14,10 +14,8 @@ from ..index.catalog import Catalog
 from ..lifecycle.resolve import retires
 from ..recall.ranking import fts_terms
 from ..recall.replacements import current, link_index, linked, read_instead, superseded_by_ids, superseders
-from ..recall.service import (
-    EVIDENCE_NOTE,  # noqa: F401 - the record reads' note
-    NotSeeded,
-)
+from ..recall.results import EVIDENCE_NOTE  # noqa: F401 - the record reads' note
+from ..recall.service import NotSeeded
 from ..records.checks import check_id
 from ..records.model import ALL_EFFECTIVE, KINDS
 from ..records.row import RecordRow

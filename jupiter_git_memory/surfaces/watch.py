@@ -16,7 +16,10 @@ Why this shape:
   watch goes on with the last good one;
 - without `roots` in the config the roots are discovered (knowledge/ plus conventional or tool-declared ADR
   folders), so the places discovery looks at are watched too: creating `docs/adr/` or `.adr-dir` while
-  the watch runs re-plans the roots as a config edit would.
+  the watch runs re-plans the roots as a config edit would. A folder created during the watch (in the top
+  folder or another watched one) is watched whole until it becomes a root, and a Markdown file there re-runs
+  discovery: a collection started in `proposals/` is found without a restart. A new folder inside an
+  existing ordinary one (`docs/` holding no root) is not seen until the settings are reloaded.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from ..base.store import LockTimeout, log
 from ..config import CONFIG_FILES, Settings, load_settings
-from ..config.discover import CONVENTIONAL, DISCOVERY_FILES, tool_roots
+from ..config.discover import CONVENTIONAL, DISCOVERY_FILES, MAX_DEPTH, SKIP_DIRS, tool_roots
 from ..recall.calibrate import after_seed
 from ..records.text import escape_nonprintable
 from ..seed.seeder import Seeder, SeedReport
@@ -97,6 +100,9 @@ class Watcher:
         self._first_at = self._last_at = 0.0
         self._stopping = False
         self._watches: dict[Path, tuple[object, bool, int]] = {}  # dir -> (watch, recursive, inode)
+        self._fresh: set[str] = (
+            set()
+        )  # folders created during the watch (roots discovered): a collection may grow there
         self._observer = None
         self._handler = _Handler(self)
         self._thread: threading.Thread | None = None
@@ -106,27 +112,50 @@ class Watcher:
         """Folders that would become roots if created: discovery's places, when `roots` is not configured."""
         return () if self.settings.roots_configured else (*CONVENTIONAL, *tool_roots(self.top))
 
+    def _in_fresh(self, rel: str) -> bool:
+        return any(rel == f or rel.startswith(f + "/") for f in self._fresh)
+
+    def _could_hold_collection(self, rel: str) -> bool:
+        """A new folder discovery would read (roots discovered): not hidden, no dependency or test folder,
+        within discovery's depth, not inside a root already."""
+        parts = PurePosixPath(rel).parts
+        return (
+            not self.settings.roots_configured
+            and 0 < len(parts) <= MAX_DEPTH
+            and not any(p.startswith((".", "_")) or p in SKIP_DIRS for p in parts)
+            and not any(
+                _on_the_way(parts, r) and len(parts) >= len(PurePosixPath(r).parts) for r in self.settings.roots
+            )
+        )
+
     def relevant(self, rel: str, is_dir: bool) -> bool:
-        """A record file, the config, or a folder that is, holds or lies on the way to a knowledge root."""
+        """A record file, the config, or a folder that is, holds or lies on the way to a knowledge root; with
+        roots discovered, also a folder created during the watch and the Markdown files in it."""
         if not is_dir:
             return (
                 rel in CONFIG_FILES
                 or is_record_path(rel, self.settings)
                 or (rel in DISCOVERY_FILES and not self.settings.roots_configured)
+                or (rel.lower().endswith((".md", ".markdown")) and self._in_fresh(rel))
             )
+        if self._in_fresh(rel):
+            return True
         parts = PurePosixPath(rel).parts
         if any(p.startswith(".") for p in parts):
             return False
         return any(_on_the_way(parts, root) for root in (*self.settings.roots, *self._candidates()))
 
     def _replans(self, rel: str) -> bool:
-        """Would this path change the roots? A config file, or (roots discovered) a discovery file or a
-        folder on the way to a place discovery looks at (created or deleted)."""
+        """Would this path change the roots? A config file, or (roots discovered) a discovery file, a folder on
+        the way to a place discovery looks at (created or deleted), or a folder created during the watch and
+        the Markdown files in it."""
         if rel in CONFIG_FILES:
             return True
         if self.settings.roots_configured:
             return False
         parts = PurePosixPath(rel).parts
+        if self._in_fresh(rel):
+            return True  # a new folder, or a Markdown file in one: discovery may find a collection there
         return rel in DISCOVERY_FILES or any(
             _on_the_way(parts, c) and len(parts) <= len(PurePosixPath(c).parts) for c in self._candidates()
         )
@@ -142,6 +171,10 @@ class Watcher:
             if rel.startswith("..") or rel == ".":
                 continue
             rel = Path(rel).as_posix()
+            if event.is_directory and raw == (event.dest_path or event.src_path) and self._could_hold_collection(rel):
+                if event.event_type in ("created", "moved") and (self.top / rel).is_dir():
+                    with self._cond:
+                        self._fresh.add(rel)
             if self.relevant(rel, event.is_directory):
                 hits.append(rel)
         if hits:
@@ -170,6 +203,11 @@ class Watcher:
                 p = p.parent
             if p != self.top / cand:
                 wanted.setdefault(p, False)
+        with self._cond:
+            self._fresh = {f for f in self._fresh if (self.top / f).is_dir() and self._could_hold_collection(f)}
+            fresh = sorted(self._fresh)
+        for f in fresh:  # new folders: watched whole, so a collection growing there is seen
+            wanted.setdefault(self.top / f, True)
         wanted.setdefault(self.top, False)  # the config files
         for path, (watch, rec, inode) in list(self._watches.items()):
             if wanted.get(path) != rec or _inode(path) != inode:  # gone, recreated, or root appeared
@@ -234,6 +272,7 @@ class Watcher:
             if any(p in CONFIG_FILES for p in batch):
                 config = self._reload_config()
             elif any(self._replans(p) for p in batch):  # a discovered root appeared or went
+                self._sync_watches()  # watch new folders first: a file written while discovery runs is seen
                 roots = self.settings.roots
                 config = self._reload_config()
                 config = config if config["error"] or self.settings.roots != roots else None

@@ -15,16 +15,17 @@ Anything else is skipped with its reason, so `jgm seed`/`check` can say why a fi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import yaml
 
 from ..model import MAX_RECORD_BYTES
 from ..parse import ParseOutcome, parse_record
 from . import log4brains, madr, nygard
-from .common import AdapterOptions, first_heading
+from .common import AdapterOptions, first_heading, folder_status
 from .evidence import examine, is_template, ordinary_name
 from .ids import attachment_folder, date_named, folder_record, numbered
+from .sidecar import Sidecar
 
 NATIVE = "jgm"
 PLAIN = "plain"  # a numbered or dated Markdown file with a heading and no status marker (RFC, OTEP, proposal)
@@ -78,8 +79,9 @@ def _frontmatter_is_ours(text: str) -> bool:
     return not isinstance(meta, dict) or "kind" in meta or ("id" in meta and "status" in meta)
 
 
-def detect(path: str, text: str) -> tuple[str | None, str]:
-    """(format, why) for a decoded file; format None means "not a record"."""
+def detect(path: str, text: str, sidecar: Sidecar | None = None) -> tuple[str | None, str]:
+    """(format, why) for a decoded file; format None means "not a record". A numbered folder's README with a
+    status file beside it (a KEP's kep.yaml stating a status) is a record whatever its sections."""
     fenced = _FENCE_RE.match(text)
     if fenced and _frontmatter_is_ours(text.lstrip("\ufeff")):
         return NATIVE, "front matter with `kind`, or `id` and `status` (our format)"
@@ -91,7 +93,8 @@ def detect(path: str, text: str) -> tuple[str | None, str]:
     h, heading = first_heading(lines)
     if is_template(path, heading):
         return None, TEMPLATE
-    if folder_record(path) and not examine(path, text).decision_like:
+    stated = sidecar is not None and bool(sidecar.status)
+    if folder_record(path) and not stated and not examine(path, text).decision_like:
         return None, BARE_FOLDER_README
     if fenced:
         return madr.NAME3, "front matter without our `kind` (MADR 3/4, or a `status`/`stage` key)"
@@ -111,12 +114,19 @@ def detect(path: str, text: str) -> tuple[str | None, str]:
         if heading is not None and _NUMBERED_H1_RE.match(heading):
             return nygard.NAME, "numbered file and numbered title, no status"
         return PLAIN, "numbered file with a heading but no status marker"
+    if heading is not None and (by_folder := folder_status(path)) is not None:
+        return PLAIN, f"a titled file in the folder `{by_folder[1]}/`, named by a status"
     return None, NOT_A_RECORD
 
 
-def read_record(path: str, raw: bytes, options: AdapterOptions | None = None) -> Reading:
-    """Read one file at repo-relative `path` in whichever format it is written (or the forced one)."""
+def read_record(
+    path: str, raw: bytes, options: AdapterOptions | None = None, sidecar: Sidecar | None = None
+) -> Reading:
+    """Read one file at repo-relative `path` in whichever format it is written (or the forced one); `sidecar`
+    is its status file when it has one (a KEP's kep.yaml, records/formats/sidecar.py)."""
     options = options or AdapterOptions()
+    if sidecar is not None:
+        options = replace(options, sidecar=sidecar)
     if len(raw) > MAX_RECORD_BYTES or b"\x00" in raw:
         return Reading(NATIVE, "size/binary check", parse_record(path, raw))
     try:
@@ -128,7 +138,7 @@ def read_record(path: str, raw: bytes, options: AdapterOptions | None = None) ->
     if forced:
         fmt, why = forced[0], f"forced by [formats] for {forced[1] or 'the repository'!r}"
     else:
-        fmt, why = detect(path, text)
+        fmt, why = detect(path, text, sidecar)
     if fmt is None:
         return Reading(None, why, ParseOutcome(skipped=why))
     return Reading(fmt, why, _adapter(fmt, path, raw, text, options))

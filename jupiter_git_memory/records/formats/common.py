@@ -9,15 +9,15 @@ then `adr_missing_status` (proposed by default). A status in no table is read as
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from posixpath import dirname
 from typing import Any
 
 from ..model import Issue, Record
 from ..parse import ParseOutcome
 from .ids import adr_id, stem
+from .sidecar import Sidecar, content_hash
 from .status import ADR_STATUSES, STATUS_TABLE, UNMAPPED_STATUS, StatusReading, first_words, lookup, read_status
 
 MISSING_STATUS_CHOICES = ("accepted", "proposed", "error")
@@ -51,6 +51,7 @@ class AdapterOptions:
     missing_status: str = "proposed"
     formats: dict[str, str] = field(default_factory=dict)  # root folder -> forced format name
     folder_defaults: dict[str, str] = field(default_factory=dict)  # folder ("" = everywhere) -> status
+    sidecar: Sidecar | None = None  # one file's status file (a KEP's kep.yaml), set per read by read_record
 
     def forced(self, path: str) -> tuple[str, str] | None:
         """(format, root) when `path` lies under a root whose format is forced by `[formats]`."""
@@ -164,7 +165,9 @@ def build(
         meta["title_from"] = "the file name" + (f" (the first heading is only {title!r})" if title else "")
         title, title_line = title_from_name(path), None
     st = status.status
-    if status.unknown is not None:
+    if status.unknown is not None and (side := sidecar_status(path, options)) is not None:
+        st, source, status = side  # a KEP's `## Status` is often an API field's section: its kep.yaml says
+    elif status.unknown is not None:
         key, _line = status.unknown
         st = UNMAPPED_STATUS
         meta["status_unmapped"] = key
@@ -203,7 +206,7 @@ def build(
         title=title,
         body=body.strip(),
         path=path,
-        content_hash=hashlib.sha256(raw).hexdigest(),
+        content_hash=content_hash(raw, options.sidecar),
         supersedes=tuple(status.links.get("supersedes", ())),
         superseded_by=tuple(status.links.get("superseded_by", ())),
         tags=tags,
@@ -221,8 +224,23 @@ def build(
 NO_STATUS = "no status anywhere: adr_missing_status"
 
 
+def sidecar_status(path: str, options: AdapterOptions) -> tuple[str, str, StatusReading] | None:
+    """(status, source, reading) from the status file beside the record (a KEP's kep.yaml), when it maps."""
+    side = options.sidecar
+    if side is None or not side.status:
+        return None
+    got = read_status([(side.line, side.status)], path, options.status_map)
+    if got.status is None:
+        return None
+    return got.status, f"`status` in `{side.name}` beside it", replace(got, line=None)
+
+
 def _status_elsewhere(path: str, body: str, options: AdapterOptions) -> tuple[str | None, str, StatusReading]:
-    """When the file's status places say nothing: change log, folder name, folder default, the setting."""
+    """When the file's status places say nothing: a status file beside it (kep.yaml), change log, folder name,
+    folder default, the setting."""
+    side = sidecar_status(path, options)
+    if side is not None:
+        return side
     log = changelog_status(body.splitlines(), path, options.status_map)
     if log.status is not None:
         return log.status, "a change-log entry", log

@@ -1,7 +1,8 @@
 """What the client hooks put in front of the agent: the session brief and the per-prompt recall.
 
-Both are recall under the memory contract (default statuses, so only in-force records; the floor, so an
-unrelated prompt adds nothing), packed into a token budget from `jgm.toml` with each record's text quoted
+Both are recall under the memory contract (default statuses and no proposed fallback, so only in-force
+records: an unasked injection has no room for the note that marks proposed ones; the floor, so an unrelated
+prompt adds nothing), packed into a token budget from `jgm.toml` with each record's text quoted
 (recall/context.py: no body can pass for another record's header), and stored as a receipt whose id ends the
 text. The session brief asks about where the work stands: the branch name, the last commits' subjects, and
 the files those commits and the uncommitted changes touch (each file one query, as `recall-task --file`)."""
@@ -76,7 +77,7 @@ def pack(recaller: Recaller, results: list[dict], header: str, budget: int) -> t
 def _answer(recaller: Recaller, goal: str, files: list[str], header: str, budget: int, mode: str) -> str | None:
     """Task recall as `recall-task` does it (each concern under its own floor, the records governing the
     files by citation, fused by rank), packed within `budget`; None when nothing passes."""
-    results, _warnings, state, plan = fused_recall(recaller, goal, (), files, K)
+    results, _warnings, state, plan = fused_recall(recaller, goal, (), files, K, fallback=False)  # in force only
     if not results:
         return None  # nothing above the floor: the agent gets nothing, not a guess
     text, ids = pack(recaller, results, header, budget)
@@ -85,7 +86,7 @@ def _answer(recaller: Recaller, goal: str, files: list[str], header: str, budget
     asked = plan["queries"] + [f"file: {f}" for f in plan["files"]]
     receipt = make_receipt("\n".join(asked), ids, recaller.workspace.id, state, {"hook": mode}, K, "context")
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results if r["id"] in ids}
-    receipt["request"] = {"type": "context", "goal": goal, "files": files, "budget_tokens": budget}
+    receipt["request"] = {"type": "context", "goal": goal, "files": files, "budget_tokens": budget, "fallback": False}
     store_receipt(recaller.index(), receipt)
     return text + footer(receipt["id"])
 

@@ -137,6 +137,8 @@ def recall(
             f"no match above the floor ({res['floor']}); the knowledge base may not know this: {reason}.",
             markup=False,
         )
+    if res.get("fallback"):  # on stdout too: a pipe must not take these for records in force
+        out.print("no in-force record matches; these are proposed, not in force:", markup=False)
     for i, r in enumerate(res["results"], 1):
         out.print(
             f"[bold]{i}. {esc(r['title'])}[/]  [dim]{esc(r['id'])} · {esc(r['kind'])}/{esc(r['status'])} · "

@@ -61,7 +61,10 @@ def recall_task_cmd(
             err.print(f"warning: {w}", markup=False)
         for r in res["results"] + res["global_results"]:
             ws = f"[{r['workspace']}] " if r.get("workspace") else ""
-            out.print(f"- {ws}{r['title']} ({r['id']} · {r['kind']}/{r['status']} · {r['score']})", markup=False)
+            marked = " · not in force" if r["status"] == "proposed" else ""
+            out.print(
+                f"- {ws}{r['title']} ({r['id']} · {r['kind']}/{r['status']}{marked} · {r['score']})", markup=False
+            )
             for g in r.get("governs") or []:
                 out.print(f"    governs {g['file']}: {g['reason']}", markup=False)
         if res.get("receipt"):
