@@ -21,15 +21,13 @@ from typing import Any
 import yaml
 
 from ..base.git import NETWORK_TIMEOUT, GitTimeout, run
+from ..records.kinds import CHOSEN_STATUSES, REGISTRY, chosen_status
 from ..records.parse import parse_record
 from ..records.row import RecordRow
 from ..seed.sources import is_record_path
 from .errors import CandidateError, invalid_state
 from .model import OPEN, PROMOTED, PROPOSED, REJECTED
 
-KIND_DIRS = {"decision": "decisions", "adr": "adr", "fact": "facts", "finding": "findings", "history": "history"}
-KIND_PREFIX = {"decision": "dec", "adr": "adr", "fact": "fact", "finding": "find", "history": "hist"}
-CHOSEN_STATUSES = ("proposed", "accepted")
 BRANCH_PREFIX = "jgm/"
 
 
@@ -39,11 +37,7 @@ def record_status(kind: str, chosen: str) -> str:
         raise CandidateError(
             "request/bad-status", f"--status must be one of {', '.join(CHOSEN_STATUSES)}, not {chosen!r}"
         )
-    if kind in ("fact", "finding"):
-        return {"proposed": "unverified", "accepted": "verified"}[chosen]
-    if kind == "history":
-        return "historical"
-    return chosen
+    return chosen_status(kind, chosen)
 
 
 def slug(title: str) -> str:
@@ -229,8 +223,9 @@ def propose(
     settings = service.seeder.settings
     today = today or _dt.date.today().isoformat()
     for _ in range(8):
-        record_id = f"{KIND_PREFIX[row.kind]}-{slug(row.title)}-{secrets.token_hex(2)}"
-        path = f"{settings.roots[0].rstrip('/')}/{KIND_DIRS[row.kind]}/{record_id}.md"
+        kind = REGISTRY[row.kind]
+        record_id = f"{kind.prefix}-{slug(row.title)}-{secrets.token_hex(2)}"
+        path = f"{settings.roots[0].rstrip('/')}/{kind.folder}/{record_id}.md"
         branch = BRANCH_PREFIX + record_id
         taken = (
             service.exists(record_id)

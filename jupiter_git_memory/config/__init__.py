@@ -22,7 +22,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ..base.errors import JgmError
 from ..embedding.specs import DEFAULT_MODEL
-from ..records.model import ALL_EFFECTIVE, KINDS, STATUSES
+from ..records.kinds import ADR_STATUSES, ALL_EFFECTIVE, KINDS
 from ..records.text import escape_nonprintable
 from .consent import chroma_url as consented_chroma_url
 
@@ -36,9 +36,7 @@ DEFAULT_IGNORE = (
     "**/adr-template.md",
     "**/0000-*template*",
 )
-ADR_STATUSES = STATUSES["adr"]
 DEFAULT_ROOTS = ("knowledge",)
-RECORD_STATUSES = tuple(sorted({s for v in STATUSES.values() for s in v}))
 
 
 class ConfigError(JgmError, ValueError):
