@@ -20,6 +20,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..embedding.specs import DEFAULT_MODEL
 from ..records.kinds import ADR_STATUSES, ALL_EFFECTIVE, KINDS
@@ -40,7 +41,7 @@ DEFAULT_ROOTS = ("knowledge",)
 
 
 class ConfigError(JgmError, ValueError):
-    code, status, exit_code = "config/invalid", 422, 2  # the API: the request was fine, the repo's config is not
+    entry = E.CONFIG_INVALID  # 422 on the API: the request was fine, the repo's config is not
 
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]

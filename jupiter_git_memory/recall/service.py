@@ -6,6 +6,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..base.store import LockTimeout, workspace_dir, workspace_lock
 from ..config import Settings, load_settings
@@ -45,14 +46,14 @@ REFRESH_WAIT = 30.0  # seconds a read waits for the write lock to refresh a stal
 class RecallError(JgmError, RuntimeError):
     """Recall could not run (model or index unavailable): never to be reported as 'no matches'."""
 
-    code, status, exit_code = "memory/retrieval-failed", 503, 3
+    entry = E.MEMORY_RETRIEVAL_FAILED
 
 
 class NotSeeded(JgmError, RuntimeError):
     """The store holds no records for this workspace, so an empty answer would mean nothing: only a
     seeded, non-empty workspace can answer 'no match'. The message names the store and the fix."""
 
-    code, status, exit_code = "memory/not-seeded", 409, 5
+    entry = E.MEMORY_NOT_SEEDED
 
 
 # Said once, with every answer that carries records (recall, task recall, MCP and API record reads).

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
+from ...base import error_codes as E
 from ...base.store import workspace_lock
 from ...candidates import dedup
 from ...candidates import service as candidate_service
@@ -36,7 +37,7 @@ def _svc(handle: WorkspaceHandle):
 @router.get("/", response_class=HTMLResponse)
 def queue(request: Request, handle: Handle, state: str = "queue", done: str = ""):
     if state not in ("queue", "all", *STATES):
-        raise Refused(400, "request/bad-filter", f"unknown state {state!r}")
+        raise Refused(E.REQUEST_BAD_FILTER, f"unknown state {state!r}")
     rows = _svc(handle).list(state)
     return page(
         request,
@@ -108,7 +109,7 @@ def do_propose(request: Request, handle: Handle, cid: str, form: Form):
         )
     except ValidationError as e:
         raise Refused(
-            422, "request/invalid", "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors())
+            E.REQUEST_INVALID, "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors())
         ) from None
     result = propose(_svc(handle), check_id(cid), body.status, body.base, body.open_pr)
     return _candidate_page(request, handle, cid, proposed=result)
