@@ -92,3 +92,83 @@ def test_token_counting_and_truncation(embedder):
     long = "word " * 1000
     assert embedder.count_tokens(long) > 256
     assert embedder.embed([long]).shape == (1, 384)  # truncated, not failing
+
+
+def _serve_hub(files: dict[str, bytes], revision: str):
+    """A hub on 127.0.0.1 that answers as huggingface.co does for `resolve/<rev>/<path>`: HEAD with the
+    commit and ETag headers the hub library reads, GET with the bytes."""
+    import hashlib
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Hub(BaseHTTPRequestHandler):
+        def _answer(self, body: bool) -> None:
+            data = files.get(self.path)
+            if data is None:
+                self.send_response(404)
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("X-Repo-Commit", revision)
+            self.send_header("ETag", '"' + hashlib.sha256(data).hexdigest() + '"')
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if body:
+                self.wfile.write(data)
+
+        def do_HEAD(self) -> None:
+            self._answer(False)
+
+        def do_GET(self) -> None:
+            self._answer(True)
+
+        def log_message(self, *a) -> None:
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Hub)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+@pytest.mark.parametrize("tamper", [False, True])
+def test_pull_downloads_through_the_hub_library_and_checks_the_pinned_hash(monkeypatch, tamper):
+    """A pull of a shipped spec from a hub (a real HTTP server here, the real MiniLM bytes): installed and
+    runnable when the bytes match the pinned sha256; refused, and nothing installed, when the hub serves
+    other bytes."""
+    import dataclasses
+
+    from jupiter_git_memory.embedding.onnx_embedder import sha256_file
+
+    base, model, tok = registry.locate("minilm-l6-v2-int8")
+    rev = "0" * 40
+    spec = dataclasses.replace(
+        base,
+        name="hub-test",
+        model_id="org/hub-test",
+        revision=rev,
+        files={"model": ("onnx/model.onnx", sha256_file(model)), "tokenizer": ("tokenizer.json", "")},
+    )
+    monkeypatch.setitem(SHIPPED, "hub-test", spec)
+    served = bytearray(model.read_bytes())
+    if tamper:
+        served[-1] ^= 0xFF
+    srv = _serve_hub(
+        {
+            f"/org/hub-test/resolve/{rev}/onnx/model.onnx": bytes(served),
+            f"/org/hub-test/resolve/{rev}/tokenizer.json": tok.read_bytes(),
+        },
+        rev,
+    )
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{srv.server_address[1]}")
+    try:
+        if tamper:
+            with pytest.raises(ModelError, match="sha256"):
+                registry.pull_model("hub-test", timeout=5)
+            assert not (registry.models_dir() / "hub-test").exists()
+        else:
+            got = registry.pull_model("hub-test", timeout=5)
+            assert got.files["tokenizer"][1]  # recorded on first pull
+            e = registry.load_embedder("hub-test")
+            assert e.embed_query("where are vectors stored").shape == (384,)
+    finally:
+        srv.shutdown()

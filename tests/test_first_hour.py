@@ -361,14 +361,14 @@ def test_every_subprocess_run_in_the_tests_has_a_timeout():
     assert not missing, f"subprocess calls without timeout=: {missing}"
 
 
-def test_readme_says_exactly_which_commands_take_repo_and_json():
+def test_the_commands_page_says_exactly_which_commands_take_repo_and_json():
     from pathlib import Path
 
     import typer
 
     from jupiter_git_memory.surfaces.cli.main import app
 
-    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8").split())
+    readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text("utf-8").split())
     assert "except `serve` and `mcp`, whose one ready line is always JSON" in readme
     assert "the store-wide ones, `workspaces`, `model …` and `token …`, do not" in readme
 

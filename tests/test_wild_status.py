@@ -20,7 +20,7 @@ from jupiter_git_memory.records.formats.status import (
     status_table_markdown,
 )
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ADR_PAGE = Path(__file__).resolve().parents[1] / "docs" / "adr-formats.md"
 
 
 def one(value: str, status_map: dict | None = None):
@@ -212,8 +212,8 @@ def test_ember_stage_front_matter_without_kind_and_a_summary_heading():
     assert r.metadata["status_source"] == "front matter `stage`" and "stage" not in r.metadata
 
 
-def test_the_readme_status_table_is_the_code_table():
-    text = README.read_text("utf-8")
-    assert status_table_markdown() in text, "regenerate the README table from status_table_markdown()"
+def test_the_docs_status_table_is_the_code_table():
+    text = ADR_PAGE.read_text("utf-8")
+    assert status_table_markdown() in text, "regenerate the docs/adr-formats.md table from status_table_markdown()"
     assert set(STATUS_TABLE.values()) == set(ADR_STATUSES) == set(LIFECYCLE)
     assert all(re.fullmatch(r"[a-z]+(?: [a-z]+)*", w) for w in STATUS_TABLE)  # keys as lookup normalises them

@@ -165,10 +165,13 @@ def add_model(
 
 
 def pull_model(name: str, timeout: float = 20.0) -> ModelSpec:
-    """Download a shipped spec's files at its pinned revision from the hub (`HF_ENDPOINT` honoured)."""
+    """Download a shipped spec's files at its pinned revision from the hub (`HF_ENDPOINT` honoured).
+
+    `huggingface_hub` does the transfer (resume, redirects to the CDN, the hub's own headers); jgm still
+    verifies every file's sha256 against the spec before it is installed, so the pin is ours, not the hub's."""
     import tempfile
 
-    import httpx
+    from huggingface_hub import get_hf_file_metadata, hf_hub_download
 
     if name not in SHIPPED or name == DEFAULT_MODEL:
         raise ModelError(
@@ -180,17 +183,28 @@ def pull_model(name: str, timeout: float = 20.0) -> ModelSpec:
         paths = {}
         for role, (remote, _sha) in spec.files.items():
             url = f"{hub}/{spec.model_id}/resolve/{spec.revision}/{remote}"
-            dest = Path(tmpd) / Path(remote).name
             try:
-                with httpx.stream("GET", url, follow_redirects=True, timeout=timeout) as r:
-                    r.raise_for_status()
-                    with open(dest, "wb") as f:
-                        for block in r.iter_bytes(1 << 20):
-                            f.write(block)
-            except httpx.HTTPError as e:
+                # one HEAD without retries first: the download itself retries 5 times with backoff (~25 s
+                # before an offline machine hears "connection refused")
+                get_hf_file_metadata(url, timeout=timeout)
+                got = hf_hub_download(
+                    spec.model_id, remote, revision=spec.revision, endpoint=hub, local_dir=tmpd, etag_timeout=timeout
+                )
+            except Exception as e:  # the hub library raises its own, requests' or httpx's errors by version
                 raise ModelError(
-                    f"{name}: cannot download {url}: {e.__class__.__name__}: {e}. On an offline machine, "
+                    f"{name}: cannot download {url}: {_reason(e)}. On an offline machine, "
                     f"get the files elsewhere and run `jgm model add {name} --dir DIR`"
                 ) from None
-            paths[role] = dest
+            paths[role] = Path(got)
         return _install(spec, paths["model"], paths["tokenizer"])
+
+
+def _reason(e: BaseException) -> str:
+    """The error and what caused it: the hub library wraps "Connection refused" in a cache-miss error."""
+    parts, seen = [], set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen and len(parts) < 4:
+        seen.add(id(cur))
+        parts.append(f"{cur.__class__.__name__}: {cur}")
+        cur = cur.__cause__ or cur.__context__
+    return " <- ".join(parts)

@@ -245,7 +245,7 @@ class Recaller:
             roots = ", ".join(f"{r}/" for r in self.settings.roots)
             raise NotSeeded(
                 f"{where} in store {store} holds no records: {roots} in {self.workspace.repo_root} had "
-                f"none when it was seeded. Add records (README: Record format), then run "
+                f"none when it was seeded. Add records (docs/records.md), then run "
                 f"`{seed_command(self.workspace.repo_root, store)}`"
             )
         return index

@@ -1,5 +1,5 @@
 """The ADR id rule and link targets (pure). Ids are how agents cite records, so the rule is fixed and
-documented in the README ("Existing ADRs"):
+documented in docs/adr-formats.md:
 
 1. A date-named file (`20201016-use-slugs.md`, `2020-10-16-use-slugs.md`) keeps its file name as id:
    `20201016-use-slugs` (log4brains calls this the slug).

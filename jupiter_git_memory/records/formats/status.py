@@ -1,6 +1,6 @@
 """ADR status words → our statuses, and status lines → status plus links (pure).
 
-`STATUS_TABLE` is the one place that says what a written status means; the README's table ("Existing
+`STATUS_TABLE` is the one place that says what a written status means; the table in docs/adr-formats.md ("Existing
 ADRs") is generated from it (`status_table_markdown`, checked by a test) and `[status_map]` in jgm.toml
 extends it. Reading rules, in this order, for one status value:
 
@@ -28,7 +28,7 @@ UNMAPPED_STATUS = "proposed"  # what a status in no table is read as: never in f
 LIFECYCLE: dict[str, str] = {
     s: "in force" if s in IN_FORCE else "proposed" if s == UNMAPPED_STATUS else "retired" for s in ADR_STATUSES
 }
-# written phrase (normalised: lower case, single spaces) -> our status. Grouped as the README shows it.
+# written phrase (normalised: lower case, single spaces) -> our status. Grouped as docs/adr-formats.md shows it.
 STATUS_TABLE: dict[str, str] = {
     # in force
     "accepted": "accepted",
@@ -324,8 +324,8 @@ def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: 
 
 
 def status_table_markdown() -> str:
-    """The README's status table, generated from `STATUS_TABLE` and the link phrases (tests/test_wild_status.py
-    checks the README holds it verbatim)."""
+    """The status table of docs/adr-formats.md, generated from `STATUS_TABLE` and the link phrases (tests/test_wild_status.py
+    checks the page holds it verbatim)."""
     rows = [
         "| written (case, emphasis, emoji, links, parentheses, dates and trailing sentences ignored) | status "
         "| lifecycle |",

@@ -1,7 +1,7 @@
 """`create_app`: the local HTTP API as a FastAPI app.
 
 Every data route lives under `/v1/workspaces/{workspace}/...` and needs a bearer token granted that
-workspace; only `/v1/health`, `/openapi.json` and `/docs` are open (README says so; a test holds them to it). The app serves the workspaces it was built with (one per repo),
+workspace; only `/v1/health`, `/openapi.json` and `/docs` are open (docs/api.md says so; a test holds them to it). The app serves the workspaces it was built with (one per repo),
 keeps one WorkspaceHandle (Recaller + Seeder, model loaded once) per workspace, and warms them at
 startup so the first request does not pay the model load.
 """

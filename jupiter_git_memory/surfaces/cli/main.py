@@ -202,7 +202,7 @@ def _no_roots_hint(root: Path, settings) -> str | None:
     if any((root / r).is_dir() for r in settings.roots):
         return None
     return (
-        f"no knowledge roots in {root}: create {settings.roots[0]}/ with records (README: Record format), "
+        f"no knowledge roots in {root}: create {settings.roots[0]}/ with records (docs/records.md), "
         "or set `roots` in jgm.toml"
     )
 
