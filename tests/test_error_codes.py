@@ -4,11 +4,16 @@ seeded says so instead of `not-found` (dec-not-seeded-is-not-no-match)."""
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
+import re
+from pathlib import Path
 
 from api_helpers import Server, error_code, mcp_run, workspace_id
 from helpers import jgm
 
+from jupiter_git_memory.base import error_codes as E
 from jupiter_git_memory.seed.seeder import Seeder
 
 OBSERVATION = {
@@ -81,3 +86,121 @@ def test_cli_a_bad_revision_is_revision_not_found_for_seed_and_recall(repo):
         assert "'nope' is not a commit" in body["error"]["message"]
         p = jgm(*args, "--repo", str(repo.path))
         assert p.returncode == 2 and "error [revision/not-found]" in p.stderr and "Traceback" not in p.stderr
+
+
+# -- the catalogue (base/error_codes.py): every code the package emits, documented and in the schema --------
+PACKAGE = Path(__file__).resolve().parents[1] / "jupiter_git_memory"
+CODE_RE = re.compile(r"^[a-z][a-z0-9]*/[a-z0-9][a-z0-9-]*$")
+CODE_PREFIX_RE = re.compile(r"^[a-z][a-z0-9]*/$")  # an f-string code with a variable last part: f"http/{status}"
+NOT_CODES = {"doc/adr", "docs/adr", "docs/decisions", "n/a", "local/"}  # folder names, a placeholder, a model id
+
+
+def emitted_codes(source: str) -> set[str]:
+    """Code-like literals in `source`: whole strings shaped `area/what`, f-strings starting `area/`, and the
+    reason codes of candidate rejections (`Verdict("bad-tags", ...)`, `Answer("rejected", "run-key-reused")`),
+    which leave as `candidate/<reason>`."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and CODE_RE.match(node.value):
+            found.add(node.value)
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            head = str(node.values[0].value)
+            if CODE_PREFIX_RE.match(head):
+                found.add(head)
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("Verdict", "Answer"):
+            args = [a.value if isinstance(a, ast.Constant) else None for a in node.args[:2]]
+            reason = args[0] if node.func.id == "Verdict" else (args[1] if args[:1] == ["rejected"] else None)  # type: ignore[attr-defined]
+            if isinstance(reason, str):
+                found.add(f"candidate/{reason}")
+    return found - NOT_CODES
+
+
+def _package_codes() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "error_codes.py":
+            continue
+        for code in emitted_codes(path.read_text("utf-8")):
+            out.setdefault(code, set()).add(str(path.relative_to(PACKAGE.parent)))
+    return out
+
+
+def test_every_code_the_package_can_emit_is_in_the_catalogue():
+    unknown = {}
+    for code, where in _package_codes().items():
+        known = E.entry(code[:-1] + "/<status>") if code.endswith("/") else E.entry(code)
+        if known is None:
+            unknown[code] = sorted(where)
+    assert not unknown, f"add these to jupiter_git_memory/base/error_codes.py (one line each): {unknown}"
+
+
+def test_the_scan_catches_an_inline_code_that_is_not_in_the_catalogue():
+    source = (
+        'raise OperationError("daemon/stale-pid", "x")\n'
+        'raise CandidateError(f"propose2/{why}", "x")\n'
+        'Verdict("too-vague", "x", [])\n'
+        'Answer("rejected", "run-key-reused", "x")\n'
+        'folder = "docs/adr"\n'
+    )
+    got = emitted_codes(source)
+    assert got == {"daemon/stale-pid", "propose2/", "candidate/too-vague", "candidate/run-key-reused"}
+    assert E.entry("daemon/stale-pid") is None and E.entry("candidate/run-key-reused") is not None
+
+
+def test_every_catalogue_entry_is_used_by_the_package():
+    """A catalogue line that nothing raises documents an error that cannot happen."""
+    source = "\n".join(p.read_text("utf-8") for p in PACKAGE.rglob("*.py") if p.name != "error_codes.py")
+    emitted = set(_package_codes())
+    names = {v.code: k for k, v in vars(E).items() if isinstance(v, E.ErrorCode)}
+    unused = [
+        c
+        for c, e in E.CATALOGUE.items()
+        if not e.family and c not in emitted and not re.search(rf"\b{names[c]}\b", source)
+    ]
+    assert not unused, unused
+
+
+def test_docs_errors_md_is_generated_from_the_catalogue():
+    spec = importlib.util.spec_from_file_location("error_reference", PACKAGE.parent / ".ci" / "error_reference.py")
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
+    assert (PACKAGE.parent / "docs" / "errors.md").read_text("utf-8") == ref.render(), (
+        "run `python .ci/error_reference.py --write`"
+    )
+    for code in E.CATALOGUE:
+        assert f"| `{code}` |" in ref.render()
+
+
+def test_the_openapi_error_schema_lists_the_catalogue(make_repo, jgm_home):
+    from jupiter_git_memory.surfaces.api.errors import ErrorBody
+
+    schema = ErrorBody.model_json_schema()
+    code = schema["$defs"]["ErrorDetail"]["properties"]["code"]
+    enum = next(a["enum"] for a in code["anyOf"] if "enum" in a)
+    assert enum == sorted(c for c, e in E.CATALOGUE.items() if not e.family)
+    assert {"pattern": "^http/[0-9]{3}$"} in code["anyOf"]
+    repo = make_repo("served")
+    repo.record("dec-a", title="Decision a about the cache", body="We cache the session because it is slow.")
+    repo.commit()
+    server = Server([repo.path], jgm_home)  # and the running app's /openapi.json says the same
+    try:
+        with server.client() as c:
+            served = c.get("/openapi.json").json()["components"]["schemas"]["ErrorDetail"]["properties"]["code"]
+        assert next(a["enum"] for a in served["anyOf"] if "enum" in a) == enum
+    finally:
+        server.stop()
+
+
+def test_an_error_takes_its_status_and_exit_code_from_its_entry():
+    from jupiter_git_memory.base.errors import OperationError, StoreFull
+    from jupiter_git_memory.candidates.errors import CandidateError
+    from jupiter_git_memory.recall.service import NotSeeded
+
+    e = OperationError(E.MEMORY_NOT_SEEDED, "m")
+    assert (e.code, e.status, e.exit_code) == ("memory/not-seeded", 409, 5)
+    assert (NotSeeded.code, NotSeeded.status, NotSeeded.exit_code) == ("memory/not-seeded", 409, 5)
+    assert (StoreFull.code, StoreFull.status) == ("store/disk-full", 507)
+    c = CandidateError(E.rejection("bad-tags"), "m")
+    assert (c.code, c.status, c.exit_code) == ("candidate/bad-tags", 422, 1)
+    legacy = OperationError("request/bad-filter", "m")  # a plain string still works (other branches add codes so)
+    assert (legacy.code, legacy.status, legacy.exit_code) == ("request/bad-filter", 400, 2)

@@ -294,6 +294,52 @@ def test_config_precedence_env_over_jgm_toml_over_pyproject(repo, monkeypatch):
     assert (s.model, s.chroma_url) == ("from-env", "http://127.0.0.1:8000")
 
 
+def test_every_file_key_reaches_settings_with_the_file_default(repo, monkeypatch):
+    """Settings' defaults are FileSettings' (written once) and every copied key arrives; the environment
+    checks its values with the file's own constraints."""
+    from dataclasses import fields
+
+    import pytest
+
+    from jupiter_git_memory.config import ConfigError, FileSettings, Settings, load_settings
+
+    shared = {x.name for x in fields(Settings)} & set(FileSettings.model_fields) - {"roots", "ignore"}
+    for name in shared:
+        assert getattr(Settings(), name) == FileSettings.model_fields[name].get_default(call_default_factory=True)
+    repo.write(
+        "jgm.toml",
+        "hybrid = false\nlexical_weight = 0.5\ncorroborate_margin = 0.2\nauto_calibrate = false\nglobal = true\n"
+        'at_views = 3\nbrief_budget = 200\nprompt_budget = 100\nadr_missing_status = "accepted"\nfloor = 0.25\n'
+        '[weights.fact]\nunverified = 0.9\n[status_map]\n"Under discussion" = "proposed"\n'
+        '[formats]\n"knowledge" = "jgm"\n',
+    )
+    s = load_settings(repo.path)
+    assert (s.hybrid, s.lexical_weight, s.corroborate_margin, s.auto_calibrate, s.global_workspace) == (
+        False,
+        0.5,
+        0.2,
+        False,
+        True,
+    )
+    assert (s.at_views, s.brief_budget, s.prompt_budget, s.adr_missing_status, s.floor) == (
+        3,
+        200,
+        100,
+        "accepted",
+        0.25,
+    )
+    assert (s.weights, s.status_map, s.formats) == (
+        {"fact": {"unverified": 0.9}},
+        {"Under discussion": "proposed"},
+        {"knowledge": "jgm"},
+    )
+    for var, bad in (("JGM_CHROMA_URL", "not-a-url"), ("JGM_MODEL", "")):
+        monkeypatch.setenv(var, bad)
+        with pytest.raises(ConfigError, match=var):
+            load_settings(repo.path)
+        monkeypatch.delenv(var)
+
+
 def test_every_subprocess_run_in_the_tests_has_a_timeout():
     """A hang must fail its test, not hold CI for the whole job limit."""
     import ast

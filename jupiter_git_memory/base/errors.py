@@ -1,7 +1,7 @@
 """The root error: one class every failure a caller can act on derives from, carrying what each surface
 needs to report it without a table of its own: a stable `code` (clients branch on it, never on prose),
 the HTTP `status` (API), the process `exit_code` (CLI) and `details` (ids, paths) that never quote
-user text. Each surface has one mapper (CLI: surfaces/cli/common.py, API: surfaces/api/errors.py, MCP:
+user text. Codes, with their default status and exit code, come from the catalogue (base/error_codes.py). Each surface has one mapper (CLI: surfaces/cli/common.py, API: surfaces/api/errors.py, MCP:
 surfaces/mcp_errors.py); an exception that is not a JgmError is a bug and is reported as an internal error.
 """
 
@@ -11,28 +11,48 @@ import contextlib
 import errno
 import os
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, ClassVar
+
+from . import error_codes as E
+from .error_codes import ErrorCode
 
 
 class JgmError(Exception):
-    """Subclasses set class defaults; a raise site may override `code`/`status`/`exit_code` per instance."""
+    """Subclasses name their catalogue `entry` (its code, status and exit code become the class defaults,
+    unless the class body sets them itself); a raise site may pass another entry as `code`, and override
+    `status`/`exit_code` per instance where a command's contract says so."""
 
-    code = "jgm/error"
+    entry: ClassVar[ErrorCode] = E.JGM_ERROR
+    code = E.JGM_ERROR.code
     status = 400
     exit_code = 2  # the CLI's usage/environment exit; recall's contract statuses use 3, 4 and 5
     retry_after: int | None = None  # seconds, for errors worth retrying (the API sends Retry-After)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own, entry = vars(cls), vars(cls).get("entry")
+        if isinstance(entry, ErrorCode):
+            cls.code = entry.code
+            if "status" not in own:
+                cls.status = entry.status
+            if "exit_code" not in own and entry.exit_code is not None:
+                cls.exit_code = entry.exit_code
 
     def __init__(
         self,
         message: str,
         *,
-        code: str | None = None,
+        code: ErrorCode | str | None = None,
         status: int | None = None,
         exit_code: int | None = None,
         **details: Any,
     ):
         super().__init__(message)
         self.message = message
+        if isinstance(code, ErrorCode):  # the entry's status and exit code, unless the site says otherwise
+            status = code.status if status is None else status
+            exit_code = code.exit_code if exit_code is None else exit_code
+            code = code.code
         if code is not None:
             self.code = code
         if status is not None:
@@ -49,20 +69,29 @@ class JgmError(Exception):
 class OperationError(JgmError):
     """A request the caller can fix or must know about (the code comes first: it is what callers test)."""
 
-    def __init__(self, code: str, message: str, status: int = 400, exit_code: int | None = None, **details: Any):
+    def __init__(
+        self,
+        code: ErrorCode | str,
+        message: str,
+        status: int | None = None,
+        exit_code: int | None = None,
+        **details: Any,
+    ):
+        if status is None and not isinstance(code, ErrorCode):
+            status = 400
         super().__init__(message, code=code, status=status, exit_code=exit_code, **details)
 
 
 class StoreFull(JgmError):
     """The disk holding the store has no room: nothing was half-written (every write is one transaction)."""
 
-    code, status, exit_code = "store/disk-full", 507, 2
+    entry = E.STORE_DISK_FULL
 
 
 class StoreReadOnly(JgmError):
     """The store cannot be written (a read-only mount, or no write permission)."""
 
-    code, status, exit_code = "store/read-only", 503, 2
+    entry = E.STORE_READ_ONLY
 
 
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
@@ -147,5 +176,5 @@ def as_error(exc: BaseException) -> JgmError | None:
     if isinstance(exc, JgmError):
         return exc
     if isinstance(exc, ValueError):
-        return JgmError(str(exc), code="request/bad-request", status=400, exit_code=2)
+        return JgmError(str(exc), code=E.REQUEST_BAD_REQUEST)
     return store_problem(exc)

@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from . import error_codes as E
 from .errors import JgmError
 
 GIT_TIMEOUT = 120.0  # seconds for local git commands (a big `git log` on two shared cores takes a few)
@@ -22,7 +23,7 @@ NETWORK_TIMEOUT = 300.0  # seconds for a push or `gh pr create`
 class GitTimeout(JgmError, subprocess.SubprocessError):
     """A git or gh command did not finish in time (a SubprocessError too, for callers that catch those)."""
 
-    code, status, exit_code = "git/timeout", 504, 2
+    entry = E.GIT_TIMEOUT
 
 
 def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:

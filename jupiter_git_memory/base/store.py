@@ -14,6 +14,7 @@ import time
 import traceback
 from pathlib import Path
 
+from . import error_codes as E
 from .errors import JgmError, store_failures
 from .files import file_lock
 from .home import default_home
@@ -22,7 +23,7 @@ from .home import default_home
 class LockTimeout(JgmError, RuntimeError):
     """Another process holds the workspace lock: retryable (the API answers 409 with Retry-After)."""
 
-    code, status, exit_code, retry_after = "index/busy", 409, 2, 5
+    entry, retry_after = E.INDEX_BUSY, 5
 
 
 def private_dir(d: Path) -> Path:

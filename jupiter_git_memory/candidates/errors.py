@@ -6,6 +6,7 @@ Messages never quote candidate text (it may hold a secret); they name ids, paths
 
 from __future__ import annotations
 
+from ..base import error_codes as E
 from ..base.errors import OperationError
 
 
@@ -17,9 +18,8 @@ class CandidateError(OperationError):
 
 def not_found(rid: str, workspace: str) -> CandidateError:
     return CandidateError(
-        "memory/not-found",
+        E.MEMORY_NOT_FOUND,
         f"no record or candidate {rid!r} in workspace {workspace}; `jgm candidates list` shows the candidates",
-        404,
         id=rid,
         exit_code=2,
     )
@@ -30,27 +30,23 @@ def file_backed(rid: str, path: str | None, commit: str | None, dirty: bool) -> 
     where = f"{path}" + (f" (last changed in commit {commit[:12]})" if commit else " (not committed yet)")
     extra = "; it also has uncommitted changes in the working tree" if dirty else ""
     return CandidateError(
-        "memory/file-backed",
+        E.MEMORY_FILE_BACKED,
         f"{rid} is a file-backed record: edit {where} and commit{extra}. The next `jgm seed` "
         "(or the post-merge hook) reindexes it; only candidates are revised or forgotten in the store.",
-        409,
         id=rid,
         path=path,
         commit=commit,
         dirty=dirty,
-        exit_code=4,
     )
 
 
 def invalid_state(rid: str, state: str, fix: str) -> CandidateError:
-    return CandidateError("memory/invalid-state", f"candidate {rid} is {state}: {fix}", 409, id=rid, state=state)
+    return CandidateError(E.MEMORY_INVALID_STATE, f"candidate {rid} is {state}: {fix}", id=rid, state=state)
 
 
 def unavailable(cause: BaseException) -> CandidateError:
     """The candidate service could not start (the model or the workspace is unavailable)."""
     return CandidateError(
-        "memory/unavailable",
+        E.MEMORY_UNAVAILABLE,
         f"the candidate service could not start: {cause.__class__.__name__}: {cause}",
-        503,
-        exit_code=2,
     )

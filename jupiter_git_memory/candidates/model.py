@@ -21,9 +21,9 @@ from ..lifecycle.promote import PROMOTED as PROMOTED
 from ..lifecycle.promote import PROPOSED as PROPOSED
 from ..lifecycle.promote import REJECTED as REJECTED
 from ..lifecycle.promote import STATES as STATES
+from ..records.kinds import REQUESTABLE_KINDS as REQUESTABLE_KINDS
 from ..records.row import RecordRow
 
-REQUESTABLE_KINDS = ("decision", "adr", "fact", "finding", "history")
 SCOPES = ("project", "transferable")  # project-specific, or a lesson that holds beyond this repository
 # The structured write-back fields: optional, each rendered as a section of the proposed record file.
 TEXT_FIELDS = ("trigger", "change", "verification")

@@ -20,16 +20,15 @@ from typing import Any
 
 import yaml
 
+from ..base import error_codes as E
 from ..base.git import NETWORK_TIMEOUT, GitTimeout, run
+from ..records.kinds import CHOSEN_STATUSES, REGISTRY, chosen_status
 from ..records.parse import parse_record
 from ..records.row import RecordRow
 from ..seed.sources import is_record_path
 from .errors import CandidateError, invalid_state
 from .model import OPEN, PROMOTED, PROPOSED, REJECTED
 
-KIND_DIRS = {"decision": "decisions", "adr": "adr", "fact": "facts", "finding": "findings", "history": "history"}
-KIND_PREFIX = {"decision": "dec", "adr": "adr", "fact": "fact", "finding": "find", "history": "hist"}
-CHOSEN_STATUSES = ("proposed", "accepted")
 BRANCH_PREFIX = "jgm/"
 
 
@@ -37,13 +36,9 @@ def record_status(kind: str, chosen: str) -> str:
     """The reviewer's choice in the kind's own vocabulary (facts are verified, not accepted)."""
     if chosen not in CHOSEN_STATUSES:
         raise CandidateError(
-            "request/bad-status", f"--status must be one of {', '.join(CHOSEN_STATUSES)}, not {chosen!r}"
+            E.REQUEST_BAD_STATUS, f"--status must be one of {', '.join(CHOSEN_STATUSES)}, not {chosen!r}"
         )
-    if kind in ("fact", "finding"):
-        return {"proposed": "unverified", "accepted": "verified"}[chosen]
-    if kind == "history":
-        return "historical"
-    return chosen
+    return chosen_status(kind, chosen)
 
 
 def slug(title: str) -> str:
@@ -58,10 +53,9 @@ def _git(root: Path, *args: str, env: dict | None = None, input: bytes | None = 
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise CandidateError(
-            "propose/git-failed",
+            E.PROPOSE_GIT_FAILED,
             f"`git {args[0]}` failed in {root}: {msg[-1] if msg else 'no output'}"
             + ("; set `git config user.name` and `user.email`" if args[0] == "commit-tree" else ""),
-            409,
         )
     return proc.stdout.decode("utf-8", "replace").strip()
 
@@ -221,16 +215,16 @@ def propose(
     base_commit = _git(root, "rev-parse", "--verify", "--quiet", f"{base or 'HEAD'}^{{commit}}", check=False)
     if not base_commit:
         raise CandidateError(
-            "propose/no-base",
+            E.PROPOSE_NO_BASE,
             f"{base or 'HEAD'} is not a commit in {root}; commit something first or pass --base REV",
-            400,
         )
     base_branch = base if base else (_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None)
     settings = service.seeder.settings
     today = today or _dt.date.today().isoformat()
     for _ in range(8):
-        record_id = f"{KIND_PREFIX[row.kind]}-{slug(row.title)}-{secrets.token_hex(2)}"
-        path = f"{settings.roots[0].rstrip('/')}/{KIND_DIRS[row.kind]}/{record_id}.md"
+        kind = REGISTRY[row.kind]
+        record_id = f"{kind.prefix}-{slug(row.title)}-{secrets.token_hex(2)}"
+        path = f"{settings.roots[0].rstrip('/')}/{kind.folder}/{record_id}.md"
         branch = BRANCH_PREFIX + record_id
         taken = (
             service.exists(record_id)
@@ -240,21 +234,19 @@ def propose(
         if not taken:
             break
     else:
-        raise CandidateError("propose/no-id", "could not find a free record id; try again", 500)
+        raise CandidateError(E.PROPOSE_NO_ID, "could not find a free record id; try again")
     if not is_record_path(path, settings):
         raise CandidateError(
-            "propose/ignored-path",
+            E.PROPOSE_IGNORED_PATH,
             f"{path} would be ignored by the knowledge settings "
             f"({settings.source or 'defaults'}); check `roots` and `ignore`",
-            400,
         )
     content = render(row, record_id, chosen, today).encode("utf-8")
     parsed = parse_record(path, content)
     if parsed.record is None:  # our own rendering must always be a valid record
         raise CandidateError(
-            "propose/invalid-record",
+            E.PROPOSE_INVALID_RECORD,
             f"the rendered record does not parse: {'; '.join(i.render() for i in parsed.issues) or parsed.skipped}",
-            500,
         )
     commit = write_branch(root, base_commit, path, content, branch, commit_message(row, record_id, chosen))
     remote, command = pr_command(root, branch, base_branch)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..base import error_codes as E
 from ..index.handle import Index
 from ..records.checks import check_id
 from ..records.model import IN_FORCE
@@ -50,7 +51,7 @@ def _open_candidate(svc: Any, index: Index, cid: str, what: str) -> RecordRow:
 def _target(svc: Any, index: Index, cid: str, target: str) -> RecordRow:
     target = check_id(target.strip())
     if target == cid:
-        raise CandidateError("request/bad-target", f"candidate {cid} cannot be a duplicate of itself", 400, id=cid)
+        raise CandidateError(E.REQUEST_BAD_TARGET, f"candidate {cid} cannot be a duplicate of itself", id=cid)
     row = index.catalog.record(target)
     if row is None:
         raise not_found(target, svc.workspace.id)
@@ -64,9 +65,8 @@ def _moved(entries: list[dict[str, Any]], cid: str) -> list[dict[str, Any]]:
 def _checked_size(target: RecordRow, changes: dict[str, Any]) -> dict[str, Any]:
     if merge.stored_bytes(dict(target.data, **changes)) > merge.MAX_CANDIDATE_BYTES:
         raise CandidateError(
-            "memory/candidate-full",
+            E.MEMORY_CANDIDATE_FULL,
             f"{merge.full_reason(target.id, target.data)}; nothing was changed",
-            409,
             id=target.id,
         )
     return changes
@@ -108,9 +108,8 @@ def merge_into(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, Any]
         to = _target(svc, index, cid, target)
         if not is_candidate(to):
             raise CandidateError(
-                "request/bad-target",
+                E.REQUEST_BAD_TARGET,
                 f"{to.id} is a file-backed record; merge only into a candidate (close {cid} as a duplicate of {to.id})",
-                400,
                 id=cid,
             )
         to = _open_candidate(svc, index, to.id, "take a merge")
@@ -137,7 +136,7 @@ def merge_into(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, Any]
 
 def _full(to: RecordRow) -> CandidateError:
     return CandidateError(
-        "memory/candidate-full", f"{merge.full_reason(to.id, to.data)}; nothing was changed", 409, id=to.id
+        E.MEMORY_CANDIDATE_FULL, f"{merge.full_reason(to.id, to.data)}; nothing was changed", id=to.id
     )
 
 

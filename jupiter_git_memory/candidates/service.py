@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..base.store import workspace_lock
 from ..index.catalog import CatalogChanges
@@ -150,10 +151,10 @@ class CandidateService:
                 matches = dedup.nearest(index, self.seeder.embedder, self.seeder.chunker, inp.title, inp.body)
             except Exception as e:  # without the check we cannot answer honestly: write nothing
                 raise CandidateError(
-                    "memory/retrieval-failed",
+                    E.MEMORY_RETRIEVAL_FAILED,
                     f"the near-duplicate check could not run "
                     f"({e.__class__.__name__}: {e}); nothing was stored, try again",
-                    503,
+                    exit_code=1,  # the candidate commands' rejection exit, not recall's 3
                 ) from None
             out = dedup.classify(matches, f"{inp.title}\n\n{inp.body}")
             now = time.time()
@@ -240,7 +241,9 @@ class CandidateService:
         """Candidates oldest first. `state`: one of STATES, `queue` (open + proposed, the default) or `all`."""
         if state not in (None, "all", "queue", *STATES):
             raise CandidateError(
-                "request/bad-filter", f"unknown state {state!r}; use one of all, queue, {', '.join(STATES)}"
+                E.REQUEST_BAD_FILTER,
+                f"unknown state {state!r}; use one of all, queue, {', '.join(STATES)}",
+                exit_code=1,
             )
         wanted = {"queue": (OPEN, PROPOSED), None: STATES, "all": STATES}.get(state, (state,))
         with self._index(exclusive=False) as index:
@@ -317,7 +320,7 @@ class CandidateService:
             )
             verdict = check(inp)
             if verdict.code:
-                raise CandidateError(f"candidate/{verdict.code}", verdict.reason, 422, id=rid, fields=verdict.fields)
+                raise CandidateError(E.rejection(verdict.code), verdict.reason, id=rid, fields=verdict.fields)
             changes = {
                 "title": inp.title.strip(),
                 "body": inp.body.strip(),
@@ -347,12 +350,12 @@ def _checked_reason(why: str) -> str:
     why = (why or "").strip()
     if not why:
         raise CandidateError(
-            "request/missing-reason", "say why it is rejected (--why): the reason is kept for the agent"
+            E.REQUEST_MISSING_REASON, "say why it is rejected (--why): the reason is kept for the agent"
         )
     if len(why) > MAX_REASON_CHARS:
-        raise CandidateError("request/too-long", f"the reason must be at most {MAX_REASON_CHARS} characters")
+        raise CandidateError(E.REQUEST_TOO_LONG, f"the reason must be at most {MAX_REASON_CHARS} characters")
     if scan_text(why):
-        raise CandidateError("candidate/secret", "the reason contains a secret; nothing was stored", 422)
+        raise CandidateError(E.CANDIDATE_SECRET, "the reason contains a secret; nothing was stored")
     return why
 
 

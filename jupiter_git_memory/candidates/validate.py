@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..records.kinds import REQUESTABLE_KINDS
 from ..records.model import ID_PATTERN, MAX_RECORD_BYTES
 from ..records.text import describe_hidden
-from .model import REQUESTABLE_KINDS, SCOPES, TEXT_FIELDS, CandidateInput
+from .model import SCOPES, TEXT_FIELDS, CandidateInput
 from .secrets import scan_fields
 
 MIN_TITLE_CHARS = 8

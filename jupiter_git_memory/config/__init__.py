@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import difflib
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..embedding.specs import DEFAULT_MODEL
-from ..records.model import ALL_EFFECTIVE, KINDS, STATUSES
+from ..records.kinds import ADR_STATUSES, ALL_EFFECTIVE, KINDS
 from ..records.text import escape_nonprintable
 from .consent import chroma_url as consented_chroma_url
 
@@ -36,16 +37,17 @@ DEFAULT_IGNORE = (
     "**/adr-template.md",
     "**/0000-*template*",
 )
-ADR_STATUSES = STATUSES["adr"]
 DEFAULT_ROOTS = ("knowledge",)
-RECORD_STATUSES = tuple(sorted({s for v in STATUSES.values() for s in v}))
 
 
 class ConfigError(JgmError, ValueError):
-    code, status, exit_code = "config/invalid", 422, 2  # the API: the request was fine, the repo's config is not
+    entry = E.CONFIG_INVALID  # 422 on the API: the request was fine, the repo's config is not
 
 
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+# The constraints the file and the environment share (JGM_MODEL, JGM_CHROMA_URL), said once.
+ModelName = Annotated[str, Field(min_length=1)]
+ChromaUrl = Annotated[str, Field(pattern=r"^https?://\S+$")]
 
 
 class FileSettings(BaseModel):
@@ -57,10 +59,8 @@ class FileSettings(BaseModel):
         None, description='a non-empty list of folders relative to the repo, e.g. roots = ["knowledge"]'
     )
     ignore: list[str] = Field([], description='a list of glob patterns, e.g. ignore = ["**/drafts/**"]')
-    model: str = Field(DEFAULT_MODEL, min_length=1, description='a model name, e.g. model = "minilm-l6-v2-int8"')
-    chroma_url: str | None = Field(
-        None, pattern=r"^https?://\S+$", description='an http(s) URL, e.g. chroma_url = "http://127.0.0.1:8000"'
-    )
+    model: ModelName = Field(DEFAULT_MODEL, description='a model name, e.g. model = "minilm-l6-v2-int8"')
+    chroma_url: ChromaUrl | None = Field(None, description='an http(s) URL, e.g. chroma_url = "http://127.0.0.1:8000"')
     weights: dict[str, dict[str, Annotated[float, Field(ge=0.0)]]] = Field(
         {}, description="tables per kind of status = weight >= 0, e.g. [weights.fact] unverified = 0.9"
     )
@@ -158,34 +158,45 @@ class EnvSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="JGM_", extra="ignore")
 
-    model: str | None = Field(None, min_length=1)
-    chroma_url: str | None = Field(None, pattern=r"^https?://\S+$")
+    model: ModelName | None = None
+    chroma_url: ChromaUrl | None = None
+
+
+def _file_default(key: str):
+    """A setting's default is its file key's (FileSettings), so it is written once."""
+    return FileSettings.model_fields[key].get_default(call_default_factory=True)
 
 
 @dataclass(frozen=True)
 class Settings:
+    """The settings in force. A field named like a file key has that key's default (FileSettings) and is
+    copied from the file as is (`_FROM_FILE`); the others are derived in `load_settings`."""
+
     roots: tuple[str, ...] = DEFAULT_ROOTS
     ignore: tuple[str, ...] = DEFAULT_IGNORE
-    model: str = DEFAULT_MODEL
+    model: str = _file_default("model")
     chroma_url: str | None = None
     weights: dict[str, dict[str, float]] = field(default_factory=dict)  # kind -> status -> weight
     floor: float | None = None  # overrides the calibrated/shipped floor when set
-    hybrid: bool = True
-    lexical_weight: float = 0.3
-    corroborate_margin: float = 0.10  # hybrid: records this close above the floor need IDF-weighted lexical evidence
-    drift_weight: float = 0.8  # evidence drift (dec-drift-weight): a drifted record's recall weight factor
-    missing_weight: float = 0.5  # ... and a record whose cited path is gone
-    auto_calibrate: bool = True  # `jgm seed` measures this workspace's floor with the shipped probes
-    global_workspace: bool = False  # share this workspace's records with global recall
-    at_views: int = 20  # `recall --at` views kept; the least recently used beyond this are evicted
-    brief_budget: int = 400  # tokens: the session brief a client hook injects (surfaces/agent/brief.py)
-    prompt_budget: int = 300  # tokens: what the prompt hook adds for one prompt
-    daemon_idle_seconds: int = 300  # the resident recall process exits after this long without a request
+    hybrid: bool = _file_default("hybrid")
+    lexical_weight: float = _file_default("lexical_weight")
+    corroborate_margin: float = _file_default("corroborate_margin")  # hybrid: records this close above the
+    # floor need IDF-weighted lexical evidence
+    drift_weight: float = _file_default("drift_weight")  # evidence drift (dec-drift-weight): a drifted record's factor
+    missing_weight: float = _file_default("missing_weight")  # ... and a record whose cited path is gone
+    auto_calibrate: bool = _file_default("auto_calibrate")  # `jgm seed` measures this workspace's floor
+    global_workspace: bool = _file_default("global_workspace")  # share this workspace's records with global recall
+    at_views: int = _file_default("at_views")  # `recall --at` views kept; the least recently used are evicted
+    brief_budget: int = _file_default("brief_budget")  # tokens: the session brief a client hook injects
+    prompt_budget: int = _file_default("prompt_budget")  # tokens: what the prompt hook adds for one prompt
+    daemon_idle_seconds: int = _file_default("daemon_idle_seconds")  # the resident recall process's idle exit
     source: str | None = None  # the file these settings came from
     roots_configured: bool = False  # `roots` was written in the file (else the defaults apply)
     status_map: dict[str, str] = field(default_factory=dict)  # a source's status word (or "folder/") -> one of ours
-    adr_missing_status: str = "proposed"  # an ADR without a status: accepted | proposed | error
-    proposed_fallback: bool = True  # default recall with no in-force match returns the proposed ones, marked
+    adr_missing_status: str = _file_default(
+        "adr_missing_status"
+    )  # an ADR without a status: accepted | proposed | error
+    proposed_fallback: bool = _file_default("proposed_fallback")  # no in-force match: the proposed ones, marked
     formats: dict[str, str] = field(default_factory=dict)  # root folder -> record format name
     shallow_roots: tuple[str, ...] = ()  # roots read without their subfolders (a discovered repository root)
     discovered: dict = field(default_factory=dict)  # without `roots`: collections found and why, near misses
@@ -209,6 +220,15 @@ class Settings:
             {k.strip("/"): v for k, v in self.formats.items()},
             {"" if k == "." else k: v for k, v in folders.items()},
         )
+
+
+# File keys that reach Settings unchanged; roots, ignore, model and chroma_url are derived (defaults,
+# discovery, the environment, consent).
+_FROM_FILE = tuple(
+    k
+    for k in FileSettings.model_fields
+    if k in {x.name for x in fields(Settings)} - {"roots", "ignore", "model", "chroma_url"}
+)
 
 
 def _key(loc: tuple) -> str:
@@ -297,29 +317,13 @@ def load_settings(repo: Path) -> Settings:
         roots = tuple(f.roots)
     url, refused = consented_chroma_url(repo, env.chroma_url, f.chroma_url, source)
     return Settings(
+        **{key: getattr(f, key) for key in _FROM_FILE},
         roots=roots,
         ignore=DEFAULT_IGNORE + tuple(f.ignore),
         model=env.model or f.model,
         chroma_url=url,
-        weights=f.weights,
-        floor=f.floor,
-        hybrid=f.hybrid,
-        lexical_weight=f.lexical_weight,
-        corroborate_margin=f.corroborate_margin,
-        auto_calibrate=f.auto_calibrate,
-        drift_weight=f.drift_weight,
-        missing_weight=f.missing_weight,
-        global_workspace=f.global_workspace,
-        at_views=f.at_views,
-        brief_budget=f.brief_budget,
-        prompt_budget=f.prompt_budget,
-        daemon_idle_seconds=f.daemon_idle_seconds,
         source=source,
         roots_configured=f.roots is not None,
-        status_map=f.status_map,
-        adr_missing_status=f.adr_missing_status,
-        proposed_fallback=f.proposed_fallback,
-        formats=f.formats,
         refused=refused,
         shallow_roots=shallow,
         discovered=discovered,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from .specs import ModelSpec
 
@@ -19,7 +20,7 @@ from .specs import ModelSpec
 class ModelError(JgmError, RuntimeError):
     """The model cannot be used: missing, corrupt (sha256 mismatch) or unreachable."""
 
-    code, status, exit_code = "model/unavailable", 503, 2
+    entry = E.MODEL_UNAVAILABLE
 
 
 def sha256_file(path: Path) -> str:

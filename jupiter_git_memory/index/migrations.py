@@ -29,6 +29,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..lifecycle.promote import PROMOTION  # a view's own row for a shared candidate, read back as `candidate`
 
@@ -100,11 +101,11 @@ def _tables(db: sqlite3.Connection) -> set[str]:
 
 
 class CatalogTooNew(JgmError):
-    code, status, exit_code = "index/schema-too-new", 409, 2
+    entry = E.INDEX_SCHEMA_TOO_NEW
 
 
 class CatalogNeedsMigration(JgmError):
-    code, status, exit_code = "index/needs-migration", 409, 2
+    entry = E.INDEX_NEEDS_MIGRATION
 
 
 def _version(db: sqlite3.Connection) -> int:

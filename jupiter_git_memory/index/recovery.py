@@ -14,13 +14,14 @@ import sqlite3
 import time
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
 
 
 class CatalogCorrupt(JgmError, RuntimeError):
-    code, status, exit_code = "index/catalog-corrupt", 503, 2
+    entry = E.INDEX_CATALOG_CORRUPT
 
     def __init__(self, path: Path, cause: BaseException):
         self.path = path
@@ -47,7 +48,7 @@ def stale_read_error(e: BaseException) -> sqlite3.DatabaseError | None:
     seen: set[int] = set()
     while e is not None and id(e) not in seen:
         seen.add(id(e))
-        if isinstance(e, JgmError) and e.code != "memory/retrieval-failed":
+        if isinstance(e, JgmError) and e.code != E.MEMORY_RETRIEVAL_FAILED.code:
             return None  # already understood (a full disk, say): nothing a reopen would change
         if isinstance(e, sqlite3.DatabaseError) and (
             is_corruption(e) or (getattr(e, "sqlite_errorcode", 0) or 0) & 0xFF in _RETRYABLE_CODES
@@ -161,7 +162,7 @@ def move_chroma_aside(location: str) -> Path:
 class ChromaUnavailable(JgmError, RuntimeError):
     """Chroma could not be opened or written; `reason` and `fix` name the directory's real problem."""
 
-    code, status, exit_code = "index/chroma-unavailable", 503, 2
+    entry = E.INDEX_CHROMA_UNAVAILABLE
 
     def __init__(self, location: str, cause: BaseException):
         self.location = location

@@ -17,6 +17,7 @@ from urllib.parse import urlparse
 
 import numpy as np
 
+from ..base import error_codes as E
 from ..base.errors import JgmError, StoreFull, store_failures, store_problem
 from ..base.memory import give_back
 from ..base.store import private_dir
@@ -24,7 +25,7 @@ from ..embedding.specs import identity_hash
 
 
 class IdentityMismatch(JgmError, RuntimeError):
-    code, status, exit_code = "index/identity-mismatch", 409, 2
+    entry = E.INDEX_IDENTITY_MISMATCH
 
     def __init__(self, stored: dict, wanted: dict):
         self.stored, self.wanted = stored, wanted

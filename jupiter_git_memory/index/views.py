@@ -14,6 +14,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from .workspace import git
 
@@ -64,7 +65,7 @@ def fingerprint(root: Path | str) -> str:
 class UnknownRevision(JgmError, ValueError):
     """`--at` / `at` names no commit of the repository."""
 
-    code, status, exit_code = "revision/not-found", 404, 2
+    entry = E.REVISION_NOT_FOUND
 
 
 def resolve_commit(root: Path, rev: str) -> str:

@@ -13,6 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..base.git import git
 
@@ -29,7 +30,7 @@ __all__ = [
 class NotARepo(JgmError, RuntimeError):
     """Not inside a Git repository: recall answers status `no-workspace` (exit 4), never `no-matches`."""
 
-    code, status, exit_code = "memory/no-workspace", 404, 4
+    entry = E.MEMORY_NO_WORKSPACE
 
 
 class BareRepository(NotARepo):

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ..records.kinds import IN_FORCE, effective_status
 from ..records.links import distinct_numbers, resolve_links
-from ..records.model import IN_FORCE, LINK_KEYS, Issue, Record
+from ..records.model import LINK_KEYS, Issue, Record
 
 
 @dataclass
@@ -164,10 +165,5 @@ def resolve(records: list[Record]) -> Resolution:
                 retired_by[old].append(new)
     effective: dict[str, str] = {}
     for rid, r in valid.items():
-        if r.kind in ("fact", "finding") and r.status == "false":
-            effective[rid] = "invalidated"
-        elif retired_by.get(rid):
-            effective[rid] = "superseded"
-        else:
-            effective[rid] = r.status
+        effective[rid] = effective_status(r.kind, r.status, bool(retired_by.get(rid)))
     return Resolution(valid, effective, {k: sorted(v) for k, v in retired_by.items()}, issues, rejected)

@@ -19,15 +19,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-DEFAULT_WEIGHTS: dict[str, dict[str, float]] = {
-    "decision": {"accepted": 2.0, "proposed": 1.0, "deprecated": 0.6, "rejected": 0.5, "superseded": 0.5},
-    "adr": {"accepted": 2.0, "proposed": 1.0, "deprecated": 0.6, "rejected": 0.5, "superseded": 0.5},
-    "fact": {"verified": 1.7, "unverified": 1.0, "invalidated": 0.3, "superseded": 0.5},
-    "finding": {"verified": 1.7, "unverified": 1.0, "invalidated": 0.3, "superseded": 0.5},
-    "history": {"historical": 0.9, "superseded": 0.5},
-}
-CANDIDATE_WEIGHT = 0.8  # any requested kind while its status is `candidate`
-DEFAULT_STATUSES = ("accepted", "verified", "unverified")
+# The default weights and statuses are the kind registry's (records/kinds.py); re-exported for callers.
+from ..records.kinds import CANDIDATE
+from ..records.kinds import CANDIDATE_WEIGHT as CANDIDATE_WEIGHT
+from ..records.kinds import DEFAULT_STATUSES as DEFAULT_STATUSES
+from ..records.kinds import DEFAULT_WEIGHTS as DEFAULT_WEIGHTS
+
 MODES = ("hybrid", "dense", "lexical")  # recall modes (check_mode refuses any other)
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]+")
 CORROBORATION_MIN = 1.0  # IDF mass of matched query terms, in units of ln(N+1): a rare term plus another
@@ -47,8 +44,8 @@ def merge_weights(overrides: dict[str, dict[str, float]] | None) -> dict[str, di
 
 
 def weight(weights: dict[str, dict[str, float]], kind: str, status: str) -> float:
-    if status == "candidate":
-        return weights.get("candidate", {}).get("candidate", CANDIDATE_WEIGHT)
+    if status == CANDIDATE:
+        return weights.get(CANDIDATE, {}).get(CANDIDATE, CANDIDATE_WEIGHT)
     return weights.get(kind, {}).get(status, 1.0)
 
 

@@ -7,6 +7,7 @@ import time
 import uuid
 
 from .. import PROVIDER, __version__
+from ..base import error_codes as E
 from ..base.errors import OperationError
 from ..index.catalog import Catalog, CatalogChanges
 from ..index.handle import Index
@@ -52,9 +53,7 @@ def require_receipt(catalog: Catalog, rid: str, workspace: str) -> dict:
     """The stored receipt, or `memory/not-found` naming the workspace (every surface reports it alike)."""
     rec = get_receipt(catalog, rid)
     if rec is None:
-        raise OperationError(
-            "memory/not-found", f"no receipt {rid!r} in workspace {workspace}", 404, exit_code=1, id=rid
-        )
+        raise OperationError(E.MEMORY_NOT_FOUND, f"no receipt {rid!r} in workspace {workspace}", exit_code=1, id=rid)
     return rec
 
 

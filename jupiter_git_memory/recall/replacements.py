@@ -15,9 +15,9 @@ from typing import Any
 
 from ..index.catalog import Catalog
 from ..lifecycle.resolve import retires
+from ..records.kinds import RETIRED as RETIRED  # effective statuses that mean "read another record"
 from ..records.row import RecordRow
 
-RETIRED = frozenset({"superseded"})  # effective statuses that mean "read another record"
 MAX_DEPTH = 32
 
 _link_cache: weakref.WeakKeyDictionary[Catalog, dict[str, tuple[Any, dict[str, list[str]]]]] = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..base.store import LockTimeout, workspace_dir, workspace_lock
 from ..config import Settings, load_settings
@@ -16,7 +17,7 @@ from ..index.recovery import CatalogCorrupt
 from ..index.view_query import lost_vectors, view_query
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
 from ..index.workspace import BareRepository, Workspace, find_workspace
-from ..records.model import ALL_EFFECTIVE, KINDS
+from ..records.kinds import ALL_EFFECTIVE, KINDS, STATUS_ALIASES
 from .fallback import FALLBACK, FALLBACK_STATUSES, fallback_warning, mark, mostly_proposed
 from .floors import FloorInfo, floor_for
 from .ranking import (
@@ -44,17 +45,14 @@ REFRESH_WAIT = 30.0  # seconds a read waits for the write lock to refresh a stal
 class RecallError(JgmError, RuntimeError):
     """Recall could not run (model or index unavailable): never to be reported as 'no matches'."""
 
-    code, status, exit_code = "memory/retrieval-failed", 503, 3
+    entry = E.MEMORY_RETRIEVAL_FAILED
 
 
 class NotSeeded(JgmError, RuntimeError):
     """The store holds no records for this workspace, so an empty answer would mean nothing: only a
     seeded, non-empty workspace can answer 'no match'. The message names the store and the fix."""
 
-    code, status, exit_code = "memory/not-seeded", 409, 5
-
-
-STATUS_ALIASES = {"false": "invalidated"}  # a fact written `status: false` is effectively invalidated
+    entry = E.MEMORY_NOT_SEEDED
 
 
 def validate_filters(kinds: list[str] | None, statuses: list[str] | None) -> list[str] | None:

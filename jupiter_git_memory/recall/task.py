@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError, StoreFull, StoreReadOnly
 from ..base.store import store_root as default_store
 from ..index.catalog import Catalog
@@ -23,9 +24,9 @@ from .service import NotSeeded, Recaller, RecallError, validate_filters
 EXIT_CODES = {"ok": 0, "no-matches": 0, "retrieval-failed": 3, "no-workspace": 4, "not-seeded": 5}
 # the answer status a failure's error code stands for (NotARepo, NotSeeded, RecallError carry these codes)
 STATUS_BY_CODE = {
-    "memory/no-workspace": "no-workspace",
-    "memory/not-seeded": "not-seeded",
-    "memory/retrieval-failed": "retrieval-failed",
+    E.MEMORY_NO_WORKSPACE.code: "no-workspace",
+    E.MEMORY_NOT_SEEDED.code: "not-seeded",
+    E.MEMORY_RETRIEVAL_FAILED.code: "retrieval-failed",
     StoreFull.code: "retrieval-failed",  # the store cannot be used: recall did not run
     StoreReadOnly.code: "retrieval-failed",
 }

@@ -5,21 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Each kind has a closed status vocabulary. An unknown kind or status is an error, never coerced.
-STATUSES: dict[str, tuple[str, ...]] = {
-    "decision": ("proposed", "accepted", "rejected", "deprecated", "superseded"),
-    "adr": ("proposed", "accepted", "rejected", "deprecated", "superseded"),
-    "fact": ("unverified", "verified", "false"),
-    "finding": ("unverified", "verified", "false"),
-    "history": ("historical",),
-    "candidate": ("candidate",),
-}
-KINDS: tuple[str, ...] = tuple(STATUSES)
-# Statuses that are "in force": a record in one of these can retire what it supersedes.
-IN_FORCE = frozenset({"accepted", "verified"})
-# Effective statuses that exist only after lifecycle resolution.
-EFFECTIVE_ONLY = ("invalidated",)
-ALL_EFFECTIVE = tuple(sorted({s for v in STATUSES.values() for s in v} | set(EFFECTIVE_ONLY)))
+# Each kind has a closed status vocabulary (records/kinds.py). An unknown kind or status is an error, never coerced.
+from .kinds import ALL_EFFECTIVE as ALL_EFFECTIVE
+from .kinds import EFFECTIVE_ONLY as EFFECTIVE_ONLY
+from .kinds import IN_FORCE as IN_FORCE
+from .kinds import KINDS as KINDS
+from .kinds import STATUSES as STATUSES
+
 REQUIRED = ("id", "kind", "status", "title")
 KNOWN_KEYS = frozenset(REQUIRED + ("supersedes", "superseded_by", "tags", "date", "source", "scope"))
 # Link fields of a record. `amends`/`amended_by` never retire anything (e.g. "Partly superseded by").

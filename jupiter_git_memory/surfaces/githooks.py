@@ -23,6 +23,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..base.files import atomic_write
 from ..base.store import log_path, workspace_dir
@@ -35,7 +36,7 @@ PYTHON_LINE = 'JGM_PYTHON=""'
 
 
 class HookConflict(JgmError, RuntimeError):
-    code, status, exit_code = "hooks/conflict", 409, 2
+    entry = E.HOOKS_CONFLICT
 
 
 # -- the shim ---------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
 
+from ..base import error_codes as E
 from ..base.errors import as_error
 from ..base.store import log
 
@@ -17,7 +18,7 @@ SDK_LOGGER = "mcp.server.mcpserver"  # where the SDK reports a tool that crashed
 def tool_error(e: BaseException) -> ToolError:
     err = as_error(e)
     if err is None:  # a bug: name the class, never quote text that may be a caller's
-        return ToolError(f"[internal/error] {e.__class__.__name__}")
+        return ToolError(f"[{E.INTERNAL_ERROR.code}] {e.__class__.__name__}")
     return ToolError(f"[{err.code}] {err.message}")
 
 

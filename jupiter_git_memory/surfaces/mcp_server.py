@@ -15,6 +15,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from .. import __version__
+from ..base.error_codes import AUTH_INVALID_TOKEN, WORKSPACE_FORBIDDEN
 from ..base.errors import JgmError
 from ..recall.ranking import MODES
 from ..recall.service import NotSeeded, RecallError
@@ -255,7 +256,8 @@ class BearerGate:
             if info is None or not info.may_read(self.wsid):
                 from starlette.responses import JSONResponse
 
-                code, status = ("auth/invalid-token", 401) if info is None else ("workspace/forbidden", 403)
+                refusal = AUTH_INVALID_TOKEN if info is None else WORKSPACE_FORBIDDEN
+                code, status = refusal.code, refusal.status
                 resp = JSONResponse(
                     {
                         "error": {

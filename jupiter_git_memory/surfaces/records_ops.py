@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..base import error_codes as E
 from ..base.errors import JgmError, OperationError
 from ..index.catalog import Catalog
 from ..lifecycle.resolve import retires
@@ -68,7 +69,7 @@ def missing(cat: Catalog, rid: str, workspace: str, hint: str = "") -> JgmError:
     """The error for an id the catalog does not hold: `memory/not-found` only in a workspace that was seeded;
     before its first seed the record may well exist in the repository (dec-not-seeded-is-not-no-match)."""
     if cat.get_meta("last_seed_at"):
-        return OperationError("memory/not-found", f"no record {rid!r} in workspace {workspace}{hint}", 404, exit_code=4)
+        return OperationError(E.MEMORY_NOT_FOUND, f"no record {rid!r} in workspace {workspace}{hint}")
     store = cat.path.parent.parent.parent  # <store>/workspaces/<id>/catalog.sqlite
     return NotSeeded(
         f"workspace {workspace} has never been seeded in store {store}, so it cannot say whether {rid!r} exists: "
@@ -96,11 +97,11 @@ def list_records(
     """Records ordered by id; `status` filters on the *effective* status (what recall sees); `text` keeps
     records whose title or body holds all its words (FTS5), or whose id it is."""
     if kind is not None and kind not in KINDS:
-        raise OperationError("request/bad-filter", f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
+        raise OperationError(E.REQUEST_BAD_FILTER, f"unknown kind {kind!r}; use one of {', '.join(KINDS)}")
     if status is not None and status not in ALL_EFFECTIVE:
-        raise OperationError("request/bad-filter", f"unknown status {status!r}; use one of {', '.join(ALL_EFFECTIVE)}")
+        raise OperationError(E.REQUEST_BAD_FILTER, f"unknown status {status!r}; use one of {', '.join(ALL_EFFECTIVE)}")
     if not 1 <= limit <= MAX_PAGE or not 0 <= offset <= MAX_OFFSET:
-        raise OperationError("request/bad-page", f"limit must be 1..{MAX_PAGE} and offset 0..{MAX_OFFSET}")
+        raise OperationError(E.REQUEST_BAD_PAGE, f"limit must be 1..{MAX_PAGE} and offset 0..{MAX_OFFSET}")
     where, args = [], []
     if kind:
         where.append("kind = ?")

@@ -19,18 +19,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..kinds import ADR_STATUSES as ADR_STATUSES
+from ..kinds import IN_FORCE
 from .ids import link_targets
 
-ADR_STATUSES = ("proposed", "accepted", "rejected", "deprecated", "superseded")
+UNMAPPED_STATUS = "proposed"  # what a status in no table is read as: never in force
 # Our three lifecycle groups: what recall does with each status by default.
 LIFECYCLE: dict[str, str] = {
-    "accepted": "in force",
-    "proposed": "proposed",
-    "rejected": "retired",
-    "deprecated": "retired",
-    "superseded": "retired",
+    s: "in force" if s in IN_FORCE else "proposed" if s == UNMAPPED_STATUS else "retired" for s in ADR_STATUSES
 }
-UNMAPPED_STATUS = "proposed"  # what a status in no table is read as: never in force
 # written phrase (normalised: lower case, single spaces) -> our status. Grouped as docs/adr-formats.md shows it.
 STATUS_TABLE: dict[str, str] = {
     # in force

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ...base import error_codes as E
 from ...base import git
 from ...base.errors import JgmError
 from ...base.files import atomic_write
@@ -25,11 +26,11 @@ from .clients import CLIENTS, ManagedFile
 
 
 class AgentConfigError(JgmError, ValueError):
-    code, status, exit_code = "agent/bad-config", 422, 2
+    entry = E.AGENT_BAD_CONFIG
 
 
 class UnknownClient(JgmError, ValueError):
-    code, status, exit_code = "agent/unknown-client", 400, 2
+    entry = E.AGENT_UNKNOWN_CLIENT
 
 
 def _client(name: str) -> tuple[ManagedFile, ...]:

@@ -20,6 +20,7 @@ from typing import Annotated
 from fastapi import Depends, Path, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ...base import error_codes as E
 from ..workspace_handle import WorkspaceHandle
 from .errors import ApiError
 from .tokens import TokenInfo, TokenStore
@@ -66,16 +67,14 @@ def require_token(
 ) -> TokenInfo:
     if creds is None or not creds.credentials:
         raise ApiError(
-            401,
-            "auth/missing-token",
+            E.AUTH_MISSING_TOKEN,
             "send `Authorization: Bearer <token>`; the default token is in $JGM_HOME/api-token",
             headers={"WWW-Authenticate": "Bearer"},
         )
     info = state.tokens.authenticate(creds.credentials)
     if info is None:
         raise ApiError(
-            401,
-            "auth/invalid-token",
+            E.AUTH_INVALID_TOKEN,
             "unknown bearer token; `jgm token list` shows the valid ones",
             headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
         )
@@ -102,16 +101,14 @@ def workspace_scope(
     granted = state.grant_id(workspace)
     if not token.may_read(granted):
         raise ApiError(
-            403,
-            "workspace/forbidden",
+            E.WORKSPACE_FORBIDDEN,
             f"token {token.name!r} is not granted workspace {workspace!r}; "
             f"grant it with `jgm token grant {token.name} {granted}`",
         )
     handle = state.handle(workspace)
     if handle is None:
         raise ApiError(
-            404,
-            "workspace/not-found",
+            E.WORKSPACE_NOT_FOUND,
             f"workspace {workspace!r} is not served by this server; restart `jgm serve` with `--repo` pointing at it",
         )
     return handle

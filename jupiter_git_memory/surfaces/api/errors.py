@@ -17,9 +17,11 @@ from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ...base import error_codes as E
+from ...base.error_codes import ErrorCode
 from ...base.errors import JgmError, store_problem
 from ...base.store import trace, try_log
 
@@ -27,15 +29,15 @@ from ...base.store import trace, try_log
 class ApiError(JgmError):
     """An error only the HTTP layer raises (auth, limits), with its own headers (e.g. WWW-Authenticate)."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message, code=code, status=status)
+    def __init__(self, code: ErrorCode, message: str, headers: dict[str, str] | None = None):
+        super().__init__(message, code=code)
         self.headers = headers
 
 
 class ErrorDetail(BaseModel):
     model_config = ConfigDict(extra="allow")  # an error's details (id, path, commit ...) sit beside the code
 
-    code: str
+    code: str = Field(json_schema_extra=E.openapi_schema())  # the catalogue's codes (documentation only)
     message: str
     details: list[dict[str, Any]] | None = None
 
@@ -53,15 +55,19 @@ def error_response(
     return JSONResponse({"error": body}, status_code=status, headers=headers)
 
 
-BAD_HOST = "request/bad-host"  # 421: the Host header names no address of this server (api/hosts.py)
+BAD_HOST = E.REQUEST_BAD_HOST.code  # 421: the Host header names no address of this server (api/hosts.py)
 
+# the code of a web-framework HTTP error by its status (any other status is E.http_code's family)
 _HTTP_CODES = {
-    404: "route/not-found",
-    405: "route/method-not-allowed",
-    400: "request/bad-request",
-    413: "request/too-large",
-    415: "request/unsupported-media-type",
-    421: BAD_HOST,
+    e.status: e.code
+    for e in (
+        E.ROUTE_NOT_FOUND,
+        E.ROUTE_METHOD_NOT_ALLOWED,
+        E.REQUEST_BAD_REQUEST,
+        E.REQUEST_TOO_LARGE,
+        E.REQUEST_UNSUPPORTED_MEDIA_TYPE,
+        E.REQUEST_BAD_HOST,
+    )
 }
 
 
@@ -99,11 +105,11 @@ def install(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError):
         details = _validation_details(exc)
         where = ", ".join(".".join(d["loc"]) + f": {d['msg']}" for d in details[:5])
-        return error_response(422, "request/invalid", f"invalid request: {where}", details)
+        return error_response(422, E.REQUEST_INVALID.code, f"invalid request: {where}", details)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
-        code = _HTTP_CODES.get(exc.status_code, f"http/{exc.status_code}")
+        code = _HTTP_CODES.get(exc.status_code) or E.http_code(exc.status_code)
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         if exc.status_code == 404:
             message = f"no route {request.method} {request.url.path}; see /docs or /openapi.json"
@@ -115,7 +121,7 @@ def install(app: FastAPI) -> None:
         if known is not None:
             return await _jgm_error(request, known)
         safe_log(f"api: {request.method} {request.url.path} failed: {trace(exc)}")
-        return error_response(500, "internal/error", crash_message(exc))
+        return error_response(500, E.INTERNAL_ERROR.code, crash_message(exc))
 
     build = app.build_middleware_stack
     app.build_middleware_stack = lambda: CrashGuard(build())  # outside Starlette's own error middleware
@@ -157,7 +163,7 @@ class CrashGuard:
             if started:
                 return
             safe_log(f"{self.label}: {scope.get('method')} {scope.get('path')} failed: {trace(exc)}")
-            body = json.dumps({"error": {"code": "internal/error", "message": crash_message(exc)}}).encode()
+            body = json.dumps({"error": {"code": E.INTERNAL_ERROR.code, "message": crash_message(exc)}}).encode()
             await send(
                 {
                     "type": "http.response.start",

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import json
 
+from ...base import error_codes as E
+from ...base.error_codes import ErrorCode
+
 DEFAULT_MAX_BODY = 256 * 1024
 
 
@@ -17,8 +20,9 @@ class BodySizeLimit:
         self.app = app
         self.max_body = max_body
 
-    async def _reject(self, send, status: int, code: str, message: str) -> None:
-        body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    async def _reject(self, send, error: ErrorCode, message: str) -> None:
+        status = error.status
+        body = json.dumps({"error": {"code": error.code, "message": message}}).encode()
         await send(
             {
                 "type": "http.response.start",
@@ -41,9 +45,9 @@ class BodySizeLimit:
             try:
                 n = int(length)
             except ValueError:
-                return await self._reject(send, 400, "request/bad-request", "invalid Content-Length header")
+                return await self._reject(send, E.REQUEST_BAD_REQUEST, "invalid Content-Length header")
             if n > self.max_body:
-                return await self._reject(send, 413, "request/too-large", too_big)
+                return await self._reject(send, E.REQUEST_TOO_LARGE, too_big)
         chunks, size = [], 0
         while True:
             msg = await receive()
@@ -52,7 +56,7 @@ class BodySizeLimit:
             chunk = msg.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                return await self._reject(send, 413, "request/too-large", too_big)
+                return await self._reject(send, E.REQUEST_TOO_LARGE, too_big)
             chunks.append(chunk)
             if not msg.get("more_body"):
                 break

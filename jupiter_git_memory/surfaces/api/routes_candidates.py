@@ -14,6 +14,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
+from ...base import error_codes as E
 from ...candidates import service as candidate_service
 from ...candidates.answers import CandidateAnswer, CandidateList, CandidateShown, Forgotten, Proposal
 from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
@@ -143,7 +144,7 @@ def record_candidate(body: CandidateRequest, scope: Scope):
     data = dict(a.to_json(), workspace=scope.id)
     if a.decision == "rejected":
         return JSONResponse(
-            {"error": {"code": f"candidate/{a.reason_code}", "message": a.reason}, "answer": data}, status_code=422
+            {"error": {"code": E.rejection(a.reason_code).code, "message": a.reason}, "answer": data}, status_code=422
         )
     status = 202 if a.index_error else (201 if a.decision == "created" and a.written else 200)
     return JSONResponse(data, status_code=status)

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...base import error_codes as E
 from ...base.errors import JgmError, store_failures
 from ...base.files import atomic_write, file_lock
 from ...base.store import store_root
@@ -28,7 +29,7 @@ NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
 class TokenError(JgmError, ValueError):
-    code, exit_code = "auth/token", 2
+    entry = E.AUTH_TOKEN
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from ...base import error_codes as E
 from ...base.errors import JgmError, as_error
 from ...records.text import show_hidden
 
@@ -56,7 +57,7 @@ def fail_with(e: BaseException, as_json: bool, answer: bool = False) -> NoReturn
     if error is None:
         raise e
     message = error.message
-    if error.code == "memory/no-workspace":
+    if error.code == E.MEMORY_NO_WORKSPACE.code:
         from ...base.store import store_root
 
         message = f"{message} (store: {store_root()})"
@@ -72,7 +73,9 @@ def fail_with(e: BaseException, as_json: bool, answer: bool = False) -> NoReturn
     raise typer.Exit(EXIT_CODES[status] if status else error.exit_code)  # an answer's status fixes its exit
 
 
-def fail(message: str, code: int = 2, as_json: bool = False, error_code: str = "request/bad-request") -> NoReturn:
+def fail(
+    message: str, code: int = 2, as_json: bool = False, error_code: E.ErrorCode = E.REQUEST_BAD_REQUEST
+) -> NoReturn:
     """A refusal the CLI itself makes (e.g. conflicting options), through the one failure path."""
     fail_with(JgmError(message, code=error_code, exit_code=code), as_json)
 

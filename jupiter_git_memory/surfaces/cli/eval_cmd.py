@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from ...base import error_codes as E
 from ...base.errors import JgmError
 from .common import emit_json, fail, fail_with, out, reported
 from .recall_cmd import _recaller
@@ -129,7 +130,7 @@ def floors_cmd(
     try:
         only = None if all_workspaces else find_workspace(repo).id
     except Exception as e:
-        fail(f"{e}; pass --repo PATH or --all", 2, as_json, "memory/no-workspace")
+        fail(f"{e}; pass --repo PATH or --all", 2, as_json, E.MEMORY_NO_WORKSPACE)
     rows = [
         {k: v for k, v in e.items() if k not in ("identity",)}
         for e in list_floors()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ...base import error_codes as E
 from ...base.errors import JgmError
 from .common import emit_json, err, esc, fail, fail_with, out
 
@@ -20,7 +21,7 @@ def _failed(e: Exception, as_json: bool) -> None:
     """A hook file we cannot read or write is named (exit 2), not a traceback."""
     if isinstance(e, JgmError):
         fail_with(e, as_json)
-    fail(str(e), 2, as_json, "hooks/io-error")
+    fail(str(e), 2, as_json, E.HOOKS_IO_ERROR)
 
 
 def _print_actions(actions: list[dict], as_json: bool) -> None:

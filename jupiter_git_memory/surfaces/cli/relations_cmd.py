@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ...base import error_codes as E
 from .common import emit_json, fail, out, reported
 
 
@@ -26,7 +27,7 @@ def relations(
         ws = find_workspace(repo)
         wsdir = workspace_dir(ws.id, create=False)
         if not (wsdir / "catalog.sqlite").exists():
-            fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, "memory/not-seeded")
+            fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, E.MEMORY_NOT_SEEDED)
         with workspace_lock(wsdir, exclusive=False):
             cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.repo_root))  # this worktree's view
             try:

@@ -6,6 +6,7 @@ import time
 
 import typer
 
+from ...base import error_codes as E
 from .common import emit_json, err, fail, out
 
 app = typer.Typer(help="API tokens: each reads only the workspaces it is granted.", no_args_is_help=True)
@@ -38,7 +39,7 @@ def list_(as_json: bool = JsonOpt):
             for n, t in sorted(_store().tokens().items())
         ]
     except TokenError as e:
-        fail(str(e), 2, as_json, "token/unreadable")
+        fail(str(e), 2, as_json, E.TOKEN_UNREADABLE)
     if as_json:
         emit_json({"tokens": rows})
         return
@@ -67,7 +68,7 @@ def create(
     try:
         secret = _store().create(name, workspace)
     except TokenError as e:
-        fail(str(e), 2, as_json, "token/error")
+        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(as_json, secret, name=name, secret=secret, workspaces=list(workspace))
 
 
@@ -79,7 +80,7 @@ def rotate(name: str, as_json: bool = JsonOpt):
     try:
         secret = _store().create(name, replace=True)
     except TokenError as e:
-        fail(str(e), 2, as_json, "token/error")
+        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(as_json, secret, name=name, secret=secret)
 
 
@@ -92,7 +93,7 @@ def grant(name: str, workspace: list[str] = typer.Argument(..., help="Workspace 
     try:
         now = _store().grant(name, workspace)
     except TokenError as e:
-        fail(str(e), 2, as_json, "token/error")
+        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(as_json, f"{name}: {', '.join(now)}", name=name, workspaces=list(now))
 
 
@@ -108,7 +109,7 @@ def revoke(
     try:
         _store().revoke(name, list(workspace) if workspace else None)
     except TokenError as e:
-        fail(str(e), 2, as_json, "token/error")
+        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(
         as_json,
         f"{name}: {'revoked ' + ', '.join(workspace) if workspace else 'deleted'}",

@@ -27,6 +27,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ...base import error_codes as E
 from ...base.errors import JgmError
 from ...base.store import log, trace
 from ..api.deps import WS_PATTERN, ApiState
@@ -59,8 +60,8 @@ env.filters["pretty"] = lambda d: json.dumps(d, indent=2, sort_keys=True, defaul
 class Refused(JgmError):
     """A request the UI will not run: rendered as an error page with its status; nothing was changed."""
 
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message, code=code, status=status)
+    def __init__(self, code: E.ErrorCode, message: str):
+        super().__init__(message, code=code)
 
 
 class NeedLogin(Exception):
@@ -100,14 +101,13 @@ def require_workspace(ws: str, request: Request, session: Annotated[Session, Dep
     """The workspace's handle, if this session's token is granted it; 403 first, so ids never leak."""
     if not re.match(WS_PATTERN, ws) or not session.may_read(state_of(request).grant_id(ws)):
         raise Refused(
-            403,
-            "workspace/forbidden",
+            E.WORKSPACE_FORBIDDEN,
             f"this session's token ({session.token_name}) is not granted "
             f"workspace {ws!r}; `jgm token grant {session.token_name} WS` grants it",
         )
     handle = state_of(request).handle(ws)
     if handle is None:
-        raise Refused(404, "workspace/not-found", f"workspace {ws!r} is not served by this server")
+        raise Refused(E.WORKSPACE_NOT_FOUND, f"workspace {ws!r} is not served by this server")
     request.state.ws = ws
     return handle
 
@@ -126,11 +126,10 @@ async def checked_form(request: Request, session: Annotated[Session, Depends(req
     """The POSTed form, only when it carries this session's CSRF token and comes from this origin."""
     form = await request.form()
     if not _same_origin(request):
-        raise Refused(403, "csrf/cross-site", "cross-site request refused; nothing was changed")
+        raise Refused(E.CSRF_CROSS_SITE, "cross-site request refused; nothing was changed")
     if not session.csrf_ok(form.get("csrf")):
         raise Refused(
-            403,
-            "csrf/missing-token",
+            E.CSRF_MISSING_TOKEN,
             "the form's CSRF token is missing or wrong (reload the page and try again); nothing was changed",
         )
     return form
@@ -164,8 +163,8 @@ def create_web_app(state: ApiState) -> FastAPI:
             return page(
                 request,
                 "error.html",
-                403,
-                code="auth/no-session",
+                E.AUTH_NO_SESSION.status,
+                code=E.AUTH_NO_SESSION.code,
                 message="no session (or it expired): log in again; nothing was changed",
             )
         nxt = request.url.path + (f"?{request.url.query}" if request.url.query else "")
@@ -178,13 +177,13 @@ def create_web_app(state: ApiState) -> FastAPI:
     @web.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException):
         if exc.status_code == 404:
-            return page(request, "error.html", 404, code="route/not-found", message=f"no page {request.url.path}")
-        return page(request, "error.html", exc.status_code, code=f"http/{exc.status_code}", message=str(exc.detail))
+            return page(request, "error.html", 404, code=E.ROUTE_NOT_FOUND.code, message=f"no page {request.url.path}")
+        return page(request, "error.html", exc.status_code, code=E.http_code(exc.status_code), message=str(exc.detail))
 
     @web.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         where = "; ".join(".".join(str(p) for p in e.get("loc", ())) + f": {e.get('msg')}" for e in exc.errors()[:5])
-        return page(request, "error.html", 422, code="request/invalid", message=f"invalid request: {where}")
+        return page(request, "error.html", 422, code=E.REQUEST_INVALID.code, message=f"invalid request: {where}")
 
     @web.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception):
@@ -193,7 +192,7 @@ def create_web_app(state: ApiState) -> FastAPI:
             request,
             "error.html",
             500,
-            code="internal/error",
+            code=E.INTERNAL_ERROR.code,
             message=f"internal error ({exc.__class__.__name__}); details are in the store log",
         )
 
@@ -209,7 +208,7 @@ def create_web_app(state: ApiState) -> FastAPI:
         form = await request.form()
         pre = request.cookies.get(PRE_COOKIE)
         if not _same_origin(request) or not pre or not secrets.compare_digest(pre, str(form.get("pre", ""))):
-            raise Refused(403, "csrf/missing-token", "the login form expired or came from another site; reload it")
+            raise Refused(E.CSRF_MISSING_TOKEN, "the login form expired or came from another site; reload it")
         s = sessions(request).login(str(form.get("token", "")))
         nxt = _safe_next(request, str(form.get("next", "")))
         if s is None:

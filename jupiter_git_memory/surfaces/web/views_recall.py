@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from ...base import error_codes as E
 from ...recall.ranking import DEFAULT_STATUSES, MODES
 from ...recall.receipts import get_receipt
 from ...recall.verify import verify_receipt
@@ -64,11 +65,11 @@ def receipt_lookup(request: Request, handle: Handle, id: str = "", verify: bool 
     if not rid:
         return page(request, "receipt.html", ws=handle.id, receipt=None, verified=None, rid="")
     if not re.match(ID_PATTERN, rid):
-        raise Refused(400, "request/bad-id", f"receipt id {rid!r} is not valid")
+        raise Refused(E.REQUEST_BAD_ID, f"receipt id {rid!r} is not valid")
     with handle.catalog() as cat:
         receipt = get_receipt(cat, rid)
     if receipt is None:
-        raise Refused(404, "memory/not-found", f"no receipt {rid!r} in workspace {handle.id}")
+        raise Refused(E.MEMORY_NOT_FOUND, f"no receipt {rid!r} in workspace {handle.id}")
     verified = None
     if verify:
         with handle.reading() as recaller:

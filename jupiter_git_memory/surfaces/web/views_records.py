@@ -10,6 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
+from ...base import error_codes as E
 from ...base.git import run
 from ...candidates import review
 from ...lifecycle.promote import CANDIDATE_ID_PREFIX
@@ -37,7 +38,7 @@ def records(
     offset: Annotated[int, Query(ge=0)] = 0,
 ):
     if kind and kind not in KINDS or status and status not in ALL_EFFECTIVE:
-        raise Refused(400, "request/bad-filter", f"unknown kind {kind!r} or status {status!r}")
+        raise Refused(E.REQUEST_BAD_FILTER, f"unknown kind {kind!r} or status {status!r}")
     listing = handle.read_catalog(
         lambda cat: ops.list_records(cat, kind or None, status or None, tag.strip() or None, None, PAGE, offset, q)
     )

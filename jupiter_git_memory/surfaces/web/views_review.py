@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
+from ...base import error_codes as E
 from ...base.store import workspace_lock
 from ...candidates import dedup, review
 from ...candidates import service as candidate_service
@@ -45,7 +46,7 @@ def _reviewer(request: Request) -> str:
 @router.get("/", response_class=HTMLResponse)
 def queue(request: Request, handle: Handle, state: str = "queue", done: str = ""):
     if state not in ("queue", "all", *STATES):
-        raise Refused(400, "request/bad-filter", f"unknown state {state!r}")
+        raise Refused(E.REQUEST_BAD_FILTER, f"unknown state {state!r}")
     rows = _svc(handle).list(state)
     for c in rows:
         c["warning_groups"] = grouped(c["warnings"])
@@ -155,7 +156,7 @@ def do_propose(request: Request, handle: Handle, cid: str, form: Form):
         )
     except ValidationError as e:
         raise Refused(
-            422, "request/invalid", "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors())
+            E.REQUEST_INVALID, "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors())
         ) from None
     result = propose(_svc(handle), check_id(cid), body.status, body.base, body.open_pr)
     return _to_candidate(request, handle, cid, f"?shown={request.state.session.keep(result)}")
