@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -38,9 +40,30 @@ def worktree_sidecar(root: Path, rel: str) -> Sidecar | None:
     return None
 
 
+@functools.lru_cache(maxsize=512)
+def _compiled(pat: str) -> tuple[re.Pattern[str], re.Pattern[str] | None, tuple[re.Pattern[str], ...] | None]:
+    """`pat` compiled once: the glob over the whole path, a `**/` pattern's glob over the name, and the
+    segments `PurePosixPath.match` compares from the right (None for an anchored pattern: pathlib decides)."""
+    name = re.compile(fnmatch.translate(pat[3:])) if pat.startswith("**/") else None
+    parts = (
+        None
+        if pat.startswith("/")
+        else tuple(re.compile(fnmatch.translate(x)) for x in pat.split("/") if x not in ("", "."))
+    )
+    return re.compile(fnmatch.translate(pat)), name, parts
+
+
 def _match(path: str, pat: str) -> bool:
-    p = PurePosixPath(path)
-    return p.match(pat) or fnmatch.fnmatch(path, pat) or (pat.startswith("**/") and fnmatch.fnmatch(p.name, pat[3:]))
+    """`PurePosixPath(path).match(pat)` (segments from the right), the glob over the whole path, or a `**/`
+    pattern against the name, as fnmatch would answer them (POSIX: case as written). Compiled once per
+    pattern: every seed asks this for every Markdown file and every ignore pattern."""
+    whole, name, parts = _compiled(pat)
+    have = [x for x in path.split("/") if x not in ("", ".")]
+    if whole.match(path) or (name is not None and name.match(have[-1] if have else "")):
+        return True
+    if parts is None:
+        return PurePosixPath(path).match(pat)
+    return bool(parts) and len(parts) <= len(have) and all(w.match(h) for h, w in zip(reversed(have), reversed(parts)))
 
 
 def _ignored(path: str, patterns: tuple[str, ...]) -> bool:
