@@ -3,7 +3,9 @@
     python bench/agent_latency.py                 # 200-record synthetic repo, a few runs each, prints JSON
     python bench/agent_latency.py --records 200 --runs 5 --warm 20
 
-Each figure is wall time of a fresh process (what a user or a client hook pays), except the API's, which is
+`jgm` here is a console script for the entry pyproject.toml declares, written into the run's temp dir as pip
+writes one (an editable install made before the entry moved would still run the old one). Each figure is
+wall time of a fresh process (what a user or a client hook pays), except the API's, which is
 a warm keep-alive HTTP request (bench/api_latency.py). "cold" is a process with no daemon up: in process
 (`JGM_NO_DAEMON=1`) it imports Chroma and loads the model itself; the first call through the daemon also
 starts it. "warm" is a call answered by a daemon already up. Every figure is also given as a ratio to a bare
@@ -28,8 +30,19 @@ sys.path.insert(0, str(HERE))
 
 from api_latency import QUERIES, measure, pct  # noqa: E402
 
-JGM = str(Path(sys.executable).parent / "jgm")
+ROOT = HERE.parent
 PROMPT = {"session_id": "bench", "hook_event_name": "UserPromptSubmit"}
+
+
+def console_script(folder: Path) -> str:
+    """`jgm` for the entry pyproject.toml declares, written as pip writes a console script."""
+    import tomllib
+
+    module, func = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["jgm"].split(":")
+    script = folder / "jgm"
+    script.write_text(f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\nsys.exit({func}())\n")
+    script.chmod(0o755)
+    return str(script)
 
 
 def timed(argv: list[str], env: dict, cwd: Path, stdin: str | None = None) -> float:
@@ -41,8 +54,8 @@ def timed(argv: list[str], env: dict, cwd: Path, stdin: str | None = None) -> fl
     return dt
 
 
-def stop(env: dict, repo: Path) -> None:
-    subprocess.run([JGM, "daemon", "stop"], cwd=repo, env=env, capture_output=True, timeout=60)
+def stop(jgm: str, env: dict, repo: Path) -> None:
+    subprocess.run([jgm, "daemon", "stop"], cwd=repo, env=env, capture_output=True, timeout=60)
 
 
 def stats(values: list[float], base: float) -> dict:
@@ -67,6 +80,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="jgm-agent-bench-") as tmp:
         repo, home = Path(tmp) / "repo", Path(tmp) / "home"
         generate(repo, args.records)
+        JGM = console_script(Path(tmp))
         env = {k: v for k, v in os.environ.items() if k != "JGM_NO_DAEMON"}
         env["JGM_HOME"] = str(home)
         here = {**env, "JGM_NO_DAEMON": "1"}
@@ -86,7 +100,7 @@ def main() -> None:
         res["hook_prompt_in_process_cold"] = stats([timed(hook, here, repo, prompt(i)) for i in range(args.runs)], base)
         first = []
         for i in range(args.runs):
-            stop(env, repo)
+            stop(JGM, env, repo)
             first.append(timed([JGM, "recall", QUERIES[i % 10]], env, repo))
         res["recall_daemon_first_call"] = stats(first, base)
         res["recall_daemon_warm"] = stats(
@@ -95,17 +109,26 @@ def main() -> None:
         res["recall_json_daemon_warm"] = stats(
             [timed([JGM, "recall", QUERIES[i % 10], "--json"], env, repo) for i in range(args.warm)], base
         )
+        res["recall_task_daemon_warm"] = stats(
+            [timed([JGM, "recall-task", "--goal", QUERIES[i % 10]], env, repo) for i in range(args.warm)], base
+        )
+        res["context_daemon_warm"] = stats(
+            [timed([JGM, "context", "--goal", QUERIES[i % 10]], env, repo) for i in range(args.warm)], base
+        )
         res["hook_prompt_daemon_warm"] = stats([timed(hook, env, repo, prompt(i)) for i in range(args.warm)], base)
-        stop(env, repo)
+        stop(JGM, env, repo)
         res["hook_prompt_daemon_first_call"] = stats([timed(hook, env, repo, prompt(0))], base)
-        stop(env, repo)
+        stop(JGM, env, repo)
         api, _ = measure(repo, home, QUERIES, args.api)
         res["api_warm"] = stats(api, base)
-    cold = res["recall_in_process_cold"]["p50_ms"]
+    cold, api = res["recall_in_process_cold"]["p50_ms"], res["api_warm"]["p50_ms"]
     res["targets"] = {
         "warm_hook_over_cold_recall": round(res["hook_prompt_daemon_warm"]["p50_ms"] / cold, 3),
         "warm_hook_target": 0.3,
-        "warm_cli_recall_over_api_warm": round(res["recall_daemon_warm"]["p50_ms"] / res["api_warm"]["p50_ms"], 2),
+        "warm_cli_recall_over_api_warm": round(res["recall_daemon_warm"]["p50_ms"] / api, 2),
+        "warm_cli_recall_json_over_api_warm": round(res["recall_json_daemon_warm"]["p50_ms"] / api, 2),
+        "warm_cli_recall_task_over_api_warm": round(res["recall_task_daemon_warm"]["p50_ms"] / api, 2),
+        "warm_cli_context_over_api_warm": round(res["context_daemon_warm"]["p50_ms"] / api, 2),
         "warm_cli_recall_target": 2.0,
     }
     res["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(), "records": args.records}

@@ -1,4 +1,4 @@
-"""`python -m jupiter_git_memory`: the `jgm` CLI.
+"""`python -m jupiter_git_memory` and the `jgm` console script: the `jgm` CLI.
 
 Git hooks call `python -m jupiter_git_memory hooks run <hook> ...` after every checkout, so that path
 skips loading the full CLI (Typer and every command module): a checkout that changed no knowledge
@@ -22,6 +22,11 @@ def main() -> None:
         from .surfaces.daemon.server import main as daemon_main
 
         raise SystemExit(daemon_main())
+    from .surfaces.daemon.thin import forward  # recall, recall-task, context: run by the warm daemon if up
+
+    code = forward(argv)
+    if code is not None:
+        raise SystemExit(code)
     from .surfaces.cli.main import app
 
     app(prog_name="jgm")

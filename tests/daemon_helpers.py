@@ -48,3 +48,21 @@ def stop_daemon(store: Path) -> None:
     control("stop", store)
     if not wait_gone(pid, 10.0) and alive(pid):
         os.kill(pid, signal.SIGKILL)
+
+
+def declared_entry(folder: Path) -> str:
+    """A `jgm` console script for the entry pyproject.toml declares, written as pip writes one: the thin
+    client lives at that entry, and an editable install made before it moved still runs the old one."""
+    import stat
+    import sys
+    import tomllib
+
+    pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
+    module, func = tomllib.loads(pyproject.read_text())["project"]["scripts"]["jgm"].split(":")
+    script = folder / "jgm"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\n"
+        f"if __name__ == '__main__':\n    sys.argv[0] = sys.argv[0].removesuffix('.exe')\n    sys.exit({func}())\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)

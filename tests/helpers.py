@@ -23,10 +23,11 @@ def jgm(
     input: str | None = None,
     check: bool = False,
     timeout: float = TIMEOUT,
+    exe: str = JGM_EXE,
 ) -> subprocess.CompletedProcess:
     """`jgm ARGS` in a fresh process (the store is the test's JGM_HOME unless `env` says otherwise)."""
     return subprocess.run(
-        [JGM_EXE, *args],
+        [exe, *args],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -79,3 +79,14 @@ def test_console_entry_help_skips_heavy_imports():
     loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line}
     assert "jupiter_git_memory" in loaded  # the probe sees our imports at all
     assert not loaded & set(HEAVY + TOP_LEVEL_ALSO), sorted(loaded & set(HEAVY + TOP_LEVEL_ALSO))
+
+
+def test_the_console_script_is_the_light_entry():
+    """`jgm` runs what `python -m jupiter_git_memory` runs, so the hook and thin-client fast paths
+    (surfaces/daemon/thin.py) come before Typer is imported. An install made before the entry moved keeps
+    its old script until reinstalled (`pip install -e .`)."""
+    import tomllib
+    from pathlib import Path
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["jgm"] == "jupiter_git_memory.__main__:main"

@@ -8,12 +8,14 @@ import json
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 
 import pytest
-from daemon_helpers import normalised, stop_daemon, wait_gone
-from helpers import jgm, seeded
+from daemon_helpers import declared_entry, normalised, stop_daemon, wait_gone
+from helpers import JGM_EXE, jgm, seeded
 
 from jupiter_git_memory.surfaces.daemon.client import control, spawn
 from jupiter_git_memory.surfaces.daemon.paths import MAX_SOCKET_PATH, daemon_pid, socket_path
@@ -25,10 +27,17 @@ RECORDS = {
 NO_DAEMON = {"JGM_NO_DAEMON": "1"}
 
 
-def _both(args, cwd, **kw):
+@pytest.fixture(scope="module")
+def thin(tmp_path_factory) -> str:
+    """`jgm` as pyproject.toml declares it: its entry forwards recall, recall-task and context to the daemon."""
+    return declared_entry(tmp_path_factory.mktemp("entry"))
+
+
+def _both(args, cwd, exe=JGM_EXE, env=None, **kw):
     """(answer through the daemon, answer in process) of `jgm ARGS`."""
-    warm = jgm(*args, cwd=cwd, **kw)
-    here = jgm(*args, cwd=cwd, env={**os.environ, **NO_DAEMON}, **kw)
+    env = env or dict(os.environ)
+    warm = jgm(*args, cwd=cwd, exe=exe, env=env, **kw)
+    here = jgm(*args, cwd=cwd, env={**env, **NO_DAEMON}, **kw)
     return warm, here
 
 
@@ -220,3 +229,122 @@ def test_the_client_hooks_answer_through_the_daemon(repo, daemon_on, event):
     assert _status(daemon_on)["requests"] == before + 2  # the hook, then this status
     assert warm.returncode == 0 and "dec-cache" in warm.stdout, warm.stdout
     assert normalised(warm.stdout) == normalised(here.stdout)
+
+
+# --- the thin client at the entry (surfaces/daemon/thin.py): the daemon runs the whole command line ---------
+def _forwarded(store) -> tuple[int, int]:
+    st = _status(store)
+    return st["requests"], st.get("forwarded", 0)
+
+
+def test_the_thin_client_prints_the_in_process_output_byte_for_byte(repo, daemon_on, thin):
+    seeded(repo, RECORDS)
+    assert jgm("recall", "where do sessions live", cwd=repo.path, exe=thin).returncode == 0  # starts the daemon
+    for args in COMMANDS:
+        requests, forwarded = _forwarded(daemon_on)
+        warm, here = _both(args, repo.path, exe=thin)
+        # one request (the whole command line), then this status: no second ask, no answer in process
+        assert _forwarded(daemon_on) == (requests + 2, forwarded + 1), f"the daemon did not run {args}"
+        assert (warm.returncode, normalised(warm.stdout), normalised(warm.stderr)) == (
+            here.returncode,
+            normalised(here.stdout),
+            normalised(here.stderr),
+        ), args
+        assert warm.stdout.strip(), args
+
+
+def test_the_thin_client_gives_the_in_process_errors_and_exit_codes(repo, make_repo, daemon_on, thin):
+    seeded(repo, RECORDS)
+    unseeded = make_repo("unseeded")
+    unseeded.record("dec-x", title="Something", body="Body.")
+    unseeded.commit()
+    assert jgm("recall", "sessions", cwd=repo.path, exe=thin).returncode == 0  # starts the daemon
+    cases = [
+        (["recall", "sessions", "--json"], unseeded.path),  # not seeded
+        (["recall", "sessions"], unseeded.path),
+        (["recall-task", "--goal", "sessions", "--json"], unseeded.path),
+        (["context", "--goal", "sessions"], unseeded.path),
+        (["recall", "sessions", "--mode", "telepathy"], repo.path),  # a JgmError of the command
+        (["recall", "sessions", "-k", "0"], repo.path),  # click's usage errors
+        (["recall", "sessions", "--no-such-option"], repo.path),
+        (["recall-task"], repo.path),
+    ]
+    for args, cwd in cases:
+        _, forwarded = _forwarded(daemon_on)
+        warm, here = _both(args, cwd, exe=thin)
+        assert _forwarded(daemon_on)[1] == forwarded + 1, f"the daemon did not run {args}"
+        assert warm.returncode not in (0, None) and (warm.returncode, warm.stdout, warm.stderr) == (
+            here.returncode,
+            here.stdout,
+            here.stderr,
+        ), args
+    assert "Usage: jgm recall" in jgm("recall", "-k", "0", "x", cwd=repo.path, exe=thin).stderr
+
+
+def test_the_thin_client_renders_for_the_callers_terminal(repo, daemon_on, thin):
+    """The daemon's consoles are built again for each caller: colour forced by one, not by the next."""
+    seeded(repo, RECORDS)
+    assert jgm("recall", "sessions", cwd=repo.path, exe=thin).returncode == 0
+    colour = {**os.environ, "FORCE_COLOR": "1", "COLUMNS": "60"}
+    warm, here = _both(["recall", "where do sessions live"], repo.path, exe=thin, env=colour)
+    assert "\x1b[" in warm.stdout and normalised(warm.stdout) == normalised(here.stdout)
+    plain = jgm("recall", "where do sessions live", cwd=repo.path, exe=thin)
+    assert "\x1b[" not in plain.stdout and "dec-cache" in plain.stdout
+    assert _status(daemon_on)["forwarded"] == 2  # the first call found no daemon and started one
+
+
+def test_the_thin_client_imports_nothing_heavy(repo, daemon_on, thin):
+    seeded(repo, RECORDS)
+    assert jgm("recall", "sessions", cwd=repo.path, exe=thin).returncode == 0
+    _, forwarded = _forwarded(daemon_on)
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", thin, "recall", "where do sessions live", "--json"],
+        cwd=repo.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0 and json.loads(p.stdout)["results"][0]["id"] == "dec-cache", p.stderr[-2000:]
+    assert _forwarded(daemon_on)[1] == forwarded + 1
+    loaded = {
+        ln.rsplit("|", 1)[-1].strip().split(".")[0] for ln in p.stderr.splitlines() if ln.startswith("import time:")
+    }
+    assert "jupiter_git_memory" in loaded  # the probe sees our imports at all
+    heavy = {"chromadb", "numpy", "onnxruntime", "tokenizers", "typer", "click", "pydantic", "rich"}
+    assert not loaded & heavy, sorted(loaded & heavy)
+
+
+@pytest.mark.parametrize("reply", [b"", b'{"ok": {"exit": 0, "chunks": [[1, "aGVs', b'{"error": {"type": "X"}}'])
+def test_a_thin_call_the_daemon_breaks_is_answered_in_process(repo, jgm_home, daemon_on, thin, reply):
+    """Injected at the socket: a hang-up, half an answer, a refusal. Nothing half-printed, the whole answer."""
+    seeded(repo, RECORDS)
+    broken = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    broken.bind(str(socket_path(jgm_home)))
+    broken.listen(8)
+    stop = threading.Event()
+
+    def answer_badly():
+        broken.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = broken.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.settimeout(5)
+                try:
+                    conn.recv(1 << 20)
+                    conn.sendall(reply)
+                except OSError:
+                    pass
+
+    t = threading.Thread(target=answer_badly, daemon=True)
+    t.start()
+    try:
+        warm, here = _both(["recall", "where do sessions live", "--json"], repo.path, exe=thin)
+    finally:
+        stop.set()
+        t.join()
+        broken.close()
+    assert warm.returncode == 0 and json.loads(warm.stdout)["results"][0]["id"] == "dec-cache", warm.stderr
+    assert normalised(warm.stdout) == normalised(here.stdout) and warm.stderr == here.stderr

@@ -14,22 +14,30 @@ in the process, and every child it starts (a hook's background reseed), agrees w
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import platformdirs
+if TYPE_CHECKING:
+    import subprocess
 
-from .git import run
+# platformdirs and the git runner are imported where they are used: with `JGM_HOME` or `--home` given, the
+# thin client (surfaces/daemon/thin.py) resolves the store on every warm call and needs neither.
 
 GIT_KEY = "jgm.home"
 _chosen: tuple[Path, str] | None = None  # what use_store picked in this process, and why
 
 
 def default_home() -> Path:
+    import platformdirs
+
     return Path(platformdirs.user_data_dir("jupiter-git-memory", appauthor=False))
 
 
 def _git_config(repo: Path | str | None, *args: str) -> subprocess.CompletedProcess:
+    import subprocess
+
+    from .git import run
+
     where = Path(repo or ".")
     if not where.is_dir():
         where = where.parent
@@ -39,6 +47,8 @@ def _git_config(repo: Path | str | None, *args: str) -> subprocess.CompletedProc
 
 def repo_home(repo: Path | str | None) -> Path | None:
     """The store recorded in the repository's git config, if any (None outside a repository)."""
+    import subprocess
+
     try:
         p = _git_config(repo, "--get", GIT_KEY)
     except (OSError, subprocess.SubprocessError):

@@ -31,7 +31,13 @@ class SafeConsole(Console):
     reader's terminal nor reorder what it shows. JSON output escapes them instead (json.dumps)."""
 
     def __init__(self, **kwargs) -> None:
+        self._given = kwargs
         super().__init__(emoji=False, highlight=False, soft_wrap=True, **kwargs)
+
+    def reset(self) -> None:
+        """Detect the terminal, colours and width again, as a new process would: the daemon runs a command
+        for a caller whose streams and environment are not the ones it started with (daemon/forward.py)."""
+        self.__init__(**self._given)
 
     def print(self, *objects, markup: bool = False, **kwargs) -> None:
         shown = (show_hidden(o.replace("\r\n", "\n")) if isinstance(o, str) else o for o in objects)

@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from ...base.git import child_env
 from .paths import socket_path
 
 PROTOCOL = 1
@@ -29,8 +28,19 @@ ENV_IGNORED = {"JGM_HOME", "JGM_NO_DAEMON", "JGM_HOOK_DEADLINE", "JGM_AGENT", "J
 ENV_IGNORED |= {"GIT_TERMINAL_PROMPT", "GCM_INTERACTIVE"}  # set by child_env on every child
 
 
+# Set by the daemon while it runs a forwarded command (server.forward): the command's own `ask` is then
+# answered by that daemon's warm handles directly, in its process.
+LOCAL: Callable[[str, dict, Path, str | None], dict | None] | None = None
+_given_up = False  # a daemon broke a connection in this process: answer here, do not wait on it again
+
+
 def disabled() -> bool:
-    return os.environ.get("JGM_NO_DAEMON", "") not in ("", "0")
+    return _given_up or os.environ.get("JGM_NO_DAEMON", "") not in ("", "0")
+
+
+def give_up() -> None:
+    global _given_up
+    _given_up = True
 
 
 def env_fingerprint(env: dict | os._Environ | None = None) -> dict[str, str]:
@@ -61,6 +71,10 @@ def _connect(path: Path, timeout: float) -> socket.socket | None:
 def spawn(store: Path) -> int:
     """Start the store's daemon detached (own session, no inherited pipes); it exits at once when another
     one already holds the store's lock."""
+    import subprocess
+
+    from ...base.git import child_env
+
     env = child_env({**os.environ, "JGM_HOME": str(store)})
     env.pop("JGM_NO_DAEMON", None)
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "ab") as devnull_out:
@@ -119,6 +133,8 @@ def request(s: socket.socket, message: dict, timeout: float) -> dict | None:
 def ask(op: str, args: dict, *, store: Path, repo: str | None, start: bool = True) -> dict | None:
     """The daemon's answer to `op` for `repo` (as the command was given it, resolved from our cwd), or None:
     answer in process."""
+    if LOCAL is not None:
+        return LOCAL(op, args, Path(store), repo)
     if disabled():
         return None
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 MAX_SOCKET_PATH = 100  # bytes: below every platform's sun_path limit (104 on macOS, 108 on Linux) with room
@@ -27,6 +26,8 @@ def _runtime_dir() -> Path:
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and os.path.isdir(base) and os.access(base, os.W_OK):
         return Path(base) / "jgm"
+    import tempfile  # here: the thin client (thin.py) reaches this module on every warm call
+
     return Path(tempfile.gettempdir()) / f"jgm-{os.getuid()}"
 
 

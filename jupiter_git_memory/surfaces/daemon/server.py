@@ -36,6 +36,7 @@ class Daemon:
         self.started = time.time()
         self.last = time.monotonic()
         self.requests = 0
+        self.forwarded = 0  # whole command lines run for the thin client (forward.py)
         self.running = True
         self.sock: socket.socket | None = None
         self.inode: int | None = None
@@ -124,6 +125,12 @@ class Daemon:
             return {"stopped": True, "pid": os.getpid()}
         if m.get("store") != str(self.store) or m.get("env") != env_fingerprint():
             raise _Refused("another store or environment")
+        if op == "cli":  # the thin client's whole command line (thin.py)
+            from .forward import forward
+
+            done = forward(self, m, _Refused)
+            self.forwarded += 1
+            return done
         os.chdir(m["cwd"])
         try:
             return OPS[op](self, m.get("repo"), m.get("args") or {})
@@ -158,6 +165,7 @@ class Daemon:
             "idle_seconds": self.idle,
             "idle_for_seconds": round(time.monotonic() - self.last, 1),
             "requests": self.requests,
+            "forwarded": self.forwarded,
             "workspaces": sorted({str(k[1]) for k in self.handles}),
         }
 
