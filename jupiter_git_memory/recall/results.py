@@ -1,8 +1,8 @@
 """A recall answer and its records as every surface shows them (recall, task recall's files, context packs).
 
-Why typed rows: a result is built once here as a `ResultRow` from the catalog and becomes the JSON every
-surface prints (`to_json`) at one place, so the fields and their order are said once; the steps after it
-(fallback mark, evidence, replacements) add their keys to that JSON object.
+Why typed rows: recall builds each result once as a `ResultRow` from the catalog, retrieval completes it
+(fallback mark, evidence, what to read instead) as a typed value, and it becomes the JSON every surface
+prints (`to_json`) in one place, so the fields and their order are said once.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ class ResultRow:
     snippet: str
     content_hash: str
     why: dict[str, Any]
+    evidence: dict[str, Any] | None = None  # recall/evidence.py: whether the code it cites moved on
+    read_instead: list[dict[str, Any]] | None = None  # a retired record: the in-force ones replacing it
 
     @classmethod
     def of(cls, row: Any, body: str, score: float, why: dict[str, Any]) -> ResultRow:
@@ -61,8 +63,13 @@ class ResultRow:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The result object as surfaces print it (keys in field order; nested values not copied)."""
-        return {f: getattr(self, f) for f in self.__dataclass_fields__}
+        """The result object as surfaces print it: keys in field order, `evidence` and `read_instead` only
+        when set (nested values not copied)."""
+        out = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        for optional in ("evidence", "read_instead"):
+            if out[optional] is None:
+                del out[optional]
+        return out
 
 
 def as_result(row: Any, body: str, score: float, why: dict[str, Any]) -> dict[str, Any]:
@@ -70,7 +77,7 @@ def as_result(row: Any, body: str, score: float, why: dict[str, Any]) -> dict[st
     return ResultRow.of(row, body, score, why).to_json()
 
 
-def shape(catalog: Catalog, ranked: list[Hit]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def shape(catalog: Catalog, ranked: list[Hit]) -> tuple[list[ResultRow], dict[str, Any]]:
     """The answer's results (and their catalog rows, by id) for the ranked hits."""
     rows = catalog.records_by_ids([h.record_id for h in ranked])
     chunks = catalog.chunks_by_id([h.chunk_id for h in ranked])
@@ -80,7 +87,7 @@ def shape(catalog: Catalog, ranked: list[Hit]) -> tuple[list[dict[str, Any]], di
         if row is None:  # vector without catalog row: a crash leftover the next seed removes
             continue
         body = chunks[h.chunk_id].body if h.chunk_id in chunks else ""
-        results.append(as_result(row, body, round(h.score, 4), h.why))
+        results.append(ResultRow.of(row, body, round(h.score, 4), h.why))
     return results, rows
 
 

@@ -8,19 +8,19 @@ so the coordinator (recall/service.py) and the recall inspector (surfaces/web/in
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..config import Settings
 from ..index.handle import Index
 from ..index.view_query import lost_vectors, view_query
-from ..records.kinds import ALL_EFFECTIVE, KINDS, STATUS_ALIASES
+from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
 from .errors import NotSeeded, RecallError
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .freshness import ViewMap
 from .ranking import Hit, discriminating, fts_match, fts_terms, idf_mass, rank
-from .replacements import name_replacements
-from .results import shape
+from .replacements import read_instead
+from .results import ResultRow, shape
 
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
 LEXICAL_PRUNE_FROM = 2000  # chunks; below this every query term is matched (cheap on a small index)
@@ -44,7 +44,7 @@ class Found:
     """What retrieval found for an answer: its results (shaped, evidence and replacements attached), every
     hit looked at (an empty answer's `why` names the best), whether it fell back, and lost vectors."""
 
-    results: list[dict[str, Any]]
+    results: list[ResultRow]
     hits: list[Hit]
     fallback: str | None = None
     lost: str | None = None
@@ -171,7 +171,7 @@ def find(
 ) -> Found:
     """The answer's results for `ask`, falling back to proposed records when none in force passes the floor
     and the caller allows it; never "no match" from an index that lost vectors (RecallError instead)."""
-    from .evidence import attach
+    from .evidence import evidence_by_id
 
     got, ranked = search(index, embedder, allowed, settings, weights, ask)
     results, rows = shape(index.catalog, ranked)
@@ -182,10 +182,16 @@ def find(
         got += more  # an empty answer's `why` names the best of both
         results, rows = shape(index.catalog, ranked)
         fell_back = FALLBACK if results else None
-        mark(results)
+        results = mark(results)
     lost = lost_vectors(index)
     if lost and not results:  # never "no match" from an index that lost vectors
         raise RecallError("; ".join([lost, *settings.notices()]))  # e.g. they went to a refused server
-    attach(index.catalog, results)  # each result says whether the code it cites moved on
-    name_replacements(index.catalog, results, rows)  # a retired record says what to read instead
+    cat = index.catalog
+    evidence = evidence_by_id(cat, [r.id for r in results])  # whether the code each result cites moved on
+    results = [replace(r, evidence=evidence[r.id], read_instead=_replacing(cat, r, rows.get(r.id))) for r in results]
     return Found(results, got, fell_back, lost or None, rows)
+
+
+def _replacing(cat: Any, result: ResultRow, row: Any) -> list[dict[str, Any]] | None:
+    """What a retired record says to read instead, whichever side wrote the link (None when in force)."""
+    return read_instead(cat, row) if result.status in RETIRED and row is not None else None

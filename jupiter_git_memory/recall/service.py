@@ -129,7 +129,8 @@ class Recaller:
                 "fallback": found.fallback,
             }
             state = self.views.state(index, ask.floor)
-            receipt = answer_receipt(query, found.results, self.workspace.id, state, filters, k, mode)
+            results = [r.to_json() for r in found.results]  # the typed rows become what surfaces print
+            receipt = answer_receipt(query, results, self.workspace.id, state, filters, k, mode)
             if store:
                 store_receipt(index, receipt)
             quiet = not found.results and not asked and not may_fall_back
@@ -138,6 +139,4 @@ class Recaller:
         warnings = s.notices() + self._floor_warnings(info) + stale + lost + self.views.never_seeded(index)
         why = None if found.results else no_answer_reason(found.hits, ask.floor, mode, s.corroborate_margin)
         warnings += left_out + ([fallback_warning(query)] if found.fallback else [])
-        return RecallResult(
-            found.results, receipt, ask.floor, info.source, warnings, why, info.provenance, found.fallback
-        )
+        return RecallResult(results, receipt, ask.floor, info.source, warnings, why, info.provenance, found.fallback)
