@@ -164,10 +164,8 @@ class WorkspaceHandle:
             r = self._recaller
             if r is None:
                 return
-            try:
+            with contextlib.suppress(Exception):  # already broken: close() forgot it before closing, enough
                 r.close()
-            except Exception:  # already broken: close() forgot it before closing, which is enough
-                pass
             reset_clients(location_for(r.wsdir, r.settings.chroma_url))
 
     def _catalog_path(self) -> Path:
