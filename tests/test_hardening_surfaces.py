@@ -85,7 +85,7 @@ def test_after_a_crash_the_next_call_reopens_instead_of_failing_forever(repo, jg
     async def main():
         async with Client(build_server(handle)) as client:
             first = await client.call_tool(*ask)
-            handle._recaller._index.catalog._db.close()  # the fault: a half-closed index
+            handle._recaller.index().catalog._db.close()  # the fault: a half-closed index
             crashed = await client.call_tool(*ask)
             again = [await client.call_tool(*ask) for _ in range(2)]
             return first, crashed, again

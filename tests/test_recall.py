@@ -224,8 +224,8 @@ def test_long_lived_recaller_sees_new_seed(kb):
 
 
 def test_hybrid_with_common_term_pruning_still_finds_the_record(kb, monkeypatch):
-    from jupiter_git_memory.recall import service
+    from jupiter_git_memory.recall import retrieval
 
-    monkeypatch.setattr(service, "LEXICAL_PRUNE_FROM", 0)  # force the large-index path on a small index
+    monkeypatch.setattr(retrieval, "LEXICAL_PRUNE_FROM", 0)  # force the large-index path on a small index
     res = Recaller(kb.path).recall("which relational database does the platform team manage?", k=3)
     assert ids(res)[0] == "dec-postgres" and res.results[0]["why"]["lexical"] > 0

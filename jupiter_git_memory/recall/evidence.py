@@ -34,11 +34,17 @@ def evidence_of(drift: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def evidence_by_id(catalog, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """record id -> its `evidence`, from the drift the view holds."""
+    drift = catalog.drift(ids)
+    return {rid: evidence_of(drift.get(rid)) for rid in ids}
+
+
 def attach(catalog, results: list[dict]) -> None:
-    """Set `evidence` on every result, from the drift the view holds."""
-    drift = catalog.drift([r["id"] for r in results])
+    """Set `evidence` on every result (a JSON object), from the drift the view holds."""
+    evidence = evidence_by_id(catalog, [r["id"] for r in results])
     for r in results:
-        r["evidence"] = evidence_of(drift.get(r["id"]))
+        r["evidence"] = evidence[r["id"]]
 
 
 def factors(catalog, drifted: float, missing: float) -> dict[str, float]:

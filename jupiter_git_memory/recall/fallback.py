@@ -9,6 +9,10 @@ invalidated) and candidates never fall back.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from .results import ResultRow
+
 FALLBACK_STATUSES = ("proposed",)  # what default recall falls back to; never a retired status or a candidate
 FALLBACK = "proposed"  # the answer's `fallback` and each result's `why.fallback`
 
@@ -23,10 +27,9 @@ def fallback_warning(query: str) -> str:
     )
 
 
-def mark(results: list[dict]) -> None:
+def mark(results: list[ResultRow]) -> list[ResultRow]:
     """Each fallback result says so in its `why`, beside its status `proposed`."""
-    for r in results:
-        r["why"] = dict(r.get("why") or {}, fallback=FALLBACK)
+    return [replace(r, why=dict(r.why or {}, fallback=FALLBACK)) for r in results]
 
 
 def mostly_proposed(effective: list[str]) -> list[str]:

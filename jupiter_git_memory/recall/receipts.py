@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import time
 import uuid
+from typing import Any
 
 from .. import PROVIDER, __version__
 from ..base import error_codes as E
@@ -23,8 +24,8 @@ def query_hash(q: str) -> str:
 
 
 def make_receipt(
-    query: str, ids: list[str], workspace: str, index_state: dict, filters: dict, k: int, mode: str
-) -> dict:
+    query: str, ids: list[str], workspace: str, index_state: dict[str, Any], filters: dict[str, Any], k: int, mode: str
+) -> dict[str, Any]:
     return {
         "id": "rcpt_" + uuid.uuid4().hex[:20],
         "query_sha256": query_hash(query),
@@ -40,16 +41,31 @@ def make_receipt(
     }
 
 
-def store_receipt(index: Index, receipt: dict) -> None:
+def answer_receipt(
+    query: str,
+    results: list[dict[str, Any]],
+    workspace: str,
+    index_state: dict[str, Any],
+    filters: dict[str, Any],
+    k: int,
+    mode: str,
+) -> dict[str, Any]:
+    """A recall answer's receipt: its ids, and each record's content hash (what `jgm verify` compares)."""
+    receipt = make_receipt(query, [r["id"] for r in results], workspace, index_state, filters, k, mode)
+    receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results}
+    return receipt
+
+
+def store_receipt(index: Index, receipt: dict[str, Any]) -> None:
     """Append through the one write path (a receipt changes no answer, so no reader has to reopen)."""
     apply_plan(index, WritePlan(catalog=CatalogChanges(receipts=[receipt])), None)
 
 
-def get_receipt(catalog: Catalog, rid: str) -> dict | None:
+def get_receipt(catalog: Catalog, rid: str) -> dict[str, Any] | None:
     return catalog.receipt(rid)
 
 
-def require_receipt(catalog: Catalog, rid: str, workspace: str) -> dict:
+def require_receipt(catalog: Catalog, rid: str, workspace: str) -> dict[str, Any]:
     """The stored receipt, or `memory/not-found` naming the workspace (every surface reports it alike)."""
     rec = get_receipt(catalog, rid)
     if rec is None:
@@ -57,7 +73,7 @@ def require_receipt(catalog: Catalog, rid: str, workspace: str) -> dict:
     return rec
 
 
-def explain_difference(old: dict, new: dict, changed_records: list[str]) -> list[str]:
+def explain_difference(old: dict[str, Any], new: dict[str, Any], changed_records: list[str]) -> list[str]:
     """Why a re-run returned other ids: the reasons a reader can act on."""
     why = []
     o, n = old["index"], new["index"]

@@ -97,13 +97,6 @@ def read_instead(cat: Catalog, row: RecordRow) -> list[dict[str, Any]]:
     ]
 
 
-def name_replacements(cat: Catalog, results: list[dict[str, Any]], rows: dict[str, RecordRow]) -> None:
-    """Set `read_instead` on every retired record of a recall answer, whichever side wrote the link."""
-    for r in results:
-        if r["status"] in RETIRED and r["id"] in rows:
-            r["read_instead"] = read_instead(cat, rows[r["id"]])
-
-
 def superseded_by_ids(cat: Catalog, row: RecordRow) -> list[str]:
     """Every record that claims to supersede `row`, from both sides of the link, sorted."""
     return sorted(superseders(cat, row))

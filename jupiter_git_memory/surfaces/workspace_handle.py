@@ -29,7 +29,6 @@ from ..index.handle import location_for
 from ..index.recovery import CatalogCorrupt, stale_read_error
 from ..index.vectors import reset_clients
 from ..index.workspace import Workspace, find_workspace
-from ..recall.ranking import merge_weights
 from ..recall.service import Recaller
 
 T = TypeVar("T")
@@ -80,8 +79,7 @@ class WorkspaceHandle:
             r.close()
             self._recaller = None
         else:
-            r.settings, r.weights = new, merge_weights(new.weights)
-            r._seeder = None
+            r.use_settings(new)
 
     def recaller(self) -> Recaller:
         """The shared Recaller (raises RecallError when the model cannot load). Use inside `reading()`."""
@@ -166,10 +164,8 @@ class WorkspaceHandle:
             r = self._recaller
             if r is None:
                 return
-            try:
+            with contextlib.suppress(Exception):  # already broken: close() forgot it before closing, enough
                 r.close()
-            except Exception:  # already broken: forgetting it is enough
-                r._index = None
             reset_clients(location_for(r.wsdir, r.settings.chroma_url))
 
     def _catalog_path(self) -> Path:

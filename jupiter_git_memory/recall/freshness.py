@@ -1,0 +1,192 @@
+"""View freshness for recall: the index opened (and reopened when a writer moved it on), the view to answer
+from built or refreshed first (a seed), and the check that there is anything to answer from at all.
+
+Why one owner: a long-lived holder (API, MCP) keeps one of these per workspace. It reopens the index when
+the catalog generation moved, the catalog file was replaced, or a writer created it after an empty open, so
+it never serves from a stale Chroma segment; a view whose git state moved since it was built is refreshed
+before it answers (views.fingerprint).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..base.store import LockTimeout
+from ..config import Settings
+from ..embedding.specs import identity_hash
+from ..index.handle import Index, open_index
+from ..index.migrations import CatalogNeedsMigration
+from ..index.recovery import CatalogCorrupt
+from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
+from ..index.workspace import BareRepository, Workspace
+from .errors import NotSeeded, RecallError
+
+if TYPE_CHECKING:
+    from ..seed.seeder import Seeder
+
+REFRESH_WAIT = 30.0  # seconds a read waits for the write lock to refresh a stale view before answering anyway
+ViewMap = dict[str, tuple[str, str, str]]  # chunk id -> (record id, kind, effective status)
+
+
+class Views:
+    """One worktree's index and views, as a reader sees them (it creates and migrates nothing itself:
+    the seed it runs to refresh a view does)."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        settings: Settings,
+        store_root: Path | None,
+        identity: dict[str, Any],
+        embedder: Any,
+        wsdir: Path,
+    ) -> None:
+        self.workspace = workspace
+        self.settings = settings
+        self.store_root = store_root
+        self.identity = identity
+        self.embedder = embedder  # handed to the seeder, so a refresh loads no second model
+        self.wsdir = wsdir
+        self._index: Index | None = None
+        self._generation = -1
+        self._seeder: Seeder | None = None
+        self._map: tuple[tuple[str | None, int] | tuple[()], ViewMap] = ((), {})
+
+    def use_settings(self, settings: Settings) -> None:
+        """New settings (same model and Chroma URL): the next refresh builds its seeder with them."""
+        self.settings = settings
+        self._seeder = None
+
+    def index(self) -> Index:
+        """The open index, reopened first when a writer moved it on."""
+        if self._index is None:
+            try:
+                self._index = open_index(
+                    self.workspace, self.identity, self.settings.chroma_url, store_root=self.store_root
+                )  # reads only
+            except CatalogCorrupt as e:
+                raise RecallError(str(e)) from None
+            self._generation = self._index.catalog.generation()
+        elif (
+            self._index.catalog.replaced()
+            or self._index.catalog.generation() != self._generation
+            or _written_since(self._index)
+        ):  # reopen
+            self.close()
+            return self.index()
+        return self._index
+
+    def close(self) -> None:
+        """Forget the index before closing it, so a close that fails never leaves a closed one in use."""
+        index, self._index = self._index, None
+        self._map = ((), {})  # keyed by generation, which a replaced catalog may repeat
+        if index is not None:
+            index.close()
+
+    def seeder(self) -> Seeder:
+        from ..seed.seeder import Seeder
+        from .calibrate import after_seed
+
+        if self._seeder is None:
+            self._seeder = Seeder(
+                self.workspace.repo_root, self.settings, self.store_root, embedder=self.embedder, calibrate=after_seed
+            )
+        return self._seeder
+
+    def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
+        """The view to answer from, built or refreshed first when needed; returns (view name, warnings)."""
+        root = self.workspace.repo_root
+        if self.workspace.bare and not at:
+            raise BareRepository(root)
+        if not (self.wsdir / "catalog.sqlite").exists():  # never seeded: ensure_seeded says so
+            return worktree_view(root), []
+        try:
+            cat = self.index().catalog
+        except CatalogNeedsMigration:  # a reader never migrates: the seed that refreshes the view does
+            self.seeder().seed(lock_timeout=REFRESH_WAIT)
+            cat = self.index().catalog
+        if at:
+            commit = resolve_commit(root, at)
+            name = at_view(commit)
+            if cat.get_view(name) is None:  # read from Git objects; embeds only chunks no view has
+                self.seeder().seed(rev=commit)
+            else:
+                cat.touch_view(name)  # LRU
+            return name, []
+        name = worktree_view(root)
+        row = cat.get_view(name)
+        if row is not None and row["fingerprint"] == fingerprint(root):
+            return name, []
+        if row is None and not cat.get_meta("last_seed_at"):
+            return name, []  # never seeded: recall says so
+        try:
+            self.seeder().seed(lock_timeout=REFRESH_WAIT)
+        except LockTimeout:
+            return name, [
+                f"the view of {root} may be stale (its git state moved since it was built) "
+                "and another jgm process holds the index lock; run `jgm seed` to refresh it"
+            ]
+        return name, []
+
+    def ensure_seeded(self) -> Index:
+        """The index, or NotSeeded naming the store and the command that fixes it. Call under the lock."""
+        from ..base.home import seed_command
+        from ..base.store import store_root
+
+        root = self.workspace.repo_root
+        store = self.store_root or store_root()
+        where = f"workspace {self.workspace.id} ({root})"
+        never = f"{where} has never been seeded in store {store}: run `{seed_command(root, store)}`"
+        if not (self.wsdir / "catalog.sqlite").exists():  # do not create a catalog just to find it empty
+            raise NotSeeded(never)
+        index = self.index()
+        if index.catalog.is_empty():
+            if not index.catalog.get_meta("last_seed_at"):
+                raise NotSeeded(never)
+            roots = ", ".join(f"{r}/" for r in self.settings.roots)
+            raise NotSeeded(
+                f"{where} in store {store} holds no records: {roots} in {root} had "
+                f"none when it was seeded. Add records (docs/records.md), then run `{seed_command(root, store)}`"
+            )
+        return index
+
+    def never_seeded(self, index: Index) -> list[str]:
+        """The warning of an answer from a store that holds only candidates (no seed ever ran)."""
+        if index.catalog.get_meta("last_seed_at") or self.workspace.bare:
+            return []
+        store = self.store_root or self.wsdir.parent.parent
+        return [f"workspace {self.workspace.id} has never been seeded in store {store}: run `jgm seed`"]
+
+    def state(self, index: Index, floor: float) -> dict[str, Any]:
+        """The receipt's view of the index: which view (worktree or `--at`), its commit and dirty flag."""
+        cat = index.catalog
+        v = cat.get_view() or {}
+        return {
+            "view": cat.view,
+            "worktree": str(self.workspace.repo_root),
+            "at": v.get("rev"),
+            "commit": v.get("commit_sha"),
+            "dirty": bool(v.get("dirty")),
+            "identity": identity_hash(self.identity),
+            "floor": floor,
+            "generation": cat.generation(),
+        }
+
+    def view_map(self, index: Index) -> ViewMap:
+        """chunk id -> (record id, kind, effective status) of the current view, cached per generation."""
+        key = (index.catalog.view, index.catalog.generation())
+        if self._map[0] != key:
+            self._map = (key, index.catalog.view_chunk_map())
+        return self._map[1]
+
+    def effective(self, index: Index) -> list[str]:
+        """Each record's effective status in the current view."""
+        return list({rid: eff for rid, _kind, eff in self.view_map(index).values()}.values())
+
+
+def _written_since(index: Index) -> bool:
+    """An index opened before anything was written reads an empty catalog in memory: a writer has made the
+    file since."""
+    path = index.catalog.path
+    return bool(index.catalog.blank and path.exists() and path.stat().st_size > 0)

@@ -1,0 +1,197 @@
+"""Retrieval: dense (Chroma) and lexical (FTS5) evidence per record, corroboration of the band above the
+floor, contract ranking, and default recall's proposed fallback (recall/fallback.py).
+
+Why functions over one view: each step reads the index and the view map it is given and keeps no state,
+so the coordinator (recall/service.py) and the recall inspector (surfaces/web/inspect.py) ask the same way.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..config import Settings
+from ..index.handle import Index
+from ..index.view_query import lost_vectors, view_query
+from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
+from .errors import NotSeeded, RecallError
+from .fallback import FALLBACK, FALLBACK_STATUSES, mark
+from .freshness import ViewMap
+from .ranking import Hit, discriminating, fts_match, fts_terms, idf_mass, rank
+from .replacements import read_instead
+from .results import ResultRow, shape
+
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-lexical")
+LEXICAL_PRUNE_FROM = 2000  # chunks; below this every query term is matched (cheap on a small index)
+DENSE_POOL = 30  # chunks asked of Chroma per recall (at least 6 per result wanted)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One question as retrieval runs it (filters already checked, mode and floor already chosen)."""
+
+    query: str
+    statuses: list[str]
+    kinds: list[str] | None
+    k: int
+    mode: str
+    floor: float
+
+
+@dataclass
+class Found:
+    """What retrieval found for an answer: its results (shaped, evidence and replacements attached), every
+    hit looked at (an empty answer's `why` names the best), whether it fell back, and lost vectors."""
+
+    results: list[ResultRow]
+    hits: list[Hit]
+    fallback: str | None = None
+    lost: str | None = None
+    rows: dict[str, Any] = field(default_factory=dict)
+
+
+def validate_filters(kinds: list[str] | None, statuses: list[str] | None) -> list[str] | None:
+    """Check the filters; returns the statuses with aliases resolved (`false` → `invalidated`)."""
+    for k in kinds or []:
+        if k not in KINDS:
+            raise ValueError(f"unknown kind {k!r}; use one of {', '.join(KINDS)}")
+    resolved = [STATUS_ALIASES.get(s, s) for s in statuses] if statuses else statuses
+    for s in resolved or []:
+        if s not in ALL_EFFECTIVE:
+            raise ValueError(f"unknown status {s!r}; use one of {', '.join(ALL_EFFECTIVE)}")
+    return resolved
+
+
+def lexical(
+    index: Index, allowed: ViewMap, query: str, statuses: list[str], kinds: list[str] | None, n: int
+) -> list[tuple[str, str, str, str, float]]:
+    """(record id, chunk id, kind, effective status, bm25) of the view's lexical matches."""
+    terms = fts_terms(query)
+    total = index.vectors.count()
+    if terms and total >= LEXICAL_PRUNE_FROM:
+        terms = discriminating(terms, index.catalog.term_chunk_counts(terms), total)
+    window = 200 * min(10, max(1, -(-total // max(len(allowed), 1))))  # other views' chunks share the FTS
+    return list(index.catalog.lexical(fts_match(terms), allowed, statuses, kinds, n, window)) if terms else []
+
+
+def hits(
+    index: Index,
+    embedder: Any,
+    allowed: ViewMap,
+    query: str,
+    statuses: list[str],
+    kinds: list[str] | None,
+    n: int,
+    use_lexical: bool,
+) -> list[Hit]:
+    """Best evidence per record: dense top-n chunks plus lexical matches (their cosine computed too).
+
+    The lexical query runs in a worker thread while the query is embedded and Chroma searched: SQLite,
+    onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once."""
+    lex_job = _POOL.submit(lexical, index, allowed, query, statuses, kinds, n) if use_lexical else None
+    try:
+        qvec = embedder.embed_query(query)
+        best: dict[str, Hit] = {}
+
+        def keep(cid: str) -> bool:
+            got = allowed.get(cid)
+            return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
+
+        seen: dict[str, list[float]] = {}
+        for cid, cos in view_query(index.vectors, qvec, n, keep):
+            rid, kind, effective = allowed[cid]
+            seen.setdefault(rid, []).append(cos)
+            if rid not in best or cos > best[rid].cos:
+                best[rid] = Hit(rid, kind, effective, cos, cid)
+        for rid, cosines in seen.items():  # a record matching in two places is a safer answer
+            if len(cosines) > 1:
+                top2 = sorted(cosines, reverse=True)[:2]
+                best[rid].cos2 = sum(top2) / 2
+    finally:
+        lex = lex_job.result() if lex_job else []
+    missing = [cid for rid, cid, _, _, _ in lex if rid not in best]
+    vecs = index.vectors.vectors(missing)
+    for rid, cid, kind, effective, score in lex:
+        if rid not in best and cid in vecs:
+            best[rid] = Hit(rid, kind, effective, float(vecs[cid] @ qvec), cid)
+        if rid in best:
+            best[rid].lexical = score
+    return list(best.values())
+
+
+def corroborate(index: Index, query: str, found: list[Hit], floor: float, margin: float) -> None:
+    """Set `corroboration` on the hits in the band just above the floor (the only ones it decides)."""
+    band = [h for h in found if floor < h.cos <= floor + margin]
+    if not band:
+        return
+    terms = fts_terms(query)
+    mass = idf_mass(terms, index.catalog.term_records(terms), index.catalog.record_count()) if terms else {}
+    for h in band:
+        h.corroboration = mass.get(h.record_id, 0.0)
+
+
+def search(
+    index: Index, embedder: Any, allowed: ViewMap, settings: Settings, weights: dict[str, dict[str, float]], ask: Ask
+) -> tuple[list[Hit], list[Hit]]:
+    """(every hit, the ranked ones that pass the floor) for the asked statuses."""
+    try:
+        got = hits(
+            index,
+            embedder,
+            allowed,
+            ask.query,
+            ask.statuses,
+            ask.kinds,
+            max(DENSE_POOL, ask.k * 6),
+            ask.mode != "dense",
+        )
+        if ask.mode == "hybrid":
+            corroborate(index, ask.query, got, ask.floor, settings.corroborate_margin)
+    except (ValueError, KeyError, NotSeeded):
+        raise
+    except Exception as e:
+        raise RecallError(f"index unavailable: {e}") from e
+    from .evidence import factors  # a record whose cited code moved on weighs less (docs/drift.md)
+
+    s = settings
+    drift = factors(index.catalog, s.drift_weight, s.missing_weight)
+    ranked = rank(got, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, drift)
+    return got, ranked
+
+
+def find(
+    index: Index,
+    embedder: Any,
+    allowed: ViewMap,
+    settings: Settings,
+    weights: dict[str, dict[str, float]],
+    ask: Ask,
+    may_fall_back: bool,
+) -> Found:
+    """The answer's results for `ask`, falling back to proposed records when none in force passes the floor
+    and the caller allows it; never "no match" from an index that lost vectors (RecallError instead)."""
+    from .evidence import evidence_by_id
+
+    got, ranked = search(index, embedder, allowed, settings, weights, ask)
+    results, rows = shape(index.catalog, ranked)
+    fell_back = None
+    if not results and may_fall_back:
+        fallback_ask = Ask(ask.query, list(FALLBACK_STATUSES), ask.kinds, ask.k, ask.mode, ask.floor)
+        more, ranked = search(index, embedder, allowed, settings, weights, fallback_ask)
+        got += more  # an empty answer's `why` names the best of both
+        results, rows = shape(index.catalog, ranked)
+        fell_back = FALLBACK if results else None
+        results = mark(results)
+    lost = lost_vectors(index)
+    if lost and not results:  # never "no match" from an index that lost vectors
+        raise RecallError("; ".join([lost, *settings.notices()]))  # e.g. they went to a refused server
+    cat = index.catalog
+    evidence = evidence_by_id(cat, [r.id for r in results])  # whether the code each result cites moved on
+    results = [replace(r, evidence=evidence[r.id], read_instead=_replacing(cat, r, rows.get(r.id))) for r in results]
+    return Found(results, got, fell_back, lost or None, rows)
+
+
+def _replacing(cat: Any, result: ResultRow, row: Any) -> list[dict[str, Any]] | None:
+    """What a retired record says to read instead, whichever side wrote the link (None when in force)."""
+    return read_instead(cat, row) if result.status in RETIRED and row is not None else None
