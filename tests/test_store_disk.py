@@ -7,6 +7,7 @@ read-only); where it does not, those tests skip and say why. SQLite's own page l
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -51,13 +52,18 @@ def small_disk(tmp_path):
 
 def fill(disk: Path) -> None:
     """Take every free byte of `disk` (again: a process that ends may free some, its WAL for one)."""
-    with open(disk / f"filler-{len(list(disk.glob('filler-*')))}", "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
-            pass
+    # unbuffered: a buffered file's close would flush what the full disk refused and raise ENOSPC again
+    try:
+        f = open(disk / f"filler-{len(list(disk.glob('filler-*')))}", "wb", buffering=0)  # noqa: SIM115
+    except OSError as e:  # already full: not even a new file fits
+        assert e.errno == errno.ENOSPC, e
+    else:
+        with f:
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+            except OSError as e:
+                assert e.errno == errno.ENOSPC, e
     assert os.statvfs(disk).f_bavail == 0
 
 
