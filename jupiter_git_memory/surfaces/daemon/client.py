@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from ...base.git import child_env
+from ...base.home import store_env
 from .paths import socket_path
 
 PROTOCOL = 1
@@ -61,7 +62,7 @@ def _connect(path: Path, timeout: float) -> socket.socket | None:
 def spawn(store: Path) -> int:
     """Start the store's daemon detached (own session, no inherited pipes); it exits at once when another
     one already holds the store's lock."""
-    env = child_env({**os.environ, "JGM_HOME": str(store)})
+    env = child_env(store_env(store))
     env.pop("JGM_NO_DAEMON", None)
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "ab") as devnull_out:
         proc = subprocess.Popen(
