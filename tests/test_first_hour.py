@@ -193,7 +193,7 @@ def test_store_is_printed_by_doctor_and_workspaces(repo, tmp_path, cli, jgm_home
     assert listed["store"] == {"path": str(other), "source": "--home"} and len(listed["workspaces"]) == 1
     doc = cli("doctor", "--json", "--home", other, cwd=repo.path)
     assert json.loads(doc.stdout)["store"]["path"] == str(other) and doc.exit_code == 0
-    monkeypatch.setenv("JGM_HOME", str(jgm_home))  # the commands above exported their store, as they should
+    assert os.environ["JGM_HOME"] == str(jgm_home)  # the commands above kept their store, not exported it
     text = cli("workspaces", cwd=repo.path).stdout
     assert text.splitlines()[0] == f"store {jgm_home} (from JGM_HOME)"
     monkeypatch.delenv("JGM_HOME")

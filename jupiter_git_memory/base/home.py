@@ -57,11 +57,14 @@ def chosen() -> tuple[Path, str] | None:
     return None
 
 
-def resolve_home(home: Path | str | None = None, repo: Path | str | None = None) -> tuple[Path, str]:
-    """(store path, where it came from: "--home" | "JGM_HOME" | "git config jgm.home" | "default")."""
+def resolve_home(
+    home: Path | str | None = None, repo: Path | str | None = None, fresh: bool = False
+) -> tuple[Path, str]:
+    """(store path, where it came from: "--home" | "JGM_HOME" | "git config jgm.home" | "default").
+    This process's earlier choice stands unless `fresh` (a new command asks again)."""
     if home:
         return Path(home).expanduser().absolute(), "--home"
-    picked = chosen()
+    picked = None if fresh else chosen()
     if picked:
         return picked
     if os.environ.get("JGM_HOME"):
@@ -72,10 +75,12 @@ def resolve_home(home: Path | str | None = None, repo: Path | str | None = None)
     return default_home(), "default"
 
 
-def use_store(home: Path | str | None = None, repo: Path | str | None = None) -> Path:
-    """Resolve the store for this process and keep it (`chosen`); children get it through `store_env`."""
+def use_store(home: Path | str | None = None, repo: Path | str | None = None, fresh: bool = False) -> Path:
+    """Resolve the store for this process and keep it (`chosen`); children get it through `store_env`.
+    `fresh`: a command starting (the CLI's leaf commands), so an earlier command's `--home` does not carry
+    over; a nested entry point (`jgm hooks run` calling the hook runner) keeps the command's choice."""
     global _chosen
-    path, source = resolve_home(home, repo)
+    path, source = resolve_home(home, repo, fresh)
     _chosen = (path, source, os.environ.get("JGM_HOME"))
     return path
 
