@@ -97,9 +97,9 @@ def main() -> None:
         os.environ.pop("JGM_HOOK_SYNC", None)
         repo = make_repo(Path(tmp), args.records)
         from jupiter_git_memory.base.store import workspace_dir
+        from jupiter_git_memory.freshness import githooks, hook_run
         from jupiter_git_memory.index.workspace import find_workspace
         from jupiter_git_memory.seed.seeder import Seeder
-        from jupiter_git_memory.surfaces import githooks, hook_run
 
         Seeder(repo).seed()
         time_checkouts(repo, ("code", "main"), 4)  # warm the page cache

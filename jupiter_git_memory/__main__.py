@@ -11,7 +11,7 @@ import sys
 def main() -> None:
     argv = sys.argv[1:]
     if argv[:1] == ["hooks"] and argv[1:2] in (["run"], ["_reseed"]):
-        from .surfaces.hook_run import main as hooks_main
+        from .freshness.hook_run import main as hooks_main
 
         raise SystemExit(hooks_main(argv[1:]))
     if argv[:1] == ["hook"]:  # a client's session-start / prompt hook: the same fast path (surfaces/agent/hook.py)

@@ -140,7 +140,7 @@ def wait_for(predicate, timeout: float = DEADLINE, interval: float = 0.2, what: 
 
 def wait_hook_jobs(repo: Path, timeout: float = DEADLINE) -> None:
     """Wait until no detached hook reseed of this repo's workspace is running."""
-    from jupiter_git_memory.surfaces.hook_run import running_jobs
+    from jupiter_git_memory.freshness.hook_run import running_jobs
 
     wsdir = workspace_dir(find_workspace(repo).id)
     wait_for(lambda: not running_jobs(wsdir), timeout, what="hook reseeds to finish")

@@ -29,7 +29,7 @@ def _two(svc):
 
 
 def _duplicates(svc, rid: str) -> list[dict]:
-    with svc._index(exclusive=False) as index:
+    with svc.open_index(exclusive=False) as index:
         return review.duplicates_of(index.catalog, rid)
 
 

@@ -45,7 +45,7 @@ def test_structured_candidate_is_proposed_with_sections_and_a_supersede(repo):
     # the candidate's proposal is no supersede link: the record it names stays in force until the PR merges
     from jupiter_git_memory.surfaces import records_ops as ops
 
-    with svc._index(exclusive=False) as index:
+    with svc.open_index(exclusive=False) as index:
         assert ops.relations(index.catalog, RETRY_RECORD[0], "ws")["superseded_by"] == []
     p = propose(svc, a.id, status="accepted", today="2026-12-01")
     text = repo.git("show", f"{p['branch']}:{p['path']}").stdout

@@ -73,6 +73,27 @@ def test_resolution_order_flag_env_git_config_default(repo, tmp_path, monkeypatc
     assert home_mod.resolve_home(tmp_path / "flag", repo.path) == (tmp_path / "flag", "--home")
 
 
+def test_the_chosen_store_is_kept_in_process_not_written_into_the_environment(tmp_path, monkeypatch):
+    """use_store keeps its answer for this process; os.environ is left as it was (a child we start is given
+    the store in its env: store_env), and a JGM_HOME changed after the choice wins."""
+    from jupiter_git_memory.base import home as home_mod
+    from jupiter_git_memory.base.store import store_path
+
+    monkeypatch.setattr(home_mod, "_chosen", None)
+    monkeypatch.setenv("JGM_HOME", str(tmp_path / "from-env"))
+    assert home_mod.use_store(tmp_path / "flag") == tmp_path / "flag"
+    assert os.environ["JGM_HOME"] == str(tmp_path / "from-env")
+    assert store_path() == tmp_path / "flag"
+    assert home_mod.current_store() == {"path": str(tmp_path / "flag"), "source": "--home"}
+    assert home_mod.store_env(tmp_path / "flag", {"PATH": "/bin"}) == {
+        "PATH": "/bin",
+        "JGM_HOME": str(tmp_path / "flag"),
+    }
+    monkeypatch.setenv("JGM_HOME", str(tmp_path / "later"))
+    assert store_path() == tmp_path / "later"
+    assert home_mod.current_store() == {"path": str(tmp_path / "later"), "source": "JGM_HOME"}
+
+
 def test_seeded_store_reaches_an_mcp_client_that_passes_no_jgm_home(make_repo, tmp_path, jgm_home, cli):
     """Done-when, MCP half: seed with a non-default store, then a stock SDK stdio client finds it."""
     r = make_repo("svc")
@@ -172,7 +193,7 @@ def test_store_is_printed_by_doctor_and_workspaces(repo, tmp_path, cli, jgm_home
     assert listed["store"] == {"path": str(other), "source": "--home"} and len(listed["workspaces"]) == 1
     doc = cli("doctor", "--json", "--home", other, cwd=repo.path)
     assert json.loads(doc.stdout)["store"]["path"] == str(other) and doc.exit_code == 0
-    monkeypatch.setenv("JGM_HOME", str(jgm_home))  # the commands above exported their store, as they should
+    assert os.environ["JGM_HOME"] == str(jgm_home)  # the commands above kept their store, not exported it
     text = cli("workspaces", cwd=repo.path).stdout
     assert text.splitlines()[0] == f"store {jgm_home} (from JGM_HOME)"
     monkeypatch.delenv("JGM_HOME")

@@ -15,10 +15,10 @@ import pytest
 from reliability_helpers import assert_consistent
 
 from jupiter_git_memory.base.store import workspace_dir
+from jupiter_git_memory.freshness import githooks
 from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed.seeder import Seeder
-from jupiter_git_memory.surfaces import githooks
 
 
 def cli(*args: str, cwd: Path):

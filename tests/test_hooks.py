@@ -12,8 +12,8 @@ from conftest import record_text, run_git
 from hooks_helpers import JGM, last_hook_run, snapshot, wait_for, wait_hook_jobs
 
 from jupiter_git_memory.base.store import log_path, store_root
+from jupiter_git_memory.freshness import githooks
 from jupiter_git_memory.seed.seeder import Seeder
-from jupiter_git_memory.surfaces import githooks
 
 ROOT = Path(__file__).resolve().parents[1]
 

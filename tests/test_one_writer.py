@@ -33,8 +33,8 @@ from hooks_helpers import (
 )
 
 from jupiter_git_memory.base.store import log_path
+from jupiter_git_memory.freshness import githooks
 from jupiter_git_memory.seed.seeder import Seeder
-from jupiter_git_memory.surfaces import githooks
 
 EXTRA_WRITERS: list = []
 CLI_SEEDERS, SEEDS_EACH, STEPS = 2, 2, 14

@@ -90,7 +90,7 @@ def test_the_store_log_rotates_keeps_its_format_and_stays_private(tmp_path):
 def test_the_hooks_fallback_log_refuses_a_planted_symlink(tmp_path, monkeypatch):
     import tempfile
 
-    from jupiter_git_memory.surfaces import hook_run
+    from jupiter_git_memory.freshness import hook_run
 
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("a file where the store should be")

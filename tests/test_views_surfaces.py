@@ -58,7 +58,7 @@ def test_reference_transaction_hook_reseeds_after_reset_and_commit(repo, monkeyp
     from hooks_helpers import last_hook_run, snapshot, wait_for
     from test_views import seeded_supersede
 
-    from jupiter_git_memory.surfaces import githooks
+    from jupiter_git_memory.freshness import githooks
 
     first = seeded_supersede(repo)
     githooks.install(repo.path)

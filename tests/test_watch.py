@@ -18,7 +18,7 @@ from hooks_helpers import (
     wait_for,
 )
 
-from jupiter_git_memory.surfaces.watch import Watcher
+from jupiter_git_memory.freshness.watch import Watcher
 
 
 def is_seed(event) -> bool:

@@ -8,10 +8,10 @@ from pathlib import Path
 from hooks_helpers import DEADLINE, assert_index_matches_files, atomic_write, next_reseed_with
 
 from jupiter_git_memory.base.store import workspace_dir
+from jupiter_git_memory.freshness.watch import Watcher
 from jupiter_git_memory.index.catalog import Catalog
 from jupiter_git_memory.index.views import worktree_view
 from jupiter_git_memory.index.workspace import find_workspace
-from jupiter_git_memory.surfaces.watch import Watcher
 
 
 def indexed(repo: Path) -> set[str]:

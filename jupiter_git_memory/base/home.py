@@ -7,13 +7,16 @@ git runs hooks with whatever environment the user's shell had, so `JGM_HOME` doe
 process. Git config is readable by every process that can read the repository. `jgm seed` and
 `jgm hooks install` record the store there whenever a non-default one is in use.
 
-An entry point resolves once (`use_store`) and exports the answer as `JGM_HOME`, so everything after it
-in the process, and every child it starts (a hook's background reseed), agrees without asking again.
+An entry point resolves once (`use_store`) and keeps the answer in this module (`chosen`, which
+`base/store.store_path` reads), so everything after it in the process agrees without asking again. It is
+not written into `os.environ`: a child we start (a hook's background reseed, the daemon, the web UI's
+doctor run) gets it in the env we pass it (`store_env`). A JGM_HOME changed after the choice wins.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
 # thin client (surfaces/daemon/thin.py) resolves the store on every warm call and needs neither.
 
 GIT_KEY = "jgm.home"
-_chosen: tuple[Path, str] | None = None  # what use_store picked in this process, and why
+_chosen: tuple[Path, str, str | None] | None = None  # what use_store picked, why, and JGM_HOME when it did
 
 
 def default_home() -> Path:
@@ -57,12 +60,23 @@ def repo_home(repo: Path | str | None) -> Path | None:
     return Path(value).expanduser() if p.returncode == 0 and value else None
 
 
-def resolve_home(home: Path | str | None = None, repo: Path | str | None = None) -> tuple[Path, str]:
-    """(store path, where it came from: "--home" | "JGM_HOME" | "git config jgm.home" | "default")."""
+def chosen() -> tuple[Path, str] | None:
+    """(store, why) as use_store picked it in this process, while JGM_HOME is what it was then."""
+    if _chosen and os.environ.get("JGM_HOME") == _chosen[2]:
+        return _chosen[0], _chosen[1]
+    return None
+
+
+def resolve_home(
+    home: Path | str | None = None, repo: Path | str | None = None, fresh: bool = False
+) -> tuple[Path, str]:
+    """(store path, where it came from: "--home" | "JGM_HOME" | "git config jgm.home" | "default").
+    This process's earlier choice stands unless `fresh` (a new command asks again)."""
     if home:
         return Path(home).expanduser().absolute(), "--home"
-    if _chosen and os.environ.get("JGM_HOME") == str(_chosen[0]):
-        return _chosen
+    picked = None if fresh else chosen()
+    if picked:
+        return picked
     if os.environ.get("JGM_HOME"):
         return Path(os.environ["JGM_HOME"]).expanduser().absolute(), "JGM_HOME"
     configured = repo_home(repo)
@@ -71,13 +85,19 @@ def resolve_home(home: Path | str | None = None, repo: Path | str | None = None)
     return default_home(), "default"
 
 
-def use_store(home: Path | str | None = None, repo: Path | str | None = None) -> Path:
-    """Resolve the store for this process and export it as JGM_HOME (children inherit the answer)."""
+def use_store(home: Path | str | None = None, repo: Path | str | None = None, fresh: bool = False) -> Path:
+    """Resolve the store for this process and keep it (`chosen`); children get it through `store_env`.
+    `fresh`: a command starting (the CLI's leaf commands), so an earlier command's `--home` does not carry
+    over; a nested entry point (`jgm hooks run` calling the hook runner) keeps the command's choice."""
     global _chosen
-    path, source = resolve_home(home, repo)
-    _chosen = (path, source)
-    os.environ["JGM_HOME"] = str(path)
+    path, source = resolve_home(home, repo, fresh)
+    _chosen = (path, source, os.environ.get("JGM_HOME"))
     return path
+
+
+def store_env(store: Path | str, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`env` (default: ours) with JGM_HOME naming `store`: what a child of ours is started with."""
+    return {**(env if env is not None else os.environ), "JGM_HOME": str(store)}
 
 
 def current_store() -> dict:

@@ -17,7 +17,7 @@ from pathlib import Path
 from . import error_codes as E
 from .errors import JgmError, store_failures
 from .files import file_lock
-from .home import default_home
+from .home import chosen, default_home
 
 
 class LockTimeout(JgmError, RuntimeError):
@@ -41,8 +41,9 @@ def private_dir(d: Path) -> Path:
 
 def store_path() -> Path:
     """Where the store is, without creating it: for readers (`jgm workspaces`, `jgm model list`), which
-    must leave the disk as they found it."""
-    return Path(os.environ.get("JGM_HOME") or default_home())
+    must leave the disk as they found it. The one `use_store` chose, else $JGM_HOME, else the default."""
+    picked = chosen()
+    return picked[0] if picked else Path(os.environ.get("JGM_HOME") or default_home())
 
 
 def store_root() -> Path:

@@ -1,6 +1,6 @@
 """What a reviewer concludes about a candidate besides propose/reject: it is a duplicate of something, it
 merges into another candidate, or its proposal supersedes a record. Functions over a CandidateService (the
-one every surface uses), so the CLI, API and MCP can offer the same actions with the same checks.
+one every surface uses; its CandidateAccess part), so the CLI, API and MCP can offer the same actions with the same checks.
 
 How a duplicate keeps its evidence (dec-review-duplicate-evidence): the closed candidate is `rejected` with
 `duplicate_of` naming the target, so recall, the queue and a later agent repeating it all see why. When the
@@ -23,6 +23,7 @@ from ..records.checks import check_id
 from ..records.model import IN_FORCE
 from ..records.row import RecordRow
 from . import merge
+from .access import CandidateAccess
 from .errors import CandidateError, invalid_state, not_found
 from .model import (
     OPEN,
@@ -37,8 +38,8 @@ from .model import (
 )
 
 
-def _open_candidate(svc: Any, index: Index, cid: str, what: str) -> RecordRow:
-    row: RecordRow = svc._candidate(index, cid)
+def _open_candidate(svc: CandidateAccess, index: Index, cid: str, what: str) -> RecordRow:
+    row: RecordRow = svc.candidate(index, cid)
     state = row.data.get("state")
     if state not in (OPEN, PROPOSED):
         fix = f"only open or proposed candidates can {what}"
@@ -48,7 +49,7 @@ def _open_candidate(svc: Any, index: Index, cid: str, what: str) -> RecordRow:
     return row
 
 
-def _target(svc: Any, index: Index, cid: str, target: str) -> RecordRow:
+def _target(svc: CandidateAccess, index: Index, cid: str, target: str) -> RecordRow:
     target = check_id(target.strip())
     if target == cid:
         raise CandidateError(E.REQUEST_BAD_TARGET, f"candidate {cid} cannot be a duplicate of itself", id=cid)
@@ -72,23 +73,23 @@ def _checked_size(target: RecordRow, changes: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
-def _close(svc: Any, index: Index, row: RecordRow, reason: str, reviewer: str, **links: str) -> dict[str, Any]:
+def _close(
+    svc: CandidateAccess, index: Index, row: RecordRow, reason: str, reviewer: str, **links: str
+) -> dict[str, Any]:
     new = with_data(row, state=REJECTED, reason=reason, rejected_at=time.time(), closed_by=reviewer, **links)
-    svc._save(index, new)
-    indexed, err = svc._try_index(index, new)
-    return dict(view(new, indexed), index_error=err, **links)
+    return dict(svc.save_indexed(index, new), **links)
 
 
-def _update(svc: Any, index: Index, row: RecordRow, changes: dict[str, Any]) -> None:
+def _update(svc: CandidateAccess, index: Index, row: RecordRow, changes: dict[str, Any]) -> None:
     new = with_data(row, **changes)
-    svc._save(index, new)
-    svc._try_index(index, new)  # the evidence is saved; its vectors do not change with it
+    svc.save(index, new)
+    svc.try_index(index, new)  # the evidence is saved; its vectors do not change with it
 
 
-def duplicate_of(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, Any]:
+def duplicate_of(svc: CandidateAccess, cid: str, target: str, reviewer: str) -> dict[str, Any]:
     """Close candidate `cid` as a duplicate of record or candidate `target`, keeping its evidence there."""
     cid = check_id(cid)
-    with svc._index(exclusive=True) as index:
+    with svc.open_index(exclusive=True) as index:
         row = _open_candidate(svc, index, cid, "be closed as duplicates")
         to = _target(svc, index, cid, target)
         if is_candidate(to):
@@ -99,11 +100,11 @@ def duplicate_of(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, An
         return _close(svc, index, row, reason, reviewer, duplicate_of=to.id)
 
 
-def merge_into(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, Any]:
+def merge_into(svc: CandidateAccess, cid: str, target: str, reviewer: str) -> dict[str, Any]:
     """Merge candidate `cid` into open candidate `target`: its text becomes an observation of the target (as
     a near-duplicate an agent records does), its other observations follow, and `cid` is closed."""
     cid = check_id(cid)
-    with svc._index(exclusive=True) as index:
+    with svc.open_index(exclusive=True) as index:
         row = _open_candidate(svc, index, cid, "be merged")
         to = _target(svc, index, cid, target)
         if not is_candidate(to):
@@ -140,12 +141,12 @@ def _full(to: RecordRow) -> CandidateError:
     )
 
 
-def supersedes(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, Any]:
+def supersedes(svc: CandidateAccess, cid: str, target: str, reviewer: str) -> dict[str, Any]:
     """Record that candidate `cid`'s proposal retires record `target`: the file `propose` writes then carries
     `supersedes: [target]`. The target must be a file record in force (dec-supersede-needs-in-force)."""
     cid = check_id(cid)
-    with svc._index(exclusive=True) as index:
-        row = svc._candidate(index, cid)
+    with svc.open_index(exclusive=True) as index:
+        row = svc.candidate(index, cid)
         if row.data.get("state") != OPEN:
             raise invalid_state(
                 cid,
@@ -166,9 +167,7 @@ def supersedes(svc: Any, cid: str, target: str, reviewer: str) -> dict[str, Any]
         revisions = list(row.data.get("revisions", []))
         revisions.append(revision_entry(reviewer, ["supersedes"], time.time(), {"supersedes": ids[:-1]}))
         new = with_data(row, proposed_supersedes=ids, revisions=revisions)
-        svc._save(index, new)
-        indexed, err = svc._try_index(index, new)
-        return dict(view(new, indexed), index_error=err)
+        return svc.save_indexed(index, new)
 
 
 def duplicates_of(catalog: Any, rid: str) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from ...base import error_codes as E
 from ...candidates import service as candidate_service
 from ...candidates.answers import CandidateAnswer, CandidateList, CandidateShown, Forgotten, Proposal
 from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
-from ...candidates.service import MAX_REASON_CHARS
+from ...candidates.transitions import MAX_REASON_CHARS
 from ...records.model import ID_PATTERN
 from ..candidate_fields import (
     MAX_ID_CHARS,

@@ -124,7 +124,7 @@ def progress_bar(enabled: bool, label: str):
 
 def via_daemon(op: str, args: dict, repo) -> dict | None:
     """The store's resident recall process's answer (surfaces/daemon/), or None: answer in process. The
-    store is the one the root group resolved (`use_store` exported it as JGM_HOME)."""
+    store is the one the root group resolved (`use_store`; `store_path` answers it)."""
     from ...base.store import store_path
     from ..daemon.client import ask
 

@@ -29,7 +29,7 @@ def _first_repo(value):
 def _with_store(callback):
     @functools.wraps(callback)
     def run(*args, home: Path | None = None, **kwargs):
-        use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")))
+        use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")), fresh=True)
         return callback(*args, **kwargs)
 
     return run

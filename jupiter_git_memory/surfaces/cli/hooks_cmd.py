@@ -42,8 +42,8 @@ def install(
     not replaced)."""
     from ...base.home import record_home
     from ...base.store import store_root
+    from ...freshness import githooks
     from ...index.workspace import find_workspace
-    from .. import githooks
 
     try:
         actions = githooks.install(repo, force=force)
@@ -58,7 +58,7 @@ def install(
 @app.command()
 def uninstall(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Remove jgm's hooks and restore the hooks they chained."""
-    from .. import githooks
+    from ...freshness import githooks
 
     try:
         actions = githooks.uninstall(repo)
@@ -70,7 +70,7 @@ def uninstall(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
 @app.command()
 def status(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Show which hooks are installed, the last hook-triggered reseed and any still running."""
-    from .. import githooks
+    from ...freshness import githooks
 
     try:
         st = githooks.status(repo)
@@ -100,7 +100,7 @@ def run(
 ):
     """What the hook shims call (git's arguments follow; post-rewrite and reference-transaction read stdin).
     Always exits 0."""
-    from .. import hook_run
+    from ...freshness import hook_run
 
     if hook not in hook_run.HOOKS:
         err.print(f"jgm: unknown hook {hook!r}; expected one of {', '.join(hook_run.HOOKS)}")

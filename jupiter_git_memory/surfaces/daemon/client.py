@@ -74,8 +74,9 @@ def spawn(store: Path) -> int:
     import subprocess
 
     from ...base.git import child_env
+    from ...base.home import store_env
 
-    env = child_env({**os.environ, "JGM_HOME": str(store)})
+    env = child_env(store_env(store))
     env.pop("JGM_NO_DAEMON", None)
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "ab") as devnull_out:
         proc = subprocess.Popen(

@@ -10,7 +10,6 @@ new run starts when the catalog generation moved past it.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -21,6 +20,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from ...base.git import child_env
+from ...base.home import store_env
+from ...base.store import store_path
 from ..workspace_handle import WorkspaceHandle
 from .app import page, require_workspace, state_of
 from .inspect import floor_info
@@ -31,8 +32,8 @@ DOCTOR_TIMEOUT = 600
 _lock = threading.Lock()
 
 
-def _run_doctor(entry: dict, root: str, home: str | None) -> None:
-    env = child_env(dict(os.environ, **({"JGM_HOME": home} if home else {})))  # its git calls never prompt
+def _run_doctor(entry: dict, root: str, home: str) -> None:
+    env = child_env(store_env(home))  # the server's store, said explicitly; its git calls never prompt
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "jupiter_git_memory", "doctor", "--repo", root, "--json"],
@@ -63,7 +64,7 @@ def doctor_summary(request: Request, handle: WorkspaceHandle, generation: int) -
                 "previous": (entry or {}).get("result"),
             }
             cache[handle.id] = entry
-            home = str(state.store_root) if state.store_root else None
+            home = str(state.store_root or store_path())
             threading.Thread(
                 target=_run_doctor,
                 args=(entry, str(handle.workspace.repo_root), home),

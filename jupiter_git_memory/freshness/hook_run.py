@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..base.files import atomic_write
 from ..base.git import child_env
-from ..base.home import use_store
+from ..base.home import store_env, use_store
 from ..base.store import log, log_path, workspace_dir
 from ..config import load_settings
 from ..index.workspace import find_workspace, git
@@ -115,7 +115,7 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
     except (subprocess.CalledProcessError, OSError):
         return 0  # a bare repository: no working tree to index
     try:
-        store = use_store(repo=top)  # JGM_HOME, else the repo's `git config jgm.home`; children inherit it
+        store = use_store(repo=top)  # JGM_HOME, else the repo's `git config jgm.home`; the job is told it
         settings = load_settings(top)
         changed = [p for p in changed_paths(top, hook, args, stdin, settings.roots) if is_record_path(p, settings)]
         if not changed:
@@ -127,7 +127,7 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
             result = reseed_job(top, hook, coalesce=False)
             _say(f"{what}; {result['summary']}")
         else:
-            spawn_reseed(top, hook)
+            spawn_reseed(top, hook, store)
             _say(f"{what}; reindexing in the background into {store} (`jgm hooks status` shows the result)")
     except Exception as e:  # a hook never fails the git command, and never prints a traceback into its output
         where = _log_error(hook, e)
@@ -176,7 +176,7 @@ def _own_private_file(path: Path) -> int:
         raise
 
 
-def spawn_reseed(top: Path, hook: str) -> int:
+def spawn_reseed(top: Path, hook: str, store: Path) -> int:
     """Start the reseed detached (own session, no inherited pipes, so git and its callers return now)."""
     with open(log_path(), "ab") as logf:
         argv = [sys.executable, "-P", "-m", "jupiter_git_memory", "hooks", "_reseed", hook, str(top)]
@@ -188,7 +188,9 @@ def spawn_reseed(top: Path, hook: str) -> int:
             stderr=logf,
             start_new_session=True,
             close_fds=True,
-            env=child_env(),  # detached: nobody could answer a prompt; its git calls time out (base/git.py)
+            env=child_env(
+                store_env(store)
+            ),  # the store in its env; detached: nobody could answer a prompt; its git calls time out (base/git.py)
         )
     return proc.pid
 

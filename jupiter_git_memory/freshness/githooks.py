@@ -43,7 +43,7 @@ class HookConflict(JgmError, RuntimeError):
 def shim_template() -> str:
     from importlib import resources
 
-    return resources.files("jupiter_git_memory.surfaces").joinpath("hook_scripts/jgm-hook").read_text("utf-8")
+    return resources.files("jupiter_git_memory.freshness").joinpath("hook_scripts/jgm-hook").read_text("utf-8")
 
 
 def render_shim(python: str | None) -> str:

@@ -1,0 +1,109 @@
+"""A reviewer's and an agent's changes to a stored candidate: reject, mark proposed, revise, forget.
+
+Each takes the exclusive workspace lock, checks the candidate's state, saves the new row and indexes it
+(CandidateAccess.save_indexed). File-backed records answer memory/file-backed: only the store's
+candidates change here; a file changes by a commit. The duplicate/merge/supersede conclusions are in
+review.py.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..base import error_codes as E
+from ..records.checks import check_id
+from .access import CandidateAccess
+from .errors import CandidateError, invalid_state
+from .model import OPEN, PROPOSED, REJECTED, CandidateInput, revision_entry, with_data
+from .validate import check
+
+MAX_REASON_CHARS = 2000
+
+
+def reject(access: CandidateAccess, cid: str, why: str) -> dict[str, Any]:
+    why = checked_reason(why)
+    with access.open_index(exclusive=True) as index:
+        row = access.candidate(index, check_id(cid))
+        state = row.data.get("state")
+        if state not in (OPEN, PROPOSED):
+            raise invalid_state(cid, str(state), "only open or proposed candidates can be rejected")
+        new = with_data(row, state=REJECTED, reason=why, rejected_at=time.time())
+        return access.save_indexed(index, new)
+
+
+def mark_proposed(access: CandidateAccess, cid: str, proposal: dict[str, Any]) -> dict[str, Any]:
+    """The candidate's proposal (branch, file) is written (candidates/propose.py): it leaves the queue's open part."""
+    with access.open_index(exclusive=True) as index:
+        row = access.candidate(index, cid)
+        return access.save_indexed(index, with_data(row, state=PROPOSED, proposal=proposal))
+
+
+def revise(
+    access: CandidateAccess,
+    rid: str,
+    title: str | None = None,
+    body: str | None = None,
+    tags: list[str] | None = None,
+    source: str | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
+    """Edit an open candidate in the store (re-checked like a new one). File-backed: memory/file-backed."""
+    with access.open_index(exclusive=True) as index:
+        row = access.candidate(index, check_id(rid))
+        if row.data.get("state") != OPEN:
+            raise invalid_state(
+                rid,
+                str(row.data.get("state")),
+                "only open candidates can be revised; a proposed one "
+                "is edited on its branch, a rejected one is recorded anew",
+            )
+        d = row.data
+        inp = CandidateInput(
+            row.kind,
+            d["title"] if title is None else title,
+            d["body"] if body is None else body,
+            list(d.get("tags", [])) if tags is None else tags,
+            d.get("source") if source is None else source,
+            [],
+            agent or d.get("provenance", {}).get("agent"),
+        )
+        verdict = check(inp)
+        if verdict.code:
+            raise CandidateError(E.rejection(verdict.code), verdict.reason, id=rid, fields=verdict.fields)
+        changes = {
+            "title": inp.title.strip(),
+            "body": inp.body.strip(),
+            "tags": list(inp.tags),
+            "source": inp.source,
+        }
+        changed = [k for k, v in changes.items() if v != d.get(k, [] if k == "tags" else None)]
+        revisions = list(d.get("revisions", []))
+        if changed:  # who changed what, beside the untouched provenance of the agent who recorded it
+            revisions.append(revision_entry(agent, changed, time.time(), {k: d.get(k) for k in changed}))
+        new = with_data(row, **changes, revisions=revisions, warnings=verdict.warnings)
+        return access.save_indexed(index, new)
+
+
+def forget(access: CandidateAccess, rid: str) -> dict[str, Any]:
+    """Delete a candidate (row, chunks, vectors). File-backed records: memory/file-backed."""
+    with access.open_index(exclusive=True) as index:
+        row = access.candidate(index, check_id(rid))
+        access.reindex(index, rid, None)
+        return {"id": rid, "forgotten": True, "state": row.data.get("state")}
+
+
+def checked_reason(why: str) -> str:
+    """A rejection's reason, stripped: said, within MAX_REASON_CHARS, and free of secrets (it is stored)."""
+    from .secrets import scan_text
+
+    why = (why or "").strip()
+    if not why:
+        raise CandidateError(
+            E.REQUEST_MISSING_REASON, "say why it is rejected (--why): the reason is kept for the agent"
+        )
+    if len(why) > MAX_REASON_CHARS:
+        raise CandidateError(E.REQUEST_TOO_LONG, f"the reason must be at most {MAX_REASON_CHARS} characters")
+    if scan_text(why):
+        raise CandidateError(E.CANDIDATE_SECRET, "the reason contains a secret; nothing was stored")
+    return why
