@@ -28,6 +28,8 @@ COMMANDS = {
     "jgm_version": ["-m", "jupiter_git_memory", "--version"],
     "jgm_recall_help": ["-m", "jupiter_git_memory", "recall", "--help"],
     "hook_session_start_no_store": ["-m", "jupiter_git_memory", "hook", "claude-code", "session-start"],
+    # what the installed git hook runs after a checkout that changed nothing (HEAD to HEAD)
+    "git_hook_noop": ["-m", "jupiter_git_memory", "hooks", "run", "post-checkout", "HEAD", "HEAD", "1"],
 }
 
 
@@ -36,7 +38,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
     cwd = tempfile.mkdtemp()
-    subprocess.run(["git", "init", "-q", cwd], check=True)  # a repository without a store: "run jgm seed"
+    subprocess.run(["git", "init", "-q", cwd], check=True, timeout=60)  # a repository without a store
+    ident = ["-c", "user.name=bench", "-c", "user.email=b@example.com"]
+    subprocess.run(["git", "-C", cwd, *ident, "commit", "-q", "--allow-empty", "-m", "one"], check=True, timeout=60)
     env = dict(os.environ, JGM_HOME=os.path.join(cwd, "home"))
     payload = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup", "cwd": cwd})
     times: dict[str, list[float]] = {k: [] for k in COMMANDS}

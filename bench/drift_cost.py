@@ -100,6 +100,9 @@ def main() -> None:
         result: dict = {"records": args.records, "paths": 2 * args.records, "commits": args.commits}
         embedder = None
         for name, cited in (("without", False), ("with", True)):
+            # a store per variant: one store shares vectors between workspaces by chunk content, so the
+            # second cold seed would reuse the first one's embeddings and not be cold at all
+            os.environ["JGM_HOME"] = str(Path(tmp) / f"home-{name}")
             repo = Path(tmp) / name
             build(repo, args.records, args.commits, cited)
             seeder = Seeder(repo, embedder=embedder)

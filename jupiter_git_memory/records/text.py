@@ -23,12 +23,10 @@ def is_hidden(ch: str) -> bool:
 
 
 def hidden_chars(text: str) -> list[str]:
-    """The distinct hidden characters in `text`, in order of first appearance."""
-    seen: list[str] = []
-    for ch in text:
-        if ch not in seen and is_hidden(ch):
-            seen.append(ch)
-    return seen
+    """The distinct hidden characters in `text`, in order of first appearance. Each distinct character is
+    looked at once (`dict.fromkeys` keeps first-appearance order): every seed asks this of every field of
+    every record, also the ones whose parse it reuses."""
+    return [ch for ch in dict.fromkeys(text) if is_hidden(ch)]
 
 
 def describe(ch: str) -> str:
