@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 # Each kind has a closed status vocabulary (records/kinds.py). An unknown kind or status is an error, never coerced.
@@ -46,9 +47,14 @@ class Record:
     citations: tuple[str, ...] = ()  # `source:` then `evidence:` entries, as written (records/citations.py)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        """The record as plain data (what the catalog stores). `asdict`'s answer, built without its generic
+        recursion: only `metadata` holds nested values, so only it is deep-copied (every seed asks this of
+        every record, the unchanged ones too)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
         for k in LINK_KEYS + ("tags", "citations"):
             d[k] = list(d[k])
+        d["metadata"] = copy.deepcopy(self.metadata)
+        d["lines"] = dict(self.lines)
         return d
 
     @classmethod

@@ -1,4 +1,4 @@
-"""The ignore matcher's fast path gives exactly what pathlib and fnmatch give (seed/sources.py `_match`)."""
+"""Fast paths a no-op reseed takes for every file give exactly the answers of the generic code they replace."""
 
 import fnmatch
 from pathlib import PurePosixPath
@@ -30,3 +30,32 @@ def test_known_answers():
     assert _match("adr/0000-template.md", "**/0000-template.md")
     assert not _match("adr/0001-use-x.md", "**/README.md")
     assert _match("a/b/x.md", "b/x.md") and not _match("x.md", "b/x.md")
+
+
+def test_record_to_dict_is_asdicts_answer():
+    """`Record.to_dict` skips asdict's generic recursion; its answer must stay asdict's, nested metadata
+    deep-copied (a stored row must not share a list with the parsed record)."""
+    from dataclasses import asdict
+
+    from jupiter_git_memory.records.model import LINK_KEYS, Record
+
+    r = Record(
+        "dec-x",
+        "decision",
+        "accepted",
+        "T",
+        "body",
+        "knowledge/x.md",
+        "h",
+        supersedes=("dec-a",),
+        tags=("a", "b"),
+        metadata={"decision-makers": ["x", {"y": [1, 2]}], "date": "2026-12-01"},
+        lines={"id": 2},
+    )
+    want = asdict(r)
+    for k in LINK_KEYS + ("tags", "citations"):
+        want[k] = list(want[k])
+    got = r.to_dict()
+    assert got == want and list(got) == list(want)
+    got["metadata"]["decision-makers"][1]["y"].append(3)
+    assert r.metadata["decision-makers"][1]["y"] == [1, 2]
