@@ -90,3 +90,18 @@ def test_the_console_script_is_the_light_entry():
 
     pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     assert pyproject["project"]["scripts"]["jgm"] == "jupiter_git_memory.__main__:main"
+
+
+def test_a_git_hook_for_a_checkout_that_changed_no_markdown_loads_no_settings(repo):
+    """The installed git hook runs after every checkout; one that changed no Markdown file decides so from
+    the diff alone, before the settings (pydantic) load (a checkout that changes a record: tests/test_hooks.py)."""
+    repo.record("dec-a")
+    repo.write("src/app.py", "x = 1\n")
+    old = repo.commit("code")
+    repo.write("src/app.py", "x = 2\n")
+    new = repo.commit("more code")
+    argv = [sys.executable, "-X", "importtime", "-m", "jupiter_git_memory", "hooks", "run", "post-checkout"]
+    p = subprocess.run([*argv, old, new, "1"], cwd=repo.path, capture_output=True, text=True, timeout=120)
+    loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line}
+    assert p.returncode == 0 and not loaded & {"pydantic", "pydantic_settings", "numpy", "chromadb"}, sorted(loaded)
+    assert "jgm:" not in p.stderr

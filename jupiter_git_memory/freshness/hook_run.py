@@ -21,10 +21,8 @@ from ..base.files import atomic_write
 from ..base.git import child_env
 from ..base.home import store_env, use_store
 from ..base.store import log, log_path, workspace_dir
-from ..config import load_settings
 from ..index.workspace import find_workspace, git
 from ..records.text import escape_nonprintable
-from ..seed.sources import is_record_path
 
 HOOKS = ("post-merge", "post-checkout", "post-rewrite", "reference-transaction")  # the last: git >= 2.28
 STDIN_HOOKS = ("post-rewrite", "reference-transaction")  # git feeds these "old new [ref]" lines
@@ -116,8 +114,16 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
         return 0  # a bare repository: no working tree to index
     try:
         store = use_store(repo=top)  # JGM_HOME, else the repo's `git config jgm.home`; the job is told it
+        # every path the command changed, then the Markdown ones: a record is a Markdown file, so a checkout
+        # that changed none is decided before the settings (and pydantic) load
+        markdown = [p for p in changed_paths(top, hook, args, stdin, ()) if p.lower().endswith((".md", ".markdown"))]
+        if not markdown:
+            return 0
+        from ..config import load_settings
+        from ..seed.sources import is_record_path
+
         settings = load_settings(top)
-        changed = [p for p in changed_paths(top, hook, args, stdin, settings.roots) if is_record_path(p, settings)]
+        changed = [p for p in markdown if is_record_path(p, settings)]
         if not changed:
             return 0
         what = f"{len(changed)} knowledge file{'s' if len(changed) != 1 else ''} changed"
