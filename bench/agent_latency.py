@@ -36,13 +36,48 @@ PROMPT = {"session_id": "bench", "hook_event_name": "UserPromptSubmit"}
 
 def console_script(folder: Path) -> str:
     """`jgm` for the entry pyproject.toml declares, written as pip writes a console script."""
-    import tomllib
-
-    module, func = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["jgm"].split(":")
+    module, func = tomllib_script()
     script = folder / "jgm"
     script.write_text(f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\nsys.exit({func}())\n")
     script.chmod(0o755)
     return str(script)
+
+
+def installed_copy(folder: Path) -> tuple[str, str]:
+    """(python, jgm) of a regular install, as a wheel leaves one: the package folder in a venv's site-packages
+    and a console script, no editable finder. The run's own environment is often an editable install, whose
+    `.pth` finder every process of that interpreter pays at start (`python -c pass` included); users who
+    `pip install` the package do not. Its dependencies come from the run's site-packages through a `.pth` of
+    plain paths (their own `.pth` files are not run); the caller drops PYTHONPATH so no checkout comes first."""
+    import shutil
+    import sysconfig
+    import venv
+
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(folder)
+    py = folder / "bin" / "python"
+    site = Path(
+        subprocess.check_output(
+            [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
+        ).strip()
+    )
+    shutil.copytree(
+        ROOT / "jupiter_git_memory", site / "jupiter_git_memory", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    subprocess.run([str(py), "-m", "compileall", "-q", str(site / "jupiter_git_memory")], check=True, timeout=300)
+    deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (site / "bench-deps.pth").write_text("".join(f"{d}\n" for d in sorted(deps)))
+    module, func = tomllib_script()
+    script = folder / "bin" / "jgm"
+    script.write_text(f"#!{py}\nimport sys\nfrom {module} import {func}\nsys.exit({func}())\n")
+    script.chmod(0o755)
+    return str(py), str(script)
+
+
+def tomllib_script() -> tuple[str, str]:
+    import tomllib
+
+    module, func = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["jgm"].split(":")
+    return module, func
 
 
 def timed(argv: list[str], env: dict, cwd: Path, stdin: str | None = None) -> float:
@@ -56,6 +91,21 @@ def timed(argv: list[str], env: dict, cwd: Path, stdin: str | None = None) -> fl
 
 def stop(jgm: str, env: dict, repo: Path) -> None:
     subprocess.run([jgm, "daemon", "stop"], cwd=repo, env=env, capture_output=True, timeout=60)
+
+
+def installed(folder: Path, env: dict, repo: Path, args) -> dict:
+    """The warm CLI figures again through a regular install of this checkout (installed_copy)."""
+    py, jgm = installed_copy(folder)
+    env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    base = pct([timed([py, "-c", "pass"], env, repo) for _ in range(5)], 50)
+    out: dict = {"python_pass_ms": round(base, 1)}
+    out["jgm_help"] = stats([timed([jgm, "--help"], env, repo) for _ in range(args.runs)], base)
+    timed([jgm, "recall", QUERIES[0]], env, repo)  # starts this install's daemon (the other one was stopped)
+    out["recall_daemon_warm"] = stats(
+        [timed([jgm, "recall", QUERIES[i % 10] + f" {i}"], env, repo) for i in range(args.warm)], base
+    )
+    stop(jgm, env, repo)
+    return out
 
 
 def stats(values: list[float], base: float) -> dict:
@@ -74,6 +124,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="cold runs of each kind")
     ap.add_argument("--warm", type=int, default=15, help="warm runs of each kind")
     ap.add_argument("--api", type=int, default=40, help="warm API requests")
+    ap.add_argument(
+        "--installed",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also time a regular (non-editable) install of this checkout",
+    )
     args = ap.parse_args()
     from generate import generate
 
@@ -119,6 +175,8 @@ def main() -> None:
         stop(JGM, env, repo)
         res["hook_prompt_daemon_first_call"] = stats([timed(hook, env, repo, prompt(0))], base)
         stop(JGM, env, repo)
+        if args.installed:
+            res["installed"] = installed(Path(tmp) / "venv", env, repo, args)
         api, _ = measure(repo, home, QUERIES, args.api)
         res["api_warm"] = stats(api, base)
     cold, api = res["recall_in_process_cold"]["p50_ms"], res["api_warm"]["p50_ms"]
@@ -131,6 +189,10 @@ def main() -> None:
         "warm_cli_context_over_api_warm": round(res["context_daemon_warm"]["p50_ms"] / api, 2),
         "warm_cli_recall_target": 2.0,
     }
+    if args.installed:
+        res["targets"]["installed_warm_cli_recall_over_api_warm"] = round(
+            res["installed"]["recall_daemon_warm"]["p50_ms"] / api, 2
+        )
     res["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(), "records": args.records}
     print(json.dumps(res, indent=2))
 

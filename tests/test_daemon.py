@@ -312,6 +312,12 @@ def test_the_thin_client_imports_nothing_heavy(repo, daemon_on, thin):
     assert "jupiter_git_memory" in loaded  # the probe sees our imports at all
     heavy = {"chromadb", "numpy", "onnxruntime", "tokenizers", "typer", "click", "pydantic", "rich"}
     assert not loaded & heavy, sorted(loaded & heavy)
+    # Nor the stdlib it does without: every module is time on each warm call (issue 24: a warm call within 2x
+    # the API's). typing and collections are deferred to type checking, hashlib to a too-long socket path.
+    lines = [ln.rsplit("|", 1)[-1] for ln in p.stderr.splitlines() if ln.startswith("import time:")]
+    ours = {ln.strip().split(".")[0] for ln in lines[[ln.rstrip() for ln in lines].index(" site") + 1 :]}
+    spare = {"typing", "hashlib", "base64", "subprocess", "collections", "platformdirs"}
+    assert "jupiter_git_memory" in ours and not ours & spare, sorted(ours & spare)
 
 
 @pytest.mark.parametrize("reply", [b"", b'{"ok": {"exit": 0, "chunks": [[1, "aGVs', b'{"error": {"type": "X"}}'])

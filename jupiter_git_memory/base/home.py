@@ -16,12 +16,12 @@ doctor run) gets it in the env we pass it (`store_env`). A JGM_HOME changed afte
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # not typing's (nor collections.abc): the thin client resolves the store on every warm call
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Mapping
 
 # platformdirs and the git runner are imported where they are used: with `JGM_HOME` or `--home` given, the
 # thin client (surfaces/daemon/thin.py) resolves the store on every warm call and needs neither.

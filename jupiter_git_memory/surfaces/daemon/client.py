@@ -8,15 +8,18 @@ so a daemon that broke can cost time but can never change what a command prints.
 
 from __future__ import annotations
 
+import _socket as socket  # the C socket the `socket` module wraps: all a client uses, without selectors
 import json
 import os
-import socket
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from .paths import socket_path
+
+TYPE_CHECKING = False  # not typing's: the thin client (thin.py) imports this module on every warm call
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 PROTOCOL = 1
 CONNECT_DEADLINE = 3.0  # seconds for a daemon started now to bind its socket (it binds before heavy imports)

@@ -8,7 +8,6 @@ one socket per store. The lock and the pid stay in the store itself.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
@@ -37,6 +36,8 @@ def socket_path(store: Path, create: bool = False) -> Path:
     inside = Path(store).absolute() / SOCKET_NAME
     if len(os.fsencode(str(inside))) <= MAX_SOCKET_PATH:
         return inside
+    import hashlib  # here: only a store path too long for a socket needs it
+
     folder = _runtime_dir()
     digest = hashlib.sha256(os.fsencode(str(Path(store).absolute()))).hexdigest()[:24]
     if create:
