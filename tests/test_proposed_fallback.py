@@ -194,3 +194,21 @@ def test_api_and_mcp_carry_the_fallback(kb, jgm_home):
     assert data["fallback"] == "proposed" and data["records"][0]["status"] == "proposed"
     assert json.loads(logs.content[0].text)["fallback"] == "proposed"
     assert db.structured_content["fallback"] is None
+
+
+def test_the_fallback_search_reuses_the_query_vector(kb, monkeypatch):
+    """Both searches of a fallback recall use one embedding of the query (the daemon answers agents warm)."""
+    rc = Recaller(kb.path)
+    rc.recall("warm the model up", k=5)
+    asked: list[str] = []
+    real = rc.embedder.embed_query
+
+    def counted(query):
+        asked.append(query)
+        return real(query)
+
+    monkeypatch.setattr(rc.embedder, "embed_query", counted)
+    logs = rc.recall(LOG_Q, k=5)
+    assert ids(logs) == ["dec-logs"] and logs.fallback == "proposed"
+    assert asked == [LOG_Q]
+    rc.close()

@@ -65,20 +65,33 @@ def normalise_remote(url: str) -> str:
     return u.lower()
 
 
-def find_workspace(path: Path | str | None = None, bare_ok: bool = False) -> Workspace:
-    """The workspace of the repository at `path`. A bare repository (no working tree) is one only where the
-    caller reads commits (`bare_ok`: seeding with --rev, recall --at); elsewhere BareRepository says so."""
-    start = Path(path or ".").resolve()
-    top: str | None
+def _locate(start: Path) -> tuple[str, bool, str | None]:
+    """(common git dir, bare, top-level or None). One `git rev-parse` for a working tree, which every recall
+    through the daemon pays; anything else (bare, inside .git, not a repository, an odd path) asks one
+    question at a time, as the answer there depends on which one fails."""
+    ask = ("rev-parse", "--path-format=absolute", "--git-common-dir", "--is-bare-repository", "--show-toplevel")
     try:
+        try:
+            lines = git(start, *ask).decode().split("\n")
+        except subprocess.CalledProcessError:
+            lines = []
+        if len(lines) == 4 and lines[1] == "false" and lines[0] and lines[2] and not lines[3]:
+            return lines[0], False, lines[2]
         common = git(start, "rev-parse", "--path-format=absolute", "--git-common-dir").decode().strip()
         bare = git(start, "rev-parse", "--is-bare-repository").decode().strip() == "true"
-        top = None if bare else git(start, "rev-parse", "--show-toplevel").decode().strip()
+        return common, bare, None if bare else git(start, "rev-parse", "--show-toplevel").decode().strip()
     except (subprocess.CalledProcessError, FileNotFoundError, NotADirectoryError):
         raise NotARepo(
             f"{start} is not inside a git repository: cd into your repository or pass --repo PATH "
             "(`git init` starts one)"
         ) from None
+
+
+def find_workspace(path: Path | str | None = None, bare_ok: bool = False) -> Workspace:
+    """The workspace of the repository at `path`. A bare repository (no working tree) is one only where the
+    caller reads commits (`bare_ok`: seeding with --rev, recall --at); elsewhere BareRepository says so."""
+    start = Path(path or ".").resolve()
+    common, bare, top = _locate(start)
     if top is None and not bare_ok:
         raise BareRepository(common)
     remote = git(start, "config", "--get", "remote.origin.url", check=False).decode().strip()

@@ -160,6 +160,19 @@ def search(
     return got, ranked
 
 
+class _QueryOnce:
+    """An embedder that embeds each query once: a fallback search reuses the first search's vector."""
+
+    def __init__(self, embedder: Any):
+        self._embedder = embedder
+        self._vectors: dict[str, Any] = {}
+
+    def embed_query(self, query: str) -> Any:
+        if query not in self._vectors:
+            self._vectors[query] = self._embedder.embed_query(query)
+        return self._vectors[query]
+
+
 def find(
     index: Index,
     embedder: Any,
@@ -173,6 +186,7 @@ def find(
     and the caller allows it; never "no match" from an index that lost vectors (RecallError instead)."""
     from .evidence import evidence_by_id
 
+    embedder = _QueryOnce(embedder)  # the fallback search asks for the same query's vector
     got, ranked = search(index, embedder, allowed, settings, weights, ask)
     results, rows = shape(index.catalog, ranked)
     fell_back = None
