@@ -153,7 +153,7 @@ def load_settings(repo: Path) -> Settings:
         roots, shallow = found.roots, found.shallow
         discovered = {"collections": found.collections, "near_misses": found.near_misses}
     url, refused = consented_chroma_url(repo, env.get("chroma_url"), file.chroma_url, source)
-    values: dict[str, Any] = {k: getattr(file, k) for k in FILE_KEYS}
+    values: dict[str, Any] = {k: getattr(file, k) for k in given}  # the rest are the defaults
     values.update(
         roots=roots,
         ignore=DEFAULT_IGNORE + file.ignore if "ignore" in given else DEFAULT_IGNORE,

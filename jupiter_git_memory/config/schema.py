@@ -1,12 +1,13 @@
 """The settings model: every key of `jgm.toml` / `[tool.jgm]`, its default and its expected form, once.
 
-One pydantic-settings class holds both what a file may say and what is in force: a file key's field carries
-the value in force (`roots` after discovery, `ignore` with the defaults before the file's, `chroma_url`
-after consent), and the fields marked `DERIVED` are computed by config/resolve.py and are no file key.
-Validation is strict because TOML already has types: `ignore = "**/drafts/**"` once became
-single-character patterns that ignored every record. Only the fields marked `FROM_ENV` are read from the
-environment (`JGM_MODEL`, `JGM_CHROMA_URL`): the other `JGM_*` variables are the process's, not settings,
-and a stray `JGM_FLOOR` must not change ranking.
+`SettingsModel` holds both what a file may say and what is in force: a file key's field carries the value
+in force (`roots` after discovery, `ignore` with the defaults before the file's, `chroma_url` after
+consent), and the fields marked `DERIVED` are computed by config/resolve.py and are no file key.
+`Settings` is the same model with its pydantic-settings sources; the plain model checks a file's values
+without reading the environment. Validation is strict because TOML already has types:
+`ignore = "**/drafts/**"` once became single-character patterns that ignored every record. Only the fields
+marked `FROM_ENV` are read from the environment (`JGM_MODEL`, `JGM_CHROMA_URL`): the other `JGM_*`
+variables are the process's, not settings, and a stray `JGM_FLOOR` must not change ranking.
 """
 
 from __future__ import annotations
