@@ -11,7 +11,6 @@ Markdown table (the one in bench/README.md) and writes the full reports, per que
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import json
 import sys
@@ -43,9 +42,7 @@ def main() -> None:
         repo, qfile = rest.rsplit(":", 1)
         rc = Recaller(repo)
         if a.setting:
-            rc.settings = dataclasses.replace(
-                rc.settings, **{k: float(v) for k, v in (x.split("=") for x in a.setting)}
-            )
+            rc.settings = rc.settings.model_copy(update={k: float(v) for k, v in (x.split("=") for x in a.setting)})
         questions, digest = load_questions(Path(qfile))
         floor = rc.floor_info()
         entry = {
