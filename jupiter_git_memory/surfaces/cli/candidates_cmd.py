@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 
-from ...base.errors import JgmError
 from .common import emit_json, err, fail_with, out
 from .remember_cmd import JsonOpt, RepoOpt, service
 
@@ -22,6 +21,8 @@ def list_(
     as_json: bool = JsonOpt,
 ):
     """Candidates, oldest first (the review queue by default)."""
+    from ...base.errors import JgmError
+
     svc = service(repo, as_json)
     try:
         rows = svc.list(state)
@@ -53,6 +54,8 @@ def list_(
 @app.command()
 def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """One candidate with its provenance and evidence."""
+    from ...base.errors import JgmError
+
     svc = service(repo, as_json)
     try:
         c = svc.show(candidate_id)
@@ -109,6 +112,7 @@ def propose(
     as_json: bool = JsonOpt,
 ):
     """Write the record file on a new branch (your branch and working tree are not touched)."""
+    from ...base.errors import JgmError
     from ...candidates.propose import propose as do_propose
 
     svc = service(repo, as_json)
@@ -145,6 +149,8 @@ def reject(
     as_json: bool = JsonOpt,
 ):
     """Reject a candidate; it stays in the store with the reason, out of recall."""
+    from ...base.errors import JgmError
+
     svc = service(repo, as_json)
     try:
         c = svc.reject(candidate_id, why)

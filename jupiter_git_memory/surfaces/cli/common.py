@@ -2,53 +2,54 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn, cast
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
-from ...base import error_codes as E
-from ...base.errors import JgmError, as_error
-from ...records.text import show_hidden
+if TYPE_CHECKING:
+    from ...base.error_codes import ErrorCode
+    from .console import SafeConsole
 
 
 def esc(value: object) -> str:
     """A piece of user data (a title, a path, an error) inside a line printed with `markup=True`: shown as
     written, never read as rich markup (`[/bold]` would crash the print, `[link=…]` would put a hyperlink on
     screen). Lines without styling are printed with markup off, the console's default."""
+    from rich.markup import escape
+
     return escape(str(value))
 
 
-class SafeConsole(Console):
-    """Human output. Markup and emoji codes are off unless a call asks for markup (and escapes its data with
-    `esc`); every string printed shows its hidden characters as escapes (records/text.py: terminal controls
-    such as `\\x1b]0;…`, bidi overrides, zero-width characters), so a record's text can neither drive the
-    reader's terminal nor reorder what it shows. JSON output escapes them instead (json.dumps)."""
+class _OnFirstUse:
+    """A `SafeConsole` (console.py) made on the first attribute asked of it, so importing the CLI does not
+    import rich: `jgm --help` and `--version` print nothing through it."""
 
     def __init__(self, **kwargs) -> None:
-        self._given = kwargs
-        super().__init__(emoji=False, highlight=False, soft_wrap=True, **kwargs)
+        self._kwargs = kwargs
+        self._made: SafeConsole | None = None
 
-    def reset(self) -> None:
-        """Detect the terminal, colours and width again, as a new process would: the daemon runs a command
-        for a caller whose streams and environment are not the ones it started with (daemon/forward.py)."""
-        self.__init__(**self._given)
+    def console(self) -> SafeConsole:
+        """The console itself, for an API that wants a real `rich.console.Console` (a progress bar)."""
+        if self._made is None:
+            from .console import SafeConsole
 
-    def print(self, *objects, markup: bool = False, **kwargs) -> None:
-        shown = (show_hidden(o.replace("\r\n", "\n")) if isinstance(o, str) else o for o in objects)
-        super().print(*shown, markup=markup, **kwargs)
+            self._made = SafeConsole(**self._kwargs)
+        return self._made
+
+    def __getattr__(self, name: str):
+        return getattr(self.console(), name)
 
 
-out = SafeConsole()
-err = SafeConsole(stderr=True)
+out = cast("SafeConsole", _OnFirstUse())
+err = cast("SafeConsole", _OnFirstUse(stderr=True))
 
 
 def emit_json(data) -> None:
+    import json
+
     sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
 
 
@@ -57,6 +58,8 @@ def fail_with(e: BaseException, as_json: bool, answer: bool = False) -> NoReturn
     commands (`answer`) that object sits in an empty answer whose `status` is the contract's (`no-workspace`,
     `not-seeded`, `retrieval-failed`), so a failure is never read as "no match". The exit code is the
     error's own. Anything that is neither a JgmError nor a ValueError is a bug and propagates."""
+    from ...base import error_codes as E
+    from ...base.errors import as_error
     from ...recall.task import EXIT_CODES, STATUS_BY_CODE, empty_answer
 
     error = as_error(e)
@@ -79,11 +82,13 @@ def fail_with(e: BaseException, as_json: bool, answer: bool = False) -> NoReturn
     raise typer.Exit(EXIT_CODES[status] if status else error.exit_code)  # an answer's status fixes its exit
 
 
-def fail(
-    message: str, code: int = 2, as_json: bool = False, error_code: E.ErrorCode = E.REQUEST_BAD_REQUEST
-) -> NoReturn:
-    """A refusal the CLI itself makes (e.g. conflicting options), through the one failure path."""
-    fail_with(JgmError(message, code=error_code, exit_code=code), as_json)
+def fail(message: str, code: int = 2, as_json: bool = False, error_code: ErrorCode | None = None) -> NoReturn:
+    """A refusal the CLI itself makes (e.g. conflicting options), through the one failure path; the error
+    code is request/bad-request unless given."""
+    from ...base import error_codes as E
+    from ...base.errors import JgmError
+
+    fail_with(JgmError(message, code=error_code or E.REQUEST_BAD_REQUEST, exit_code=code), as_json)
 
 
 @contextmanager
@@ -93,6 +98,8 @@ def reported(as_json: bool, answer: bool = False) -> Iterator[None]:
     try:
         yield
     except Exception as e:
+        from ...base.errors import as_error
+
         if as_error(e) is None:
             raise
         fail_with(e, as_json, answer)
@@ -111,7 +118,7 @@ def progress_bar(enabled: bool, label: str):
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=err,
+        console=cast("_OnFirstUse", err).console(),
         transient=True,
     ) as p:
         task = p.add_task(label, total=None)

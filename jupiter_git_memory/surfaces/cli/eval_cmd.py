@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from ...base import error_codes as E
-from ...base.errors import JgmError
 from .common import emit_json, fail, fail_with, out, reported
 from .recall_cmd import _recaller
 
@@ -34,6 +32,7 @@ def eval_cmd(
     """Measure recall@k, MRR, no-answer emptiness and forbidden leaks. Exit 1 on a leak or below the gates."""
     import json
 
+    from ...base.errors import JgmError
     from ...recall.eval import gate, run_eval
     from ...recall.ranking import check_mode
 
@@ -99,6 +98,7 @@ def calibrate_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ):
     """Measure and store the no-match floor for the current model identity."""
+    from ...base.errors import JgmError
     from ...recall.calibrate import calibrate
 
     try:
@@ -124,6 +124,7 @@ def floors_cmd(
     """List the stored floors of this workspace (or --all): model identity, value and where each came from."""
     import datetime
 
+    from ...base import error_codes as E
     from ...index.workspace import find_workspace
     from ...recall.floors import list_floors
 

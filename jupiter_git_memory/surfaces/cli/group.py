@@ -14,8 +14,6 @@ from pathlib import Path
 
 from typer.core import TyperGroup
 
-from ...base.home import use_store
-
 HOME_HELP = "The store (default: $JGM_HOME, else the repo's `git config jgm.home`, else the platform data dir)."
 ROOT = {"home": None}  # `jgm --home DIR <command>`: set by the root callback, before the command runs
 
@@ -29,10 +27,39 @@ def _first_repo(value):
 def _with_store(callback):
     @functools.wraps(callback)
     def run(*args, home: Path | None = None, **kwargs):
+        from ...base.home import use_store
+
         use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")), fresh=True)
         return callback(*args, **kwargs)
 
     return run
+
+
+def _unset_is_none(param) -> None:
+    """An option left unset is None (or its callback's answer to None) without Typer's value conversion,
+    which imports pydantic (typer 0.29, ~0.2 s): `jgm GROUP --help` processes the unset `--home` and
+    `--help` of every group above it before the subcommand's help exits. A given value converts as before."""
+    converted = param.process_value
+
+    def process_value(ctx, value):
+        if value is None and not param.required and param.nargs == 1 and not getattr(param, "multiple", False):
+            return None if param.callback is None else param.callback(ctx, param, None)
+        return converted(ctx, value)
+
+    param.process_value = process_value
+
+
+def _light_help(cmd) -> None:
+    """`_unset_is_none` for the command's `--help`, which click makes on first use."""
+    made = cmd.get_help_option
+
+    def get_help_option(ctx):
+        opt = made(ctx)
+        if opt is not None and "process_value" not in vars(opt):
+            _unset_is_none(opt)
+        return opt
+
+    cmd.get_help_option = get_help_option
 
 
 def prepare(group, home_param) -> None:
@@ -41,10 +68,13 @@ def prepare(group, home_param) -> None:
     group.rich_markup_mode = None
     for cmd in group.commands.values():
         cmd.rich_markup_mode = None
+        _light_help(cmd)
         if hasattr(cmd, "commands"):
             prepare(cmd, home_param)
         elif cmd.callback is not None and not any(p.name == "home" for p in cmd.params):
-            cmd.params.append(copy.copy(home_param))
+            home = copy.copy(home_param)
+            _unset_is_none(home)
+            cmd.params.append(home)
             cmd.callback = _with_store(cmd.callback)
 
 
@@ -55,3 +85,5 @@ class JgmGroup(TyperGroup):
         super().__init__(*args, **kwargs)
         home = next(p for p in self.params if p.name == "home")
         prepare(self, home)
+        _unset_is_none(home)
+        _light_help(self)

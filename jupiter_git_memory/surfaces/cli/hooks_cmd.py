@@ -7,8 +7,6 @@ from pathlib import Path
 
 import typer
 
-from ...base import error_codes as E
-from ...base.errors import JgmError
 from .common import emit_json, err, esc, fail, fail_with, out
 
 app = typer.Typer(help="Git hooks that reindex after merges, checkouts, rebases and amends.", no_args_is_help=True)
@@ -19,6 +17,9 @@ JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 def _failed(e: Exception, as_json: bool) -> None:
     """A hook file we cannot read or write is named (exit 2), not a traceback."""
+    from ...base import error_codes as E
+    from ...base.errors import JgmError
+
     if isinstance(e, JgmError):
         fail_with(e, as_json)
     fail(str(e), 2, as_json, E.HOOKS_IO_ERROR)
@@ -40,6 +41,7 @@ def install(
 ):
     """Install post-merge, post-checkout, post-rewrite and reference-transaction hooks (existing hooks are chained,
     not replaced)."""
+    from ...base.errors import JgmError
     from ...base.home import record_home
     from ...base.store import store_root
     from ...freshness import githooks
@@ -58,6 +60,7 @@ def install(
 @app.command()
 def uninstall(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Remove jgm's hooks and restore the hooks they chained."""
+    from ...base.errors import JgmError
     from ...freshness import githooks
 
     try:
@@ -70,6 +73,7 @@ def uninstall(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
 @app.command()
 def status(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Show which hooks are installed, the last hook-triggered reseed and any still running."""
+    from ...base.errors import JgmError
     from ...freshness import githooks
 
     try:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 
-from ...index.workspace import find_workspace
 from .common import emit_json, err, esc, out, progress_bar, reported, via_daemon
 from .group import HOME_HELP, ROOT, JgmGroup
 
@@ -25,9 +24,11 @@ JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 def _version(value: bool) -> None:
     if value:
+        import sys
+
         from ... import __version__
 
-        out.print(f"jgm {__version__}", markup=False)
+        sys.stdout.write(f"jgm {__version__}\n")  # not through `out`: it would import rich for one line
         raise typer.Exit(0)
 
 
@@ -172,6 +173,7 @@ def check(
     no record: fit for CI and pre-commit."""
     from ...config import load_settings
     from ...config.discover import discovery_notes
+    from ...index.workspace import find_workspace
     from ...seed.checking import check_repo, render_explain
     from ...seed.checking import explain as explain_file
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 
 import typer
 
-from ...base.memory import limit_arenas
 from .common import fail
 
 
@@ -22,6 +20,10 @@ def mcp(
     stdio keeps stdout for the protocol; with --http one JSON line (url, token file, store) is printed once it
     accepts connections, and requests
     need `Authorization: Bearer <token>` granted this workspace (the default token is granted it)."""
+    import socket
+
+    from ...base.memory import limit_arenas
+
     limit_arenas()  # before any thread starts (base/memory.py)
     from ..mcp_server import build_server, http_app, warm
     from ..workspace_handle import WorkspaceHandle

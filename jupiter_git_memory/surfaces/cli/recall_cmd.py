@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ...base.errors import JgmError
-from ...index.workspace import NotARepo
 from .common import emit_json, err, fail_with, out, reported, via_daemon
 
 if TYPE_CHECKING:
@@ -22,6 +20,7 @@ StatusOpt = typer.Option(
 
 
 def _recaller(repo, as_json) -> Recaller:
+    from ...base.errors import JgmError
     from ...recall.service import Recaller
 
     try:
@@ -74,7 +73,9 @@ def recall_task_cmd(
 
 def _recall_task_here(goal, error, file, repo, k, include_global, global_k, status, as_json) -> dict:
     """`recall-task` answered in this process (no daemon, or it could not answer)."""
+    from ...base.errors import JgmError
     from ...base.store import store_root
+    from ...index.workspace import NotARepo
     from ...recall.service import Recaller, RecallError
     from ...recall.task import empty_answer, recall_task
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import typer
 
-from ...base import error_codes as E
 from .common import emit_json, fail, out, reported
 
 
@@ -17,6 +16,7 @@ def relations(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
+    from ...base import error_codes as E
     from ...base.store import workspace_dir, workspace_lock
     from ...index.catalog import Catalog
     from ...index.views import worktree_view

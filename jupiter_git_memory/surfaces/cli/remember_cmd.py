@@ -11,8 +11,7 @@ from pathlib import Path
 
 import typer
 
-from ...base.errors import JgmError
-from ...candidates.model import REQUESTABLE_KINDS, CandidateInput
+from ...records.kinds import REQUESTABLE_KINDS
 from .common import emit_json, err, fail, fail_with, out, reported
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -106,6 +105,9 @@ def remember(
     as_json: bool = JsonOpt,
 ):
     """Record an observation as a candidate (never a project rule by itself)."""
+    from ...base.errors import JgmError
+    from ...candidates.model import CandidateInput
+
     text = _read_body(body, body_file, as_json)
     inp = CandidateInput(
         kind,
@@ -146,6 +148,8 @@ def revise(
     as_json: bool = JsonOpt,
 ):
     """Edit an open candidate in the store."""
+    from ...base.errors import JgmError
+
     text = _read_body(body, body_file, as_json) if (body is not None or body_file is not None) else None
     svc = service(repo, as_json)
     try:
@@ -164,6 +168,8 @@ def forget(
     as_json: bool = JsonOpt,
 ):
     """Delete a candidate from the store (its row, chunks and vectors)."""
+    from ...base.errors import JgmError
+
     svc = service(repo, as_json)
     try:
         res = svc.forget(record_id)

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from pathlib import Path
 
 import typer
 
-from ...base.memory import limit_arenas
 from .common import err, esc, fail
 
 
 def _loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:
@@ -36,6 +35,10 @@ def serve(
 ):
     """Serve recall, records, receipts and seeding over HTTP. Prints one JSON line (url, token file, store) once
     it accepts connections."""
+    import socket
+
+    from ...base.memory import limit_arenas
+
     limit_arenas()  # before any thread starts: a server's RSS stays flat across reopens (base/memory.py)
     import uvicorn
 

@@ -6,7 +6,6 @@ import time
 
 import typer
 
-from ...base import error_codes as E
 from .common import emit_json, err, fail, out
 
 app = typer.Typer(help="API tokens: each reads only the workspaces it is granted.", no_args_is_help=True)
@@ -31,6 +30,7 @@ def _warn_unknown(ids: list[str]) -> None:
 @app.command("list")
 def list_(as_json: bool = JsonOpt):
     """Token names and their granted workspaces (secrets are stored hashed and never shown)."""
+    from ...base import error_codes as E
     from ..api.tokens import TokenError
 
     try:
@@ -62,6 +62,7 @@ def create(
     as_json: bool = JsonOpt,
 ):
     """Create a token and print its secret once."""
+    from ...base import error_codes as E
     from ..api.tokens import TokenError
 
     _warn_unknown(workspace)
@@ -75,6 +76,7 @@ def create(
 @app.command()
 def rotate(name: str, as_json: bool = JsonOpt):
     """Give a token a new secret (grants kept); the old secret stops working at once."""
+    from ...base import error_codes as E
     from ..api.tokens import TokenError
 
     try:
@@ -87,6 +89,7 @@ def rotate(name: str, as_json: bool = JsonOpt):
 @app.command()
 def grant(name: str, workspace: list[str] = typer.Argument(..., help="Workspace ids."), as_json: bool = JsonOpt):
     """Let a token read more workspaces."""
+    from ...base import error_codes as E
     from ..api.tokens import TokenError
 
     _warn_unknown(workspace)
@@ -104,6 +107,7 @@ def revoke(
     as_json: bool = JsonOpt,
 ):
     """Withdraw grants, or delete the token when no workspace is given."""
+    from ...base import error_codes as E
     from ..api.tokens import TokenError
 
     try:

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 
-from ...base.memory import limit_arenas
 from .common import reported
 
 
@@ -16,6 +15,8 @@ def watch(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object per line (ready, seed, stopped)."),
 ):
     """Watch the knowledge roots and reindex after changes settle; stops cleanly on Ctrl-C or SIGTERM."""
+    from ...base.memory import limit_arenas
+
     limit_arenas()  # before any thread starts (base/memory.py)
     from ...freshness.watch import run_cli
 
