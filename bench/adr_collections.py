@@ -13,16 +13,13 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
-import os
 import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 
-import yaml
+from collection_runs import commit_all, emit, first_rank, run_collections
 
 HERE = Path(__file__).resolve().parent
 
@@ -37,15 +34,7 @@ def build(checkout: Path, folders: list[str], extra: list[str], dest: Path) -> N
                 continue
             got.check_returncode()
             tarfile.open(fileobj=io.BytesIO(got.stdout)).extractall(dest, filter="data")
-    env = dict(
-        os.environ,
-        GIT_AUTHOR_NAME="bench",
-        GIT_AUTHOR_EMAIL="b@example.com",
-        GIT_COMMITTER_NAME="bench",
-        GIT_COMMITTER_EMAIL="b@example.com",
-    )
-    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "existing ADRs"]):
-        subprocess.run(["git", "-C", str(dest), *cmd], check=True, env=env, capture_output=True)
+    commit_all(dest, "existing ADRs")
 
 
 def run_collection(name: str, spec: dict, checkout: Path, work: Path, k: int = 3) -> dict:
@@ -61,8 +50,7 @@ def run_collection(name: str, spec: dict, checkout: Path, work: Path, k: int = 3
     ranks = []
     for item in spec["questions"]:
         ids = [r["id"] for r in rc.recall(item["q"], k=k).results]
-        rank = next((i + 1 for i, rid in enumerate(ids) if rid in item["expect"]), None)
-        ranks.append({"q": item["q"], "expect": item["expect"], "got": ids, "rank": rank})
+        ranks.append({"q": item["q"], "expect": item["expect"], "got": ids, "rank": first_rank(ids, item["expect"])})
     superseded = []
     rows = rc.index().catalog.records()
     for rid, row in sorted(rows.items()):
@@ -106,21 +94,10 @@ def main() -> int:
     ap.add_argument("--questions", default=str(HERE / "adr_questions.yaml"))
     ap.add_argument("--out", help="also write the JSON here")
     args = ap.parse_args()
-    spec = yaml.safe_load(Path(args.questions).read_text("utf-8"))["collections"]
-    checkouts = dict(c.split("=", 1) for c in args.checkout)
-    unknown = set(checkouts) - set(spec)
-    if unknown or not checkouts:
-        ap.error(f"--checkout NAME=PATH with NAME in {', '.join(spec)}")
-    with tempfile.TemporaryDirectory(prefix="jgm-adr-bench-") as tmp:
-        os.environ["JGM_HOME"] = str(Path(tmp) / "home")  # never touch the user's store
-        results = [run_collection(n, spec[n], Path(p), Path(tmp)) for n, p in checkouts.items()]
-    total_q = sum(len(spec[n]["questions"]) for n in checkouts)
+    spec, results = run_collections(ap, args.questions, args.checkout, "--checkout", run_collection)
+    total_q = sum(len(spec[r["collection"]]["questions"]) for r in results)
     hit = sum(round(r["recall@3"] * len(spec[r["collection"]]["questions"])) for r in results)
-    summary = {"collections": results, "questions": total_q, "recall@3": round(hit / total_q, 3)}
-    text = json.dumps(summary, indent=2, ensure_ascii=False)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", "utf-8")
+    emit({"collections": results, "questions": total_q, "recall@3": round(hit / total_q, 3)}, args.out)
     for r in results:
         print(
             f"{r['collection']:<28} {r['indexed']}/{r['adr_files']} indexed, {len(r['errors'])} errors, "

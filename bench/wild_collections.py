@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
-import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-import yaml
+from collection_runs import commit_all, emit, first_rank, run_collections
 
 HERE = Path(__file__).resolve().parent
 # An independent list (not jgm's table): words that mean a record is no longer, or never was, in force.
@@ -38,13 +36,6 @@ RETIRED_WORDS = re.compile(
     r"\b(supersed|supercede|replaced|deprecat|obsolete|withdrawn|rejected|reverted|discontinued|abandoned|"
     r"declined|moved|stagnant|returned for revision|postponed|deferred|closed|archived)",
     re.IGNORECASE,
-)
-ENV = dict(
-    os.environ,
-    GIT_AUTHOR_NAME="bench",
-    GIT_AUTHOR_EMAIL="b@example.com",
-    GIT_COMMITTER_NAME="bench",
-    GIT_COMMITTER_EMAIL="b@example.com",
 )
 
 
@@ -81,8 +72,7 @@ def build(mirror: Path, dest: Path) -> dict:
         target = dest / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "the repository as it is"]):
-        subprocess.run(["git", "-C", str(dest), *cmd], check=True, env=ENV, capture_output=True)
+    commit_all(dest, "the repository as it is")
     md = [p for p, _ in kept if p.lower().endswith((".md", ".markdown"))]
     return {"files": len(kept), "markdown": len(md), "missing_blobs": len(entries) - len(kept), "paths": md}
 
@@ -132,8 +122,7 @@ def run_collection(name: str, spec: dict, mirror: Path, work: Path, k: int = 3) 
     for item in spec["questions"]:
         for out, statuses in ((ranks, None), (ranks_open, [*DEFAULT_STATUSES, "proposed"])):
             ids = ask(item["q"], statuses)
-            rank = next((i + 1 for i, rid in enumerate(ids) if rid in item["expect"]), None)
-            out.append({"q": item["q"], "expect": item["expect"], "got": ids, "rank": rank})
+            out.append({"q": item["q"], "expect": item["expect"], "got": ids, "rank": first_rank(ids, item["expect"])})
     floor = rep.get("floor") or {}
     rc.close()
     statuses: dict[str, int] = {}
@@ -187,18 +176,8 @@ def main() -> int:
     ap.add_argument("--questions", default=str(HERE / "wild_questions.yaml"))
     ap.add_argument("--out", help="also write the JSON here")
     args = ap.parse_args()
-    spec = yaml.safe_load(Path(args.questions).read_text("utf-8"))["collections"]
-    mirrors = dict(m.split("=", 1) for m in args.mirror)
-    unknown = set(mirrors) - set(spec)
-    if unknown or not mirrors:
-        ap.error(f"--mirror NAME=PATH with NAME in {', '.join(spec)}")
-    with tempfile.TemporaryDirectory(prefix="jgm-wild-bench-") as tmp:
-        os.environ["JGM_HOME"] = str(Path(tmp) / "home")  # never touch the user's store
-        results = [run_collection(n, spec[n], Path(p), Path(tmp)) for n, p in mirrors.items()]
-    text = json.dumps({"collections": results}, indent=2, ensure_ascii=False)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", "utf-8")
+    _, results = run_collections(ap, args.questions, args.mirror, "--mirror", run_collection)
+    emit({"collections": results}, args.out)
     print(table(results), file=sys.stderr)
     return 0
 

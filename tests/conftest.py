@@ -108,6 +108,21 @@ def make_repo(tmp_path):
     return _make
 
 
+@pytest.fixture
+def cli(monkeypatch):
+    """The CLI in-process (the model loads once per session); `cwd` is where the command runs."""
+    from typer.testing import CliRunner
+
+    from jupiter_git_memory.surfaces.cli.main import app
+
+    def run(*args, cwd=None):
+        if cwd:
+            monkeypatch.chdir(cwd)
+        return CliRunner().invoke(app, [str(a) for a in args])
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def embedder():
     """The real offline model (MiniLM int8), loaded once per test session."""
@@ -129,3 +144,33 @@ def minilm_dir(tmp_path) -> Path:
     shutil.copy(model, d / "onnx" / "model.onnx")
     shutil.copy(tok, d / "tokenizer.json")
     return d
+
+
+# --- the review UI's browser tests (tests/web_helpers.py): each module gives an `env` with `.ui` and `.server`
+@pytest.fixture(scope="module")
+def browser(env):
+    """Debian's Chromium for the module, started once its `env` serves the UI and closed before that stops."""
+    from web_helpers import launch_browser
+
+    pw, b = launch_browser()
+    yield b
+    b.close()
+    pw.stop()
+
+
+@pytest.fixture(scope="module")
+def ctx(browser, env):
+    """A browser context logged in with the server's default token (granted every workspace it serves)."""
+    from web_helpers import logged_in
+
+    c, p = logged_in(browser, env.ui, env.server.token, width=1280, height=800)
+    p.close()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def page(ctx):
+    p = ctx.new_page()
+    yield p
+    p.close()

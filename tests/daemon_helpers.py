@@ -3,10 +3,14 @@ test and stops it, killed if need be, after it, so no daemon outlives its test).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
+import socket
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from jupiter_git_memory.surfaces.daemon.client import control
@@ -66,3 +70,39 @@ def declared_entry(folder: Path) -> str:
     )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return str(script)
+
+
+@contextlib.contextmanager
+def broken_daemon(path: Path, reply: bytes | None = None) -> Iterator[None]:
+    """A fault injected at the daemon's socket `path`: something listens there and, for each connection,
+    hangs up at once (`reply` None) or reads the request and answers `reply` (half an answer, a refusal)."""
+    broken = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    broken.bind(str(path))
+    broken.listen(8)
+    stop = threading.Event()
+
+    def answer_badly() -> None:
+        broken.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = broken.accept()
+            except OSError:
+                continue
+            with conn:
+                if reply is None:
+                    continue
+                conn.settimeout(5)
+                try:
+                    conn.recv(1 << 20)
+                    conn.sendall(reply)
+                except OSError:
+                    pass
+
+    t = threading.Thread(target=answer_badly, daemon=True)
+    t.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        t.join()
+        broken.close()

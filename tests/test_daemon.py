@@ -7,14 +7,12 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
 
 import pytest
-from daemon_helpers import declared_entry, normalised, stop_daemon, wait_gone
+from daemon_helpers import broken_daemon, declared_entry, normalised, stop_daemon, wait_gone
 from helpers import JGM_EXE, jgm, seeded
 
 from jupiter_git_memory.surfaces.daemon.client import control, spawn
@@ -33,12 +31,30 @@ def thin(tmp_path_factory) -> str:
     return declared_entry(tmp_path_factory.mktemp("entry"))
 
 
+@pytest.fixture
+def unseeded(make_repo):
+    """A repo with a committed record that was never seeded: every recall in it is `not seeded`."""
+    r = make_repo("unseeded")
+    r.record("dec-x", title="Something", body="Body.")
+    r.commit()
+    return r
+
+
 def _both(args, cwd, exe=JGM_EXE, env=None, **kw):
     """(answer through the daemon, answer in process) of `jgm ARGS`."""
     env = env or dict(os.environ)
     warm = jgm(*args, cwd=cwd, exe=exe, env=env, **kw)
     here = jgm(*args, cwd=cwd, env={**env, **NO_DAEMON}, **kw)
     return warm, here
+
+
+def _assert_same(warm, here, what) -> None:
+    """The daemon's answer is the in-process one: exit code and both streams, receipt ids and times aside."""
+    assert (warm.returncode, normalised(warm.stdout), normalised(warm.stderr)) == (
+        here.returncode,
+        normalised(here.stdout),
+        normalised(here.stderr),
+    ), what
 
 
 def _status(store) -> dict:
@@ -65,21 +81,14 @@ def test_daemon_answers_are_the_in_process_answers_byte_for_byte(repo, daemon_on
         before = _status(daemon_on)["requests"]
         warm, here = _both(args, repo.path)
         assert _status(daemon_on)["requests"] > before, f"the daemon did not answer {args}"
-        assert (warm.returncode, normalised(warm.stdout), normalised(warm.stderr)) == (
-            here.returncode,
-            normalised(here.stdout),
-            normalised(here.stderr),
-        ), args
+        _assert_same(warm, here, args)
         assert warm.stdout.strip(), args
     assert _status(daemon_on)["pid"] == pid  # one daemon answered them all
     assert socket_path(daemon_on) == daemon_on / "daemon.sock"
 
 
-def test_daemon_errors_become_the_in_process_error(repo, make_repo, daemon_on):
+def test_daemon_errors_become_the_in_process_error(repo, unseeded, daemon_on):
     seeded(repo, RECORDS)
-    unseeded = make_repo("unseeded")
-    unseeded.record("dec-x", title="Something", body="Body.")
-    unseeded.commit()
     cases = [
         (["recall", "sessions", "--mode", "telepathy"], repo.path),
         (["recall", "sessions", "--json", "--status", "nonsense"], repo.path),
@@ -100,29 +109,8 @@ def test_daemon_errors_become_the_in_process_error(repo, make_repo, daemon_on):
 def test_a_daemon_that_breaks_the_connection_costs_time_never_the_answer(repo, jgm_home, daemon_on):
     """A fault injected at the socket: something accepts and hangs up without an answer."""
     seeded(repo, RECORDS)
-    path = socket_path(jgm_home)
-    broken = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    broken.bind(str(path))
-    broken.listen(8)
-    stop = threading.Event()
-
-    def hang_up():
-        broken.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = broken.accept()
-                conn.close()
-            except OSError:
-                continue
-
-    t = threading.Thread(target=hang_up, daemon=True)
-    t.start()
-    try:
+    with broken_daemon(socket_path(jgm_home)):
         warm, here = _both(["recall", "where do sessions live", "--json"], repo.path)
-    finally:
-        stop.set()
-        t.join()
-        broken.close()
     assert warm.returncode == 0 and json.loads(warm.stdout)["results"][0]["id"] == "dec-cache"
     assert normalised(warm.stdout) == normalised(here.stdout)
 
@@ -245,19 +233,12 @@ def test_the_thin_client_prints_the_in_process_output_byte_for_byte(repo, daemon
         warm, here = _both(args, repo.path, exe=thin)
         # one request (the whole command line), then this status: no second ask, no answer in process
         assert _forwarded(daemon_on) == (requests + 2, forwarded + 1), f"the daemon did not run {args}"
-        assert (warm.returncode, normalised(warm.stdout), normalised(warm.stderr)) == (
-            here.returncode,
-            normalised(here.stdout),
-            normalised(here.stderr),
-        ), args
+        _assert_same(warm, here, args)
         assert warm.stdout.strip(), args
 
 
-def test_the_thin_client_gives_the_in_process_errors_and_exit_codes(repo, make_repo, daemon_on, thin):
+def test_the_thin_client_gives_the_in_process_errors_and_exit_codes(repo, unseeded, daemon_on, thin):
     seeded(repo, RECORDS)
-    unseeded = make_repo("unseeded")
-    unseeded.record("dec-x", title="Something", body="Body.")
-    unseeded.commit()
     assert jgm("recall", "sessions", cwd=repo.path, exe=thin).returncode == 0  # starts the daemon
     cases = [
         (["recall", "sessions", "--json"], unseeded.path),  # not seeded
@@ -324,33 +305,7 @@ def test_the_thin_client_imports_nothing_heavy(repo, daemon_on, thin):
 def test_a_thin_call_the_daemon_breaks_is_answered_in_process(repo, jgm_home, daemon_on, thin, reply):
     """Injected at the socket: a hang-up, half an answer, a refusal. Nothing half-printed, the whole answer."""
     seeded(repo, RECORDS)
-    broken = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    broken.bind(str(socket_path(jgm_home)))
-    broken.listen(8)
-    stop = threading.Event()
-
-    def answer_badly():
-        broken.settimeout(0.2)
-        while not stop.is_set():
-            try:
-                conn, _ = broken.accept()
-            except OSError:
-                continue
-            with conn:
-                conn.settimeout(5)
-                try:
-                    conn.recv(1 << 20)
-                    conn.sendall(reply)
-                except OSError:
-                    pass
-
-    t = threading.Thread(target=answer_badly, daemon=True)
-    t.start()
-    try:
+    with broken_daemon(socket_path(jgm_home), reply):
         warm, here = _both(["recall", "where do sessions live", "--json"], repo.path, exe=thin)
-    finally:
-        stop.set()
-        t.join()
-        broken.close()
     assert warm.returncode == 0 and json.loads(warm.stdout)["results"][0]["id"] == "dec-cache", warm.stderr
     assert normalised(warm.stdout) == normalised(here.stdout) and warm.stderr == here.stderr

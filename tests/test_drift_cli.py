@@ -11,20 +11,6 @@ from jupiter_git_memory.index import drift_git
 from jupiter_git_memory.seed.seeder import Seeder
 
 
-@pytest.fixture
-def cli(monkeypatch):
-    from typer.testing import CliRunner
-
-    from jupiter_git_memory.surfaces.cli.main import app
-
-    def run(*args, cwd=None):
-        if cwd:
-            monkeypatch.chdir(cwd)
-        return CliRunner().invoke(app, [str(a) for a in args])
-
-    return run
-
-
 def _project(repo) -> str:
     repo.write("src/billing/invoice.py", "def total(): return 1\n")
     repo.write("src/billing/tax.py", "RATE = 0.2\n")

@@ -20,21 +20,6 @@ from hooks_helpers import snapshot
 from jupiter_git_memory.index.workspace import find_workspace
 
 
-@pytest.fixture
-def cli(monkeypatch):
-    """The CLI in-process (the model loads once per session); `cwd` is where the command runs."""
-    from typer.testing import CliRunner
-
-    from jupiter_git_memory.surfaces.cli.main import app
-
-    def run(*args, cwd=None):
-        if cwd:
-            monkeypatch.chdir(cwd)
-        return CliRunner().invoke(app, [str(a) for a in args])
-
-    return run
-
-
 def bare_env(tmp_path, **extra) -> dict:
     """A shell that never heard of our store: no JGM_HOME, and a HOME whose default store is empty."""
     env = {k: v for k, v in os.environ.items() if k != "JGM_HOME"}

@@ -49,7 +49,7 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
     assert "mode" in tools["recall"].input_schema["properties"]
     assert "global_k" in tools["recall_for_task"].input_schema["properties"]
     assert not lexical.is_error and lexical.structured_content["records"]
-    assert READ_TOOLS | CANDIDATE_TOOLS <= set(tools)
+    assert set(tools) == READ_TOOLS | CANDIDATE_TOOLS  # no reviewer verdicts (dec-mcp-no-review-verdicts)
     for name in READ_TOOLS:
         a = tools[name].annotations
         assert (a.read_only_hint, a.destructive_hint, a.idempotent_hint) == (True, False, True), name

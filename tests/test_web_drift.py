@@ -3,19 +3,17 @@ missing records listed with their cited paths, commits since and diff, fresh one
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from api_helpers import Server, workspace_id
 from conftest import Repo
-from web_helpers import launch_browser, login, shot
-
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+from web_helpers import shot
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def env(tmp_path_factory):
+    """One repo whose records' cited code changed (drifted), went away (missing) or did not (fresh), served."""
     base = tmp_path_factory.mktemp("web-drift")
     repo = Repo(base / "shop")
     repo.write("src/billing/invoice.py", "def total(): return 1\n")
@@ -34,39 +32,25 @@ def served(tmp_path_factory):
     home = base / "home"
     home.mkdir()
     server = Server([repo.path], home)
-    client = server.client()
-    assert client.post(f"/v1/workspaces/{workspace_id(repo.path)}/seed").status_code == 200
-    yield server, workspace_id(repo.path)
-    client.close()
+    ws = workspace_id(repo.path)
+    with server.client() as client:
+        assert client.post(f"/v1/workspaces/{ws}/seed").status_code == 200
+    yield SimpleNamespace(server=server, ui=server.url + "/ui", ws=ws)
     server.stop()
 
 
-def test_drift_queue_lists_drifted_and_missing_records_with_commits_and_diff(served):
-    server, ws = served
-    pw, browser = launch_browser()
-    try:
-        ctx = browser.new_context(viewport={"width": 1280, "height": 800})
-        page = ctx.new_page()
-        login(page, server.url + "/ui", server.token)
-        page.goto(f"{server.url}/ui/w/{ws}/drift")
-        rows = page.locator("#drift tbody tr")
-        states = {
-            rows.nth(i).get_attribute("data-id"): rows.nth(i).get_attribute("data-state") for i in range(rows.count())
-        }
-        assert states == {"dec-auth": "missing", "dec-cents": "drifted"}  # the fresh one is not queued
-        cents = page.locator("#drift tr[data-id=dec-cents]").inner_text()
-        assert (
-            "Totals in cents everywhere" in cents and "Comment the unit" in cents and "src/billing/invoice.py" in cents
-        )
-        assert "git diff" in cents and "1 files, +2 -2" in cents  # lines the two commits changed
-        assert "(gone)" in page.locator("#drift tr[data-id=dec-auth]").inner_text()
-        assert page.locator("nav[aria-label=Sections] a[aria-current=page]").inner_text() == "Drift"
-        path = shot(page, "drift")
-        if __import__("os").environ.get("JGM_DOCS_SHOTS") == "1":  # regenerate the docs' screenshot
-            shutil.copy(path, DOCS / "ui-drift.png")
-        page.goto(f"{server.url}/ui/w/{ws}/drift?state=fresh")
-        assert page.locator("#drift tbody tr").get_attribute("data-id") == "dec-search"
-        ctx.close()
-    finally:
-        browser.close()
-        pw.stop()
+def test_drift_queue_lists_drifted_and_missing_records_with_commits_and_diff(page, env):
+    page.goto(f"{env.ui}/w/{env.ws}/drift")
+    rows = page.locator("#drift tbody tr")
+    states = {
+        rows.nth(i).get_attribute("data-id"): rows.nth(i).get_attribute("data-state") for i in range(rows.count())
+    }
+    assert states == {"dec-auth": "missing", "dec-cents": "drifted"}  # the fresh one is not queued
+    cents = page.locator("#drift tr[data-id=dec-cents]").inner_text()
+    assert "Totals in cents everywhere" in cents and "Comment the unit" in cents and "src/billing/invoice.py" in cents
+    assert "git diff" in cents and "1 files, +2 -2" in cents  # lines the two commits changed
+    assert "(gone)" in page.locator("#drift tr[data-id=dec-auth]").inner_text()
+    assert page.locator("nav[aria-label=Sections] a[aria-current=page]").inner_text() == "Drift"
+    shot(page, "drift", docs=True)
+    page.goto(f"{env.ui}/w/{env.ws}/drift?state=fresh")
+    assert page.locator("#drift tbody tr").get_attribute("data-id") == "dec-search"

@@ -10,7 +10,7 @@ import re
 import pytest
 import yaml
 from conftest import run_git
-from web_helpers import Env, launch_browser, login, shot
+from web_helpers import Env, logged_in, shot
 
 EXTRA = {  # name -> API body: near-duplicates that disagree (numbers), so none was merged when recorded
     "export_a": (
@@ -62,31 +62,6 @@ def env(tmp_path_factory):
         e.ids[name] = r.json()["id"]
     yield e
     e.close()
-
-
-@pytest.fixture(scope="module")
-def browser(env):
-    pw, b = launch_browser()
-    yield b
-    b.close()
-    pw.stop()
-
-
-@pytest.fixture(scope="module")
-def ctx(browser, env):
-    c = browser.new_context(viewport={"width": 1280, "height": 800})
-    p = c.new_page()
-    login(p, env.ui, env.server.token)
-    p.close()
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def page(ctx):
-    p = ctx.new_page()
-    yield p
-    p.close()
 
 
 def cand_url(env, name: str) -> str:
@@ -232,9 +207,7 @@ def test_reject_forget_recall_and_logout_answer_303_and_a_reload_posts_nothing(b
     page.goto(f"{env.ui}/w/{env.ws_a}/records/dec-a-db")
     assert "lexical" in page.inner_text("#recalls tbody tr:first-child")  # the mode of the recall that returned it
     shot(page, "record", docs=True)
-    c = browser.new_context()
-    p = c.new_page()
-    login(p, env.ui, env.server.token)
+    c, p = logged_in(browser, env.ui, env.server.token)
     submit(p, "header form button[type=submit]")
     assert "/ui/login" in p.url
     c.close()
@@ -274,9 +247,7 @@ OVERFLOW = """() => {
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_layout_holds_without_horizontal_overflow(browser, env, width):
-    c = browser.new_context(viewport={"width": width, "height": 900})
-    p = c.new_page()
-    login(p, env.ui, env.server.token)
+    c, p = logged_in(browser, env.ui, env.server.token, width=width, height=900)
     try:
         for path in ("/", f"/candidates/{env.ids['export_a']}", "/records/dec-a-db", "/health", "/recall", "/records"):
             p.goto(f"{env.ui}/w/{env.ws_a}{path}")

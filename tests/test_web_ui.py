@@ -8,7 +8,7 @@ import re
 
 import pytest
 from conftest import run_git
-from web_helpers import Attacker, Env, csrf_of, http_login, launch_browser, login, shot
+from web_helpers import Attacker, Env, csrf_of, http_login, logged_in, shot
 
 
 @pytest.fixture(scope="module")
@@ -16,32 +16,6 @@ def env(tmp_path_factory):
     e = Env(tmp_path_factory.mktemp("web-ui"))
     yield e
     e.close()
-
-
-@pytest.fixture(scope="module")
-def browser(env):
-    pw, b = launch_browser()
-    yield b
-    b.close()
-    pw.stop()
-
-
-@pytest.fixture(scope="module")
-def ctx(browser, env):
-    """A browser context logged in with the default token (granted both workspaces)."""
-    c = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = c.new_page()
-    login(page, env.ui, env.server.token)
-    page.close()
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def page(ctx):
-    p = ctx.new_page()
-    yield p
-    p.close()
 
 
 def test_login_gives_an_httponly_strict_session_cookie_and_never_the_token(browser, env):
@@ -179,9 +153,7 @@ def test_a_cross_site_post_without_the_csrf_token_is_refused_and_changes_nothing
 
 
 def test_a_token_for_workspace_a_cannot_open_workspace_b(browser, env):
-    c = browser.new_context()
-    p = c.new_page()
-    login(p, env.ui, env.token_a)
+    c, p = logged_in(browser, env.ui, env.token_a)
     assert f"/ui/w/{env.ws_a}/" in p.url  # the only granted workspace
     for path in ("/", "/records", "/records/dec-b-payments", "/recall", "/health"):
         resp = p.goto(f"{env.ui}/w/{env.ws_b}{path}")

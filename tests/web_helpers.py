@@ -123,6 +123,15 @@ def login(page, ui: str, token: str) -> None:
     page.wait_for_load_state()
 
 
+def logged_in(browser, ui: str, token: str, **viewport: int):
+    """(context, page): a new browser context logged in with `token` (its size `width`/`height` if given);
+    the caller closes the context."""
+    c = browser.new_context(viewport=viewport) if viewport else browser.new_context()
+    p = c.new_page()
+    login(p, ui, token)
+    return c, p
+
+
 def http_login(client, token: str) -> None:
     """Log an httpx client in through the login form (the pre-login token travels in a cookie and a field)."""
     pre = re.search(r'name="pre" value="([^"]+)"', client.get("/ui/login").text).group(1)

@@ -1,6 +1,7 @@
 """What a reviewer concludes about a candidate besides propose/reject: it is a duplicate of something, it
 merges into another candidate, or its proposal supersedes a record. Functions over a CandidateService (the
-one every surface uses; its CandidateAccess part), so the CLI, API and MCP can offer the same actions with the same checks.
+one every surface uses; its CandidateAccess part), so the API and the review UI offer the same actions with the same
+checks. MCP offers none of them: they are a reviewer's verdicts (dec-mcp-no-review-verdicts).
 
 How a duplicate keeps its evidence (dec-review-duplicate-evidence): the closed candidate is `rejected` with
 `duplicate_of` naming the target, so recall, the queue and a later agent repeating it all see why. When the
