@@ -135,16 +135,19 @@ class WatchPlan:
                     out.update(self._records_in(path))
         return sorted(out)
 
-    def _records_in(self, folder: str, limit: int = 1000) -> list[str]:
+    def _records_in(self, folder: str, limit: int = 10_000) -> list[str]:
+        """The record files under a new folder; a huge tree is cut short (the seed reads it all anyway)."""
         found: list[str] = []
+        seen = 0
         for dirpath, dirnames, filenames in os.walk(folder):  # symlinks not followed
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
             for name in filenames:
                 rel = self.rel(os.path.join(dirpath, name))
                 if rel is not None and self.relevant(rel, False):
                     found.append(rel)
-                    if len(found) >= limit:  # a huge tree moved in: the seed reads it all anyway
-                        return found
+            seen += len(filenames) + len(dirnames)
+            if seen >= limit:
+                break
         return found
 
     # -- the watch set ----------------------------------------------------------------------------
