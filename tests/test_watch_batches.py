@@ -4,8 +4,11 @@ restarted without losing what changed meanwhile."""
 
 from __future__ import annotations
 
+import ast
 import os
 import queue
+import tomllib
+from pathlib import Path
 
 from conftest import record_text
 from hooks_helpers import DEADLINE, assert_index_matches_files, next_reseed_with, snapshot, wait_for
@@ -87,3 +90,20 @@ def test_a_watch_that_fails_is_logged_and_restarted_and_nothing_is_lost(repo, mo
         next_reseed_with(seeds, "knowledge/f3.md")
     assert failures and set(assert_index_matches_files(repo.path).records) == {"f1", "f2", "f3"}
     assert "inotify watch limit reached" in log_path().read_text(encoding="utf-8")
+
+
+def test_the_watcher_depends_on_watchfiles_and_nothing_imports_watchdog():
+    """watchdog and its hand-written debounce were replaced (dec-watch-on-watchfiles): no module of the
+    package imports it, and the dependencies name watchfiles instead."""
+    root = Path(__file__).resolve().parents[1]
+    importers = []
+    for f in (root / "jupiter_git_memory").rglob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == "watchdog" for n in names):
+                importers.append(str(f.relative_to(root)))
+    assert importers == []
+    deps = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    names = {d.split(">")[0].split("=")[0].strip() for d in deps}
+    assert "watchfiles" in names and "watchdog" not in names
