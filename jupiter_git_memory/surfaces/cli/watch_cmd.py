@@ -1,4 +1,4 @@
-"""`jgm watch`: reindex as record files change (the logic lives in freshness/watch.py)."""
+"""`jgm watch`: reindex as record files change (the logic lives in freshness/watch*.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def watch(
     from ...base.memory import limit_arenas
 
     limit_arenas()  # before any thread starts (base/memory.py)
-    from ...freshness.watch import run_cli
+    from ...freshness.watch_cli import run_cli
 
     with reported(as_json):
         code = run_cli(repo, debounce, as_json)
