@@ -97,6 +97,10 @@ def installed(folder: Path, env: dict, repo: Path, args) -> dict:
     """The warm CLI figures again through a regular install of this checkout (installed_copy)."""
     py, jgm = installed_copy(folder)
     env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    probe = [py, "-c", "import jupiter_git_memory as j; print(j.__file__)"]
+    loaded = subprocess.run(probe, cwd=repo, env=env, capture_output=True, text=True, timeout=60).stdout.strip()
+    if not loaded.startswith(str(folder)):
+        raise SystemExit(f"the regular install imports {loaded}, not its own copy under {folder}")
     base = pct([timed([py, "-c", "pass"], env, repo) for _ in range(5)], 50)
     out: dict = {"python_pass_ms": round(base, 1)}
     out["jgm_help"] = stats([timed([jgm, "--help"], env, repo) for _ in range(args.runs)], base)
