@@ -59,3 +59,133 @@ def test_record_to_dict_is_asdicts_answer():
     assert got == want and list(got) == list(want)
     got["metadata"]["decision-makers"][1]["y"].append(3)
     assert r.metadata["decision-makers"][1]["y"] == [1, 2]
+
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(
+        [
+            "a",
+            " ",
+            "\t",
+            "\n",
+            "\r",
+            "\x1b",
+            "\x7f",
+            "\x85",
+            "\xa0",
+            "\u200b",
+            "\u202e",
+            "\ufeff",
+            "\u2028",
+            "é",
+            "\U0001f600",
+            "\ud800",
+        ]
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_TEXT)
+def test_hidden_chars_fast_path_is_the_per_character_answer(text):
+    from jupiter_git_memory.records.text import hidden_chars, is_hidden
+
+    assert hidden_chars(text) == [ch for ch in dict.fromkeys(text) if is_hidden(ch)]
+
+
+def test_hidden_char_warnings_read_the_parsed_fields_not_only_the_file_text():
+    """A YAML escape (`"\\u202e"`) puts a hidden character in a field that the file's text does not hold:
+    the one-check shortcut over the fields must still see it, and a record without any says nothing."""
+    from jupiter_git_memory.records.model import Record
+    from jupiter_git_memory.records.text import hidden_char_warnings
+
+    r = Record(
+        "dec-x", "decision", "accepted", "Use \u202eSQL", "body\tand\nmore", "knowledge/x.md", "h", lines={"title": 2}
+    )
+    got = hidden_char_warnings(r, '---\ntitle: "Use \\u202eSQL"\n---\nbody\tand\nmore\n')
+    assert [(i.line, "`title`" in i.message) for i in got] == [(2, True)]
+    clean = Record("dec-y", "decision", "accepted", "Use SQL", "body\tand\nmore é \U0001f600", "knowledge/y.md", "h")
+    assert hidden_char_warnings(clean, "") == []
+
+
+def test_dirty_paths_from_the_shared_status_are_what_git_pathspecs_answer(repo):
+    """One whole-worktree `git status` serves the seed's dirty paths and drift: filtered in Python, it must
+    give what the roots as pathspecs gave (a shallow root's subfolders included, as git's pathspec does),
+    for untracked, modified, deleted and renamed files, odd names, and nothing ignored or outside."""
+    from jupiter_git_memory.config import Settings
+    from jupiter_git_memory.index import drift_git
+    from jupiter_git_memory.seed import sources
+
+    for rel in ("knowledge/a.md", "knowledge/old name.md", "docs/adr/0001-x.md", "src/app.py", "top.md", "sub/x.md"):
+        repo.write(rel, "x\n")
+    repo.write(".gitignore", "*.log\n")
+    repo.commit("start")
+    repo.write("knowledge/a.md", "changed\n")  # modified
+    repo.git("mv", "knowledge/old name.md", "knowledge/néw näme.md")  # a rename: both paths, odd names
+    repo.write("knowledge/deep/new file.md", "y\n")  # untracked, below a root
+    repo.write("knowledge/debug.log", "ignored\n")  # ignored: never listed
+    (repo.path / "docs/adr/0001-x.md").unlink()  # deleted
+    repo.write("src/app.py", "outside the roots\n")
+    repo.write("top.md", "changed\n")
+    repo.write("sub/x.md", "changed under a shallow root\n")
+    repo.write("knowledgebase/x.md", "a sibling whose name starts like a root\n")
+    status = drift_git.status(repo.path)
+    cases = [
+        Settings(roots=("knowledge", "docs/adr")),
+        Settings(roots=("./knowledge/", "docs//adr")),
+        Settings(roots=(".",), shallow_roots=(".",)),
+        Settings(roots=(".", "knowledge"), shallow_roots=(".",)),
+        Settings(roots=("docs/*",)),  # a pattern: git answers
+    ]
+    for s in cases:
+        assert sources.dirty_paths(repo.path, s, status) == sources.dirty_paths(repo.path, s), s.roots
+    assert sources.dirty_paths(repo.path, cases[0], status) == {
+        "knowledge/a.md",
+        "knowledge/old name.md",
+        "knowledge/néw näme.md",
+        "knowledge/deep/new file.md",
+        "docs/adr/0001-x.md",
+    }
+    assert "sub/x.md" in sources.dirty_paths(repo.path, cases[2], status)
+
+
+def test_a_noop_seed_reads_git_status_once_and_still_sees_an_uncommitted_edit_to_cited_code(repo, monkeypatch):
+    """The seed's single `git status` feeds both its dirty paths and its drift key: an uncommitted edit to a
+    cited file after a seed drifts the record at the next (otherwise no-op) seed, a dirty file outside the
+    roots marks no record dirty, and reverting the edit makes the record fresh again."""
+    from jupiter_git_memory.index import drift_git
+    from jupiter_git_memory.seed import sources
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    repo.write("src/pay.py", "A = 1\n")
+    repo.record("dec-pay", title="Payments", source="src/pay.py", body="Payments live in src/pay.py.")
+    repo.commit("start")
+    s = Seeder(repo.path)
+    s.seed()
+    calls = []
+    real_status, real_git = drift_git.status, sources.git
+    monkeypatch.setattr(drift_git, "status", lambda root: calls.append(root) or real_status(root))
+
+    def no_second_status(root, *args, **kw):
+        assert "status" not in args, "a second `git status` for the dirty paths"
+        return real_git(root, *args, **kw)
+
+    monkeypatch.setattr(sources, "git", no_second_status)
+    repo.write("src/pay.py", "A = 2\n")  # cited, not committed
+    rep = s.seed()
+    # src/ is outside the roots: the view is not dirty, but the cited file's edit is seen
+    assert len(calls) == 1 and not rep.dirty and rep.unchanged == 1 and not (rep.added or rep.updated)
+    idx = s.open(view=rep.view, write=False)
+    try:
+        assert idx.catalog.drift()["dec-pay"]["state"] == "drifted"
+        assert idx.catalog.record("dec-pay").dirty is False  # the record's own file is clean
+    finally:
+        idx.close()
+    repo.write("src/pay.py", "A = 1\n")  # reverted: clean again
+    rep = s.seed()
+    idx = s.open(view=rep.view, write=False)
+    try:
+        assert idx.catalog.drift()["dec-pay"]["state"] == "fresh" and not rep.dirty
+    finally:
+        idx.close()
