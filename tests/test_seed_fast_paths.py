@@ -189,3 +189,43 @@ def test_a_noop_seed_reads_git_status_once_and_still_sees_an_uncommitted_edit_to
         assert idx.catalog.drift()["dec-pay"]["state"] == "fresh" and not rep.dirty
     finally:
         idx.close()
+
+
+def test_version_chunks_in_batches_is_the_per_version_answer(repo, monkeypatch):
+    """The seed asks the catalog for the stored chunks of every record version at once: batched, the answer
+    (chunks in order, a version not stored absent, a chunk shared by two records under each) is the one a
+    query per version gave."""
+    from jupiter_git_memory.index import queries
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    long_body = "\n\n".join(f"Paragraph {i} about invoices and their totals in cents. " * 12 for i in range(6))
+    repo.record("dec-long", title="A long one", body=long_body)
+    repo.record("dec-a", title="Same text", body="Shared words.")
+    repo.record("dec-b", title="Same text", body="Shared words.")
+    for i in range(4):
+        repo.record(f"dec-{i}", title=f"Record {i}", body=f"Body {i}.")
+    repo.commit("start")
+    s = Seeder(repo.path)
+    rep = s.seed()
+    idx = s.open(view=rep.view, write=False)
+    try:
+        cat = idx.catalog
+        keys = {(rid, r.content_hash) for rid, r in cat.records().items()} | {("dec-long", "no-such-hash")}
+
+        def one_by_one(key):
+            return [
+                queries._chunk(r)
+                for r in cat._db.execute(
+                    "SELECT s.id, s.record_id, vc.ordinal, s.text_hash, s.text, s.body, vc.content_hash "
+                    "FROM version_chunks vc JOIN chunk_store s ON s.id = vc.chunk_id "
+                    "WHERE vc.record_id = ? AND vc.content_hash = ? ORDER BY vc.ordinal",
+                    key,
+                )
+            ]
+
+        want = {k: got for k in keys if (got := one_by_one(k))}
+        monkeypatch.setattr(queries, "_BATCH", 2)  # several batches, one of them short
+        got = cat.version_chunks(keys)
+        assert got == want and len(want) == len(keys) - 1 and len(want[next(k for k in want if k[0] == "dec-long")]) > 1
+    finally:
+        idx.close()

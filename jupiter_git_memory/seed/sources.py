@@ -184,9 +184,9 @@ def read_worktree(
                             severity="warning",
                         )
                     )
+            reldir = Path(dirpath).relative_to(root).as_posix()
             for fn in sorted(filenames):
-                full = Path(dirpath) / fn
-                rel = full.relative_to(root).as_posix()
+                rel = fn if reldir == "." else f"{reldir}/{fn}"  # what `relative_to(root).as_posix()` gives
                 if rel in seen:
                     continue
                 seen.add(rel)
@@ -195,6 +195,7 @@ def read_worktree(
                     if why:
                         ignored.append({"path": rel, "reason": why})
                     continue
+                full = Path(dirpath) / fn
                 if bad := _name_issue(rel):
                     issues.append(bad)
                     continue
