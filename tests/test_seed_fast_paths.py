@@ -229,3 +229,41 @@ def test_version_chunks_in_batches_is_the_per_version_answer(repo, monkeypatch):
         assert got == want and len(want) == len(keys) - 1 and len(want[next(k for k in want if k[0] == "dec-long")]) > 1
     finally:
         idx.close()
+
+
+def test_record_to_dict_with_flat_metadata_is_still_a_copy_and_nested_is_deep():
+    """Flat metadata (strings, numbers, None) is copied without deepcopy's walk: the answer and its
+    independence from the record are the same; a date or a list still goes through deepcopy."""
+    import datetime
+    from dataclasses import asdict
+
+    from jupiter_git_memory.records.model import Record
+
+    flat = Record(
+        "a", "decision", "accepted", "T", "b", "k/a.md", "h", metadata={"x": "1", "n": 2, "f": 0.5, "z": None}
+    )
+    got = flat.to_dict()
+    assert got["metadata"] == asdict(flat)["metadata"] and got["metadata"] is not flat.metadata
+    got["metadata"]["x"] = "changed"
+    assert flat.metadata["x"] == "1"
+    dated = Record("b", "decision", "accepted", "T", "b", "k/b.md", "h", metadata={"date": datetime.date(2026, 12, 1)})
+    assert dated.to_dict()["metadata"] == {"date": datetime.date(2026, 12, 1)}
+
+
+def test_path_citations_remembered_per_citation_give_the_same_answer():
+    from jupiter_git_memory.records.drift import _repo_path, path_citations
+
+    refs = [
+        "./src//a.py",
+        "src/a.py",
+        "docs/",
+        "src/*.py",
+        "https://x.org/a",
+        "www.x.org",
+        "../up.py",
+        "a b",
+        "abc1234",
+    ]
+    want = ["src/a.py", "docs/", "src/*.py"]
+    assert path_citations(refs) == want and path_citations(refs) == want  # the second answer is from the cache
+    assert _repo_path("../up.py") is None and _repo_path("www.x.org") is None

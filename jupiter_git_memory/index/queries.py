@@ -29,7 +29,8 @@ _BATCH = 400  # record versions per query: two parameters each, under SQLite's o
 
 
 def _chunk(row: sqlite3.Row) -> ChunkRow:
-    return ChunkRow(**{k: row[k] for k in _CHUNK_COLS if k in row.keys()})
+    have = row.keys()  # a new list on every call: asked once per row
+    return ChunkRow(**{k: row[k] for k in _CHUNK_COLS if k in have})
 
 
 def record_row(row: sqlite3.Row) -> RecordRow:

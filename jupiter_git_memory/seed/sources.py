@@ -117,7 +117,7 @@ def is_record_path(path: str, settings: Settings) -> bool:
         return False
     if root_of(path, settings) is None:
         return False
-    return not _ignored(path, settings.ignore)
+    return not _ignored(path, tuple(settings.ignore))
 
 
 def display_path(path: str) -> str:
@@ -140,7 +140,7 @@ def _name_issue(path: str) -> Issue | None:
 
 def ignored_reason(path: str, settings: Settings) -> str | None:
     """Why a Markdown file under a root is not read (for the per-root report), or None when it is read."""
-    if not path.lower().endswith((".md", ".markdown")) or not _ignored(path, settings.ignore):
+    if not path.lower().endswith((".md", ".markdown")) or not _ignored(path, tuple(settings.ignore)):
         return None
     name = PurePosixPath(path).name.lower()
     if name in ("readme.md", "index.md") or "template" in name:
