@@ -137,3 +137,22 @@ def test_governs_lists_the_in_force_records_citing_a_path(repo, cli):
     assert got["records"][0]["evidence"]["state"] == "fresh"
     none = cli("governs", "README.md", "--repo", repo.path)
     assert none.exit_code == 0 and "no in-force record cites README.md" in none.stdout
+
+
+def test_base_with_no_shared_history_or_no_such_revision_is_a_clear_error(repo, cli):
+    _project(repo)
+    assert cli("seed", "--repo", repo.path).exit_code == 0
+    repo.git("checkout", "-q", "--orphan", "unrelated")
+    repo.git("rm", "-rq", "--cached", ".")
+    repo.commit("an unrelated history")
+    repo.git("checkout", "-q", "-f", "main")
+    r = cli("drift", "--repo", repo.path, "--base", "unrelated", "--json")
+    err = json.loads(r.stdout)["error"]
+    assert r.exit_code == 2 and err["code"] == "revision/no-merge-base"
+    assert "'unrelated'" in err["message"] and "--base main" in err["message"] and "fetch-depth" in err["message"]
+    text = cli("drift", "--repo", repo.path, "--base", "unrelated")
+    assert text.exit_code == 2 and "no common ancestor" in text.output and "fatal:" not in text.output
+    gone = cli("drift", "--repo", repo.path, "--base", "no-such-branch", "--json")
+    err = json.loads(gone.stdout)["error"]
+    assert gone.exit_code == 2 and err["code"] == "revision/not-found"
+    assert err["message"].startswith("--base 'no-such-branch' is not a commit")

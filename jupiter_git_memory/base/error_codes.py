@@ -75,6 +75,7 @@ MEMORY_FILE_BACKED = _code("memory/file-backed", 409, 4, "The record lives in a 
 MEMORY_INVALID_STATE = _code("memory/invalid-state", 409, 1, "The candidate's review state does not allow the action")
 MEMORY_UNAVAILABLE = _code("memory/unavailable", 503, 2, "The candidate service could not start (model or workspace unavailable)")
 REVISION_NOT_FOUND = _code("revision/not-found", 404, 2, "`--at`/`--rev`/`at` names no commit")
+REVISION_NO_MERGE_BASE = _code("revision/no-merge-base", 409, 2, "`jgm drift --base REV`: REV shares no history with the view's commit")
 MODEL_UNAVAILABLE = _code("model/unavailable", 503, 2, "The embedding model cannot be loaded")
 CONFIG_INVALID = _code("config/invalid", 422, 2, "The repository's jgm.toml (or JGM_* environment) is invalid; the message names the key")
 # -- candidates: a rejected observation (422, the body carries the full answer) ------------------------------

@@ -15,6 +15,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from ..base import error_codes as E
+from ..base.errors import JgmError
 from ..base.git import git
 from ..records.drift import Cited, Commit, History
 
@@ -102,6 +104,19 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
     return History(commits, [p for p in listed if p not in gone], dirty)
 
 
+class NoMergeBase(JgmError, ValueError):
+    """`--base REV` shares no history with the view's commit: there is no change between them to ask about."""
+
+    entry = E.REVISION_NO_MERGE_BASE
+
+
 def changed_between(root: Path, base: str, head: str) -> set[str]:
-    """Files changed between the merge base of `base` and `head`, and `head` (what a PR changes)."""
+    """Files changed between the merge base of `base` and `head`, and `head` (what a PR changes); NoMergeBase
+    naming both when they share no history (an orphan branch, an unrelated fetch, a shallow clone)."""
+    if not git(root, "merge-base", base, head, check=False).strip():
+        raise NoMergeBase(
+            f"--base {base!r} and {head[:12]!r} have no common ancestor in {root}, so no change lies between "
+            "them; pass the branch this one was made from (e.g. `--base main`), or in a shallow clone fetch "
+            "more history (`git fetch --unshallow`, or actions/checkout with fetch-depth: 0)"
+        )
     return set(_paths(git(root, "diff", "--name-only", "-z", "--no-renames", f"{base}...{head}", "--")))

@@ -25,10 +25,12 @@ class ChunkRow:
 
 
 _CHUNK_COLS = tuple(f.name for f in fields(ChunkRow))
+_BATCH = 400  # record versions per query: two parameters each, under SQLite's oldest limit (999)
 
 
 def _chunk(row: sqlite3.Row) -> ChunkRow:
-    return ChunkRow(**{k: row[k] for k in _CHUNK_COLS if k in row.keys()})
+    have = row.keys()  # a new list on every call: asked once per row
+    return ChunkRow(**{k: row[k] for k in _CHUNK_COLS if k in have})
 
 
 def record_row(row: sqlite3.Row) -> RecordRow:
@@ -128,17 +130,20 @@ class CatalogReads:
         )
 
     def version_chunks(self, versions: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[ChunkRow]]:
-        """Stored chunks of record versions (id, content hash), in order; versions not stored are absent."""
+        """Stored chunks of record versions (id, content hash), in order; versions not stored are absent.
+        Asked in batches (a seed asks for every record of the view), not one query per version."""
         out: dict[tuple[str, str], list[ChunkRow]] = {}
-        sql = (
-            "SELECT s.id, s.record_id, vc.ordinal, s.text_hash, s.text, s.body, vc.content_hash "
-            "FROM version_chunks vc JOIN chunk_store s ON s.id = vc.chunk_id "
-            "WHERE vc.record_id = ? AND vc.content_hash = ? ORDER BY vc.ordinal"
-        )
-        for key in versions:
-            rows = self._db.execute(sql, key).fetchall()
-            if rows:
-                out[key] = [_chunk(r) for r in rows]
+        keys = list(dict.fromkeys(versions))
+        for i in range(0, len(keys), _BATCH):
+            batch = keys[i : i + _BATCH]
+            sql = (
+                "SELECT s.id, s.record_id, vc.ordinal, s.text_hash, s.text, s.body, vc.content_hash, "
+                "vc.record_id AS version_record FROM version_chunks vc JOIN chunk_store s ON s.id = vc.chunk_id "
+                f"WHERE (vc.record_id, vc.content_hash) IN (VALUES {','.join(['(?,?)'] * len(batch))}) "
+                "ORDER BY vc.record_id, vc.content_hash, vc.ordinal"
+            )
+            for r in self._db.execute(sql, [x for key in batch for x in key]):
+                out.setdefault((r["version_record"], r["content_hash"]), []).append(_chunk(r))
         return out
 
     def view_chunk_map(self) -> dict[str, tuple[str, str, str]]:

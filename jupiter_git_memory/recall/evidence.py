@@ -77,9 +77,12 @@ def report(recaller: Recaller, at: str | None = None, base: str | None = None) -
             raise RecallError(f"index unavailable: {e}") from e
     touched: dict[str, list[str]] = {}
     if base:
-        from ..index.views import resolve_commit
+        from ..index.views import UnknownRevision, resolve_commit
 
-        resolve_commit(root, base)  # names a bad REV (revision/not-found)
+        try:
+            resolve_commit(root, base)  # names a bad REV (revision/not-found)
+        except UnknownRevision as e:
+            raise UnknownRevision(f"--base {e.message}") from None
         changed = PathSet(drift_git.changed_between(root, base, v.get("commit_sha") or "HEAD"))
         for rid, d in drift.items():
             got = sorted({p for ref in d["cited"] for p in changed.covered(ref)})

@@ -13,6 +13,7 @@ The git plumbing that gathers `History` lives in index/drift_git.py; this module
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -59,11 +60,21 @@ def path_citations(refs: Iterable[str]) -> list[str]:
     """The citations that name repository paths (files, folders, globs), normalized."""
     out: list[str] = []
     for ref in refs:
-        if classify(ref) in PATH_TYPES and not ref.lower().startswith("www."):
-            p = normalize_path(ref)
-            if p and not p.startswith("../") and p not in out:
-                out.append(p)
+        p = _repo_path(ref)
+        if p and p not in out:
+            out.append(p)
     return out
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _repo_path(ref: str) -> str | None:
+    """`ref` as a normalized repository path, or None when it names none (pure: every seed asks it of every
+    citation of every in-force record)."""
+    if classify(ref) in PATH_TYPES and not ref.lower().startswith("www."):
+        p = normalize_path(ref)
+        if p and not p.startswith("../"):
+            return p
+    return None
 
 
 class PathSet:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -50,10 +51,12 @@ class Record:
         """The record as plain data (what the catalog stores). `asdict`'s answer, built without its generic
         recursion: only `metadata` holds nested values, so only it is deep-copied (every seed asks this of
         every record, the unchanged ones too)."""
-        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d = {name: getattr(self, name) for name in _record_fields()}
         for k in LINK_KEYS + ("tags", "citations"):
             d[k] = list(d[k])
-        d["metadata"] = copy.deepcopy(self.metadata)
+        meta = self.metadata  # deepcopy returns atoms as they are: only nested values need its walk
+        flat = type(meta) is dict and all(type(v) in _ATOMS for v in meta.values())
+        d["metadata"] = dict(meta) if flat else copy.deepcopy(meta)
         d["lines"] = dict(self.lines)
         return d
 
@@ -63,6 +66,15 @@ class Record:
         for k in LINK_KEYS + ("tags", "citations"):
             d[k] = tuple(d.get(k) or ())
         return cls(**d)
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.cache
+def _record_fields() -> tuple[str, ...]:
+    """Record's field names, in order (`dataclasses.fields` builds them anew on every call)."""
+    return tuple(f.name for f in fields(Record))
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import unicodedata
 from .model import LINK_KEYS, Issue, Record
 
 _LAYOUT = frozenset("\t\n")  # the only controls plain text needs (a `\r` in a one-line field is flagged)
+_NO_LAYOUT = dict.fromkeys(map(ord, _LAYOUT))  # str.translate table deleting them
 
 
 def is_hidden(ch: str) -> bool:
@@ -25,8 +26,15 @@ def is_hidden(ch: str) -> bool:
 def hidden_chars(text: str) -> list[str]:
     """The distinct hidden characters in `text`, in order of first appearance. Each distinct character is
     looked at once (`dict.fromkeys` keeps first-appearance order): every seed asks this of every field of
-    every record, also the ones whose parse it reuses."""
+    every record, also the ones whose parse it reuses. A hidden character is never printable (Cc and Cf are
+    not), so text that is printable but for tabs and newlines, nearly all of it, is answered in C."""
+    if _printable(text):
+        return []
     return [ch for ch in dict.fromkeys(text) if is_hidden(ch)]
+
+
+def _printable(text: str) -> bool:
+    return text.isprintable() or text.translate(_NO_LAYOUT).isprintable()
 
 
 def describe(ch: str) -> str:
@@ -78,6 +86,8 @@ def hidden_char_warnings(record: Record, text: str) -> list[Issue]:
         **{k: " ".join(getattr(record, k)) for k in LINK_KEYS},
         "body": record.body.replace("\r\n", "\n"),
     }
+    if _printable("".join(fields.values())):  # one C-speed check for the usual record with none
+        return []
     issues = []
     for name, value in fields.items():
         found = hidden_chars(value)

@@ -26,11 +26,17 @@ def cited_records(rows: dict[str, RecordRow]) -> list[Cited]:
 
 
 def view_drift(
-    root: Path, commit: str | None, worktree: bool, rows: dict[str, RecordRow], stored_key: str
+    root: Path,
+    commit: str | None,
+    worktree: bool,
+    rows: dict[str, RecordRow],
+    stored_key: str,
+    status: bytes | None = None,
 ) -> tuple[str, list[dict[str, Any]] | None]:
-    """(drift key, the view's drift rows or None when `stored_key` says they are current)."""
+    """(drift key, the view's drift rows or None when `stored_key` says they are current). `status`: the
+    worktree's `git status` when the caller already read it (the seed does, for its dirty paths)."""
     cited = cited_records(rows)
-    st = drift_git.status(root) if worktree else None
+    st = (drift_git.status(root) if status is None else status) if worktree else None
     key = drift_git.drift_key(commit, cited, st)
     if key == stored_key:
         return key, None

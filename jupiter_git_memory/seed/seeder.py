@@ -17,6 +17,7 @@ from ..base.store import workspace_dir, workspace_lock
 from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
+from ..index import drift_git
 from ..index.handle import Index, open_index, vector_identity
 from ..index.plan import SeedCounts, plan_changes
 from ..index.recovery import is_corruption, move_aside, salvage_candidates
@@ -189,6 +190,7 @@ class Seeder:
         root, settings, cat = self.workspace.repo_root, self.settings, index.catalog
         stamp = "" if rev else fingerprint(root)  # before reading: a change while seeding refreshes again
         ignored: list[dict] = []
+        status: bytes | None = None  # the worktree's `git status`, read once for dirty paths and drift
         if rev:
             files, read_issues = sources.read_rev(root, rev, settings, ignored)
             commit: str | None = rev
@@ -196,7 +198,8 @@ class Seeder:
         else:
             commit = sources.head_commit(root)
             files, read_issues = sources.read_worktree(root, settings, ignored)
-            dirty_set = sources.dirty_paths(root, settings) if commit else {f.path for f in files}
+            status = drift_git.status(root)
+            dirty_set = sources.dirty_paths(root, settings, status) if commit else {f.path for f in files}
         previous = cat.records()
         parse_key = options_key(settings)
         # a rebuild, or a parser or reading setting that changed since the stored parses were made, re-reads
@@ -255,7 +258,7 @@ class Seeder:
             "fingerprint": stamp,
             "commits_at": commit or "",
         }
-        key, plan.catalog.drift = view_drift(root, commit, not rev, desired, view_row.get("drift_key") or "")
+        key, plan.catalog.drift = view_drift(root, commit, not rev, desired, view_row.get("drift_key") or "", status)
         plan.catalog.view["drift_key"] = key
         plan.catalog.drop_views = stale_views(cat.views(), settings.at_views, cat.view)
         plan.catalog.meta["parse_options"] = parse_key

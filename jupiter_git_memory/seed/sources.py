@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import posixpath
 import re
 import subprocess
 from dataclasses import dataclass
@@ -66,9 +67,11 @@ def _match(path: str, pat: str) -> bool:
     return bool(parts) and len(parts) <= len(have) and all(w.match(h) for h, w in zip(reversed(have), reversed(parts)))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _ignored(path: str, patterns: tuple[str, ...]) -> bool:
     """Our default patterns ignore case (`0000-TEMPLATE.md`, `Readme.md`); the user's are matched as written.
-    A numbered folder's README is not ignored: it is that folder's record (`rfcs/0006-x/README.md`)."""
+    A numbered folder's README is not ignored: it is that folder's record (`rfcs/0006-x/README.md`).
+    Pure, so remembered per (path, patterns): a long-lived seeder (watcher, server) asks it every seed."""
     low = path.lower()
     for pat in patterns:
         if pat in DEFAULT_IGNORE:
@@ -96,11 +99,14 @@ def in_root(path: str, root: str, shallow: bool = False) -> bool:
 
 def root_of(path: str, settings: Settings) -> str | None:
     """The deepest root holding `path` (`knowledge/x.md` belongs to `knowledge`, not to `.`)."""
+    return _root_of(path, tuple(settings.roots), tuple(settings.shallow_roots))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _root_of(path: str, roots: tuple[str, ...], shallow_roots: tuple[str, ...]) -> str | None:
     best = None
-    for r in settings.roots:
-        if in_root(path, r, r in settings.shallow_roots) and (
-            best is None or len(r.strip("./")) > len(best.strip("./"))
-        ):
+    for r in roots:
+        if in_root(path, r, r in shallow_roots) and (best is None or len(r.strip("./")) > len(best.strip("./"))):
             best = r
     return best
 
@@ -111,7 +117,7 @@ def is_record_path(path: str, settings: Settings) -> bool:
         return False
     if root_of(path, settings) is None:
         return False
-    return not _ignored(path, settings.ignore)
+    return not _ignored(path, tuple(settings.ignore))
 
 
 def display_path(path: str) -> str:
@@ -134,7 +140,7 @@ def _name_issue(path: str) -> Issue | None:
 
 def ignored_reason(path: str, settings: Settings) -> str | None:
     """Why a Markdown file under a root is not read (for the per-root report), or None when it is read."""
-    if not path.lower().endswith((".md", ".markdown")) or not _ignored(path, settings.ignore):
+    if not path.lower().endswith((".md", ".markdown")) or not _ignored(path, tuple(settings.ignore)):
         return None
     name = PurePosixPath(path).name.lower()
     if name in ("readme.md", "index.md") or "template" in name:
@@ -178,9 +184,9 @@ def read_worktree(
                             severity="warning",
                         )
                     )
+            reldir = Path(dirpath).relative_to(root).as_posix()
             for fn in sorted(filenames):
-                full = Path(dirpath) / fn
-                rel = full.relative_to(root).as_posix()
+                rel = fn if reldir == "." else f"{reldir}/{fn}"  # what `relative_to(root).as_posix()` gives
                 if rel in seen:
                     continue
                 seen.add(rel)
@@ -189,6 +195,7 @@ def read_worktree(
                     if why:
                         ignored.append({"path": rel, "reason": why})
                     continue
+                full = Path(dirpath) / fn
                 if bad := _name_issue(rel):
                     issues.append(bad)
                     continue
@@ -273,8 +280,14 @@ def head_commit(root: Path) -> str | None:
         return None
 
 
-def dirty_paths(root: Path, settings: Settings) -> set[str]:
-    """Paths under the roots whose working-tree content differs from HEAD (incl. untracked)."""
+def dirty_paths(root: Path, settings: Settings, status: bytes | None = None) -> set[str]:
+    """Paths under the roots whose working-tree content differs from HEAD (incl. untracked). `status`: the
+    whole worktree's `git status` (index/drift_git.status), which a seed reads anyway for evidence drift:
+    filtered here as the roots' pathspecs would (a folder and everything below it, a shallow root included),
+    instead of asking git a second time. Roots a pathspec would read as a pattern still ask git."""
+    prefixes = _pathspec_prefixes(settings.roots)
+    if status is not None and prefixes is not None:
+        return {p for p in status_paths(status) if any(not r or p == r or p.startswith(r + "/") for r in prefixes)}
     # --no-optional-locks: a seed (hook, watcher) running next to a git command must not take index.lock
     out = git(
         root,
@@ -288,10 +301,24 @@ def dirty_paths(root: Path, settings: Settings) -> set[str]:
         *settings.roots,
         check=False,
     )
-    paths = set()
-    for item in filter(None, out.split(b"\0")):
-        paths.add(item[3:].decode("utf-8", "surrogateescape"))
-    return paths
+    return set(status_paths(out))
+
+
+def status_paths(out: bytes) -> list[str]:
+    """The paths of `git status --porcelain=v1 -z --no-renames` output (one path per entry: no renames)."""
+    return [item[3:].decode("utf-8", "surrogateescape") for item in out.split(b"\0") if item]
+
+
+def _pathspec_prefixes(roots) -> list[str] | None:
+    """The roots as the folder prefixes git's pathspecs match ("" for the whole repository), or None when
+    one would be read by git as more than a folder (glob characters, `:` magic, outside the repository)."""
+    out = []
+    for r in roots:
+        n = posixpath.normpath(r)
+        if n.startswith(":") or n == ".." or n.startswith("../") or n.startswith("/") or any(c in n for c in "*?[]\\"):
+            return None
+        out.append("" if n == "." else n)
+    return out
 
 
 def last_commits(root: Path, commit: str, settings: Settings, since: str | None = None) -> dict[str, str]:
