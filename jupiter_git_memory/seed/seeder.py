@@ -28,7 +28,7 @@ from ..lifecycle.promote import mark_promotions
 from ..records.formats.sidecar import content_hash
 from ..records.model import Issue, Record
 from ..records.row import RecordRow
-from . import sources
+from . import sources, unchanged
 from .drift import view_drift
 from .reading import options_key, read_knowledge
 
@@ -113,6 +113,8 @@ def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str,
 class Seeder:
     """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
 
+    _look: tuple | None = None  # what the no-op check looked at, for the full seed (seed/unchanged.py)
+
     def __init__(
         self,
         repo: Path | str | None = None,
@@ -167,11 +169,15 @@ class Seeder:
             except UnknownRevision as e:  # the same code as `recall --at`, on every surface
                 raise UnknownRevision(f"--rev {e.message}") from None
         view = at_view(commit) if commit else worktree_view(self.workspace.repo_root)
+        self._look = None
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
             # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside
             index = self.open(rebuild=rebuild, view=view, recover=True)
             try:
-                report = self._seed_locked(index, rev and commit, progress, fault, rebuild)
+                quick = not (rev or rebuild or fault or index.recovered_from or index.chroma_moved)
+                report = self._unchanged(index, view) if quick else None
+                if report is None:
+                    report = self._seed_locked(index, rev and commit, progress, fault, rebuild)
             except sqlite3.DatabaseError as e:  # damage found only while reading: the same recovery, once
                 if not is_corruption(e):
                     raise
@@ -186,11 +192,32 @@ class Seeder:
         report.seconds, report.rev = round(time.perf_counter() - t0, 3), rev
         return report
 
+    def _unchanged(self, index: Index, view: str) -> SeedReport | None:
+        """The last no-op's report when nothing this seed reads has changed since (seed/unchanged.py); else
+        None, after noting what the full seed about to run looks at."""
+        looked_at = unchanged.now_ns()
+        status = drift_git.status(self.workspace.repo_root)
+        seen, newest = unchanged.look(self.workspace.repo_root, self.settings, self.identity, status)
+        stored = unchanged.stored_report(self.wsdir, view, seen, index)
+        if stored is not None:
+            return SeedReport(**stored)
+        self._look = (status, seen, newest, looked_at, view)
+        return None
+
     def _seed_locked(self, index: Index, rev, progress, fault, rebuild: bool = False) -> SeedReport:
+        report = self._seed_read(index, rev, progress, fault, rebuild)
+        look, self._look = self._look, None
+        if look is not None and not (report.added or report.updated or report.removed or report.embedded_chunks):
+            if not report.deleted_vectors:  # a no-op: the next seed that sees the same gives this report
+                kept = {k: v for k, v in asdict(report).items() if k not in ("seconds", "floor")}
+                unchanged.remember(self.wsdir, look[4], look[1], look[2], look[3], index, kept)
+        return report
+
+    def _seed_read(self, index: Index, rev, progress, fault, rebuild: bool = False) -> SeedReport:
         root, settings, cat = self.workspace.repo_root, self.settings, index.catalog
         stamp = "" if rev else fingerprint(root)  # before reading: a change while seeding refreshes again
         ignored: list[dict] = []
-        status: bytes | None = None  # the worktree's `git status`, read once for dirty paths and drift
+        status: bytes | None = self._look[0] if self._look else None  # read once: dirty paths and drift
         if rev:
             files, read_issues = sources.read_rev(root, rev, settings, ignored)
             commit: str | None = rev
@@ -198,7 +225,7 @@ class Seeder:
         else:
             commit = sources.head_commit(root)
             files, read_issues = sources.read_worktree(root, settings, ignored)
-            status = drift_git.status(root)
+            status = drift_git.status(root) if status is None else status
             dirty_set = sources.dirty_paths(root, settings, status) if commit else {f.path for f in files}
         previous = cat.records()
         parse_key = options_key(settings)

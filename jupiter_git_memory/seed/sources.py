@@ -148,6 +148,16 @@ def ignored_reason(path: str, settings: Settings) -> str | None:
     return "ignored by `ignore` patterns"
 
 
+def walk_root(base: Path, shallow: bool):
+    """os.walk of a root as seeding reads it: no dot folders, and a shallow root's own files plus the README
+    of each numbered folder right under it. The no-op check (seed/unchanged.py) walks the same folders."""
+    for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        if shallow:
+            dirnames[:] = [d for d in dirnames if Path(dirpath) == base and numbered(d + ".md")]
+        yield dirpath, dirnames, filenames
+
+
 def read_worktree(
     root: Path, settings: Settings, ignored: list[dict] | None = None
 ) -> tuple[list[SourceFile], list[Issue]]:
@@ -170,10 +180,7 @@ def read_worktree(
                 )
             )
             continue
-        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            if shallow:  # its own files, and the README of each numbered folder right under it
-                dirnames[:] = [d for d in dirnames if Path(dirpath) == base and numbered(d + ".md")]
+        for dirpath, dirnames, filenames in walk_root(base, shallow):
             for d in dirnames:  # os.walk does not follow them: say so instead of silently skipping records
                 if (Path(dirpath) / d).is_symlink():
                     issues.append(
