@@ -4,7 +4,7 @@ and daemon refresh pays.
 Why: a full no-op seed reads, parses and resolves every record and rewrites the view to find out that nothing
 changed (0.3 s for 1,000 records, 4 % of a cold seed). What it depends on is cheaper to look at: the git
 state (HEAD, refs, the index file), `git status` (which the seed reads anyway), the metadata of every file
-and folder under the roots, the settings and model, and the index it would write to (the catalog's file
+and folder under the roots, the settings, the parser's code and the model, and the index it would write to (the catalog's file
 and generation, the vector collection and its count). When all of that equals what it was before a seed
 that found nothing to change, the next seed's answer is that seed's report, and it writes nothing.
 
@@ -28,6 +28,7 @@ from ..base.files import atomic_write
 from ..config import Settings
 from ..index.handle import Index
 from ..index.views import fingerprint
+from .reading import options_key
 from .sources import status_paths, walk_root
 
 FILE = "noop-seeds.json"  # in the workspace folder: view -> what the last no-op seed looked at, and its report
@@ -55,7 +56,7 @@ def _meta(path: str) -> tuple[list[Any], int]:
 def look(root: Path, settings: Settings, identity: str, status: bytes) -> tuple[str, int]:
     """(a hash of everything a worktree seed reads, the newest timestamp among the files it looked at)."""
     h = hashlib.sha256()
-    h.update(json.dumps([__version__, identity, repr(settings), fingerprint(root)]).encode())
+    h.update(json.dumps([__version__, identity, options_key(settings), repr(settings), fingerprint(root)]).encode())
     h.update(status)
     newest = 0
     for rel in sorted(set(status_paths(status))):  # uncommitted edits to cited code, outside the roots too
