@@ -5,8 +5,8 @@ N records, 2N source paths and C commits; cold seed and no-op reseed of each, in
 
 Each record cites two paths (mostly files, every tenth a folder, every twentieth a glob); the history
 changes four source files per commit and re-commits a record every tenth commit, so the states are mixed.
-An untimed warm-up seed runs first; the no-ops run after both cold seeds, interleaved; each figure is the
-median of three. Also timed alone:
+An untimed warm-up seed runs first; four no-ops of each run after both cold seeds, interleaved: the first
+(it reads every file) is given alone, the later ones as their median. Also timed alone:
 one full drift computation of the cited repo (the git pass and the pure decision), which is what a seed
 pays when the key changed. Targets: cold seed with citations <= 1.2x without, and a no-op reseed <= 2 % of
 a cold seed.
@@ -122,19 +122,24 @@ def main() -> None:
             cold, rep = timed(seeder.seed)
             seeders[name] = (seeder, rep)
             result[name] = {"cold_seed_s": round(cold, 3)}
-        # the no-ops after both cold seeds, interleaved, the median of three each: one run of a sub-second
-        # step swings 2x with the shared machine's load, and timed right after its own cold seed the second
-        # variant's no-op also paid what the store still did after that seed
+        # the no-ops after both cold seeds, interleaved: timed right after its own cold seed the second
+        # variant's no-op also paid what the store still did after that seed, and one run of a sub-second
+        # step swings 2x with the shared machine's load (hence the median of the later ones)
         runs: dict = {name: [] for name in seeders}
-        for _ in range(3):
+        for _ in range(4):
             for name, (seeder, _rep) in seeders.items():
                 runs[name].append(timed(seeder.seed)[0])
         for name, times in runs.items():
-            noop = sorted(times)[1]
+            # the first no-op after the cold seed reads every file (only a seed that changed nothing is
+            # remembered: seed/unchanged.py); the later ones answer from what it looked at
+            first, later = times[0], sorted(times[1:])[len(times[1:]) // 2]
+            cold_s = result[name]["cold_seed_s"]
             result[name].update(
-                noop_reseed_s=round(noop, 3),
+                first_noop_s=round(first, 3),
+                first_noop_share_of_cold=round(first / cold_s, 4),
+                noop_reseed_s=round(later, 3),
                 noop_runs_s=[round(x, 3) for x in times],
-                noop_share_of_cold=round(noop / result[name]["cold_seed_s"], 4),
+                noop_share_of_cold=round(later / cold_s, 4),
             )
         seeder, rep = seeders["with"]
         idx = seeder.open(view=rep.view, write=False)
@@ -153,6 +158,7 @@ def main() -> None:
         result["targets"] = {
             "cold_ratio<=1.2": result["cold_ratio"] <= 1.2,
             "noop<=2%_of_cold": w["noop_share_of_cold"] <= 0.02,
+            "first_noop<=2%_of_cold": w["first_noop_share_of_cold"] <= 0.02,
         }
     text = json.dumps(result, indent=2)
     print(text)
