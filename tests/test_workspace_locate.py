@@ -4,11 +4,14 @@ outside any repository."""
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
 from jupiter_git_memory.base import git as git_runner
 from jupiter_git_memory.index import workspace
-from jupiter_git_memory.index.workspace import BareRepository, NotARepo, find_workspace
+from jupiter_git_memory.index.workspace import BareRepository, NotARepo, RememberedWorkspaces, find_workspace
 
 
 def _asked(monkeypatch) -> list[list[str]]:
@@ -69,3 +72,61 @@ def test_outside_any_repository_and_a_missing_folder_are_not_a_repo(tmp_path):
     for where in (tmp_path / "plain", tmp_path / "missing"):
         with pytest.raises(NotARepo, match="not inside a git repository"):
             find_workspace(where)
+
+
+def test_a_warm_recall_runs_no_git_config(repo, monkeypatch):
+    """The "never seeded" message names the command that seeds (it asks git for the repository's store);
+    it is built only when it is said, not on every recall."""
+    from helpers import seeded
+
+    from jupiter_git_memory.recall.service import Recaller
+
+    seeded(repo, 2)
+    rc = Recaller(repo.path)
+    try:
+        assert rc.recall("caching layer", k=2).results
+        calls = _asked(monkeypatch)
+        assert rc.recall("caching layer 1", k=2).results
+        assert not [c for c in calls if "config" in c], calls
+    finally:
+        rc.close()
+
+
+def _age(*paths) -> None:
+    past = time.time() - 10
+    for p in paths:
+        os.utime(p, (past, past), follow_symlinks=False)
+
+
+def _aged_repo(repo):
+    repo.write("src/deep/x.py", "x\n")
+    repo.commit()
+    deep = repo.path / "src" / "deep"
+    _age(deep, deep.parent, repo.path, repo.path / ".git", repo.path / ".git" / "config")
+    return deep
+
+
+def test_a_remembered_workspace_asks_git_nothing_while_nothing_it_rests_on_moved(repo, monkeypatch):
+    deep = _aged_repo(repo)
+    seen = RememberedWorkspaces()
+    first = seen.find(deep)
+    calls = _asked(monkeypatch)
+    assert seen.find(deep) == first == find_workspace(deep) and len(calls) == 2  # only find_workspace's own
+
+
+def test_a_new_remote_a_nested_repository_and_fresh_metadata_ask_git_again(repo, tmp_path):
+    deep = _aged_repo(repo)
+    seen = RememberedWorkspaces()
+    before = seen.find(deep)
+    repo.git("remote", "add", "origin", "https://example.com/team/project.git")  # the config file changes
+    renamed = seen.find(deep)
+    assert renamed.key == "remote:example.com/team/project" and renamed.id != before.id
+    run_git = repo.git
+    run_git("init", "-q", str(deep.parent))  # a repository made inside: src/ now answers for src/deep
+    assert seen.find(deep).repo_root == deep.parent.resolve()
+    linked = tmp_path / "wt"
+    repo.git("worktree", "add", "-q", str(linked), "-b", "side")
+    assert seen.find(linked).repo_root == linked.resolve()  # just made: asked, not remembered
+    repo.git("worktree", "remove", str(linked))
+    with pytest.raises(NotARepo):
+        seen.find(linked)

@@ -8,8 +8,10 @@ worktree loses nothing).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,7 @@ from ..base.git import git
 __all__ = [
     "BareRepository",
     "NotARepo",
+    "RememberedWorkspaces",
     "Workspace",
     "find_workspace",
     "git",
@@ -103,3 +106,61 @@ def find_workspace(path: Path | str | None = None, bare_ok: bool = False) -> Wor
     slug = re.sub(r"[^a-z0-9]+", "-", base.lower()).strip("-")[:32] or "repo"
     wsid = f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
     return Workspace(id=wsid, name=base or slug, repo_root=Path(top or common), key=key, bare=top is None)
+
+
+# git's discovery reads these: a cached answer is only for the same values
+GIT_LOCATION_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_CONFIG_GLOBAL")
+RACY_NS = 2_000_000_000  # metadata this fresh may not show the next change (coarse file system timestamps)
+
+
+def _depends_on(start: Path, ws: Workspace) -> tuple | None:
+    """The metadata find_workspace's answer for `start` rests on: every folder from `start` up to the working
+    tree's top (a `.git` made in one of them changes its mtime), the top's `.git` and the repository's
+    config (the remote names the workspace). None when it cannot be trusted to show a change."""
+    chain = [start, *start.parents]
+    if ws.bare or ws.repo_root not in chain:
+        return None
+    paths = [*chain[: chain.index(ws.repo_root) + 1], ws.repo_root / ".git"]
+    dotgit = ws.repo_root / ".git"
+    if dotgit.is_file():  # a linked worktree: `gitdir: <common>/worktrees/<name>`
+        try:
+            gitdir = ws.repo_root / dotgit.read_text("utf-8").removeprefix("gitdir:").strip()
+            common = gitdir / (gitdir / "commondir").read_text("utf-8").strip()
+        except OSError:
+            return None
+        paths += [gitdir, gitdir / "commondir", common / "config"]
+    else:
+        paths.append(dotgit / "config")
+    now, out = time.time_ns(), []
+    for p in paths:
+        try:
+            st = os.lstat(p)
+        except OSError:
+            return None
+        if st.st_mtime_ns > now - RACY_NS:
+            return None
+        out.append((str(p), st.st_ino, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+class RememberedWorkspaces:
+    """find_workspace for a process that asks about the same folders again and again (the daemon: each
+    forwarded recall named its caller's folder, and asking git cost two processes). An answer is reused
+    while the metadata it rests on (`_depends_on`) is unchanged; anything else asks git again."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple, tuple[Workspace, tuple]] = {}
+
+    def find(self, path: Path | str | None = None, bare_ok: bool = False) -> Workspace:
+        start = Path(path or ".").resolve()
+        key = (str(start), bare_ok, tuple(os.environ.get(k) for k in GIT_LOCATION_ENV))
+        got = self._seen.get(key)
+        if got is not None and _depends_on(start, got[0]) == got[1]:
+            return got[0]
+        ws = find_workspace(start, bare_ok)
+        stats = _depends_on(start, ws)
+        if stats is None:
+            self._seen.pop(key, None)
+        else:
+            self._seen[key] = (ws, stats)
+        return ws

@@ -137,13 +137,16 @@ class Views:
         root = self.workspace.repo_root
         store = self.store_root or store_root()
         where = f"workspace {self.workspace.id} ({root})"
-        never = f"{where} has never been seeded in store {store}: run `{seed_command(root, store)}`"
+
+        def never() -> str:  # only when it is said: the command asks git for the repository's store
+            return f"{where} has never been seeded in store {store}: run `{seed_command(root, store)}`"
+
         if not (self.wsdir / "catalog.sqlite").exists():  # do not create a catalog just to find it empty
-            raise NotSeeded(never)
+            raise NotSeeded(never())
         index = self.index()
         if index.catalog.is_empty():
             if not index.catalog.get_meta("last_seed_at"):
-                raise NotSeeded(never)
+                raise NotSeeded(never())
             roots = ", ".join(f"{r}/" for r in self.settings.roots)
             raise NotSeeded(
                 f"{where} in store {store} holds no records: {roots} in {root} had "

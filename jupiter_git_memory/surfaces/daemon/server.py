@@ -40,6 +40,7 @@ class Daemon:
         self.running = True
         self.sock: socket.socket | None = None
         self.inode: int | None = None
+        self._workspaces = None  # index.workspace.RememberedWorkspaces, made on the first request
 
     # --- lifecycle -------------------------------------------------------------------------------------
     def bind(self) -> None:
@@ -139,10 +140,13 @@ class Daemon:
 
     def handle(self, repo: str | None):
         """The warm handle of the worktree `repo` names (as the caller gave it, read from the caller's cwd)."""
-        from ...index.workspace import find_workspace
         from ..workspace_handle import WorkspaceHandle
 
-        ws = find_workspace(repo, bare_ok=True)
+        if self._workspaces is None:
+            from ...index.workspace import RememberedWorkspaces
+
+            self._workspaces = RememberedWorkspaces()
+        ws = self._workspaces.find(repo, bare_ok=True)
         key = (ws.id, str(ws.repo_root))
         h = self.handles.get(key)
         if h is None:
