@@ -21,7 +21,7 @@ def relations(
     from ...index.catalog import Catalog
     from ...index.views import worktree_view
     from ..records_ops import relations as rel_of
-    from .main import find_workspace
+    from ...index.workspace import find_workspace
 
     with reported(as_json):
         ws = find_workspace(repo)
