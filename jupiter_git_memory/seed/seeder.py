@@ -113,8 +113,6 @@ def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str,
 class Seeder:
     """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
 
-    _look: tuple | None = None  # what the no-op check looked at, for the full seed (seed/unchanged.py)
-
     def __init__(
         self,
         repo: Path | str | None = None,
@@ -169,15 +167,19 @@ class Seeder:
             except UnknownRevision as e:  # the same code as `recall --at`, on every surface
                 raise UnknownRevision(f"--rev {e.message}") from None
         view = at_view(commit) if commit else worktree_view(self.workspace.repo_root)
-        self._look = None
         with workspace_lock(self.wsdir, exclusive=True, timeout=lock_timeout):
             # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside
             index = self.open(rebuild=rebuild, view=view, recover=True)
             try:
                 quick = not (rev or rebuild or fault or index.recovered_from or index.chroma_moved)
-                report = self._unchanged(index, view) if quick else None
-                if report is None:
-                    report = self._seed_locked(index, rev and commit, progress, fault, rebuild)
+                look = (
+                    unchanged.take_look(self.workspace.repo_root, self.settings, self.identity, view) if quick else None
+                )
+                stored = unchanged.stored_report(self.wsdir, look, index) if look else None
+                if stored is not None:
+                    report = SeedReport(**stored)
+                else:
+                    report = self._seed_locked(index, rev and commit, progress, fault, rebuild, look)
             except sqlite3.DatabaseError as e:  # damage found only while reading: the same recovery, once
                 if not is_corruption(e):
                     raise
@@ -192,32 +194,27 @@ class Seeder:
         report.seconds, report.rev = round(time.perf_counter() - t0, 3), rev
         return report
 
-    def _unchanged(self, index: Index, view: str) -> SeedReport | None:
-        """The last no-op's report when nothing this seed reads has changed since (seed/unchanged.py); else
-        None, after noting what the full seed about to run looks at."""
-        looked_at = unchanged.now_ns()
-        status = drift_git.status(self.workspace.repo_root)
-        seen, newest = unchanged.look(self.workspace.repo_root, self.settings, self.identity, status)
-        stored = unchanged.stored_report(self.wsdir, view, seen, index)
-        if stored is not None:
-            return SeedReport(**stored)
-        self._look = (status, seen, newest, looked_at, view)
-        return None
-
-    def _seed_locked(self, index: Index, rev, progress, fault, rebuild: bool = False) -> SeedReport:
-        report = self._seed_read(index, rev, progress, fault, rebuild)
-        look, self._look = self._look, None
-        if look is not None and not (report.added or report.updated or report.removed or report.embedded_chunks):
-            if not report.deleted_vectors:  # a no-op: the next seed that sees the same gives this report
-                kept = {k: v for k, v in asdict(report).items() if k not in ("seconds", "floor")}
-                unchanged.remember(self.wsdir, look[4], look[1], look[2], look[3], index, kept)
+    def _seed_locked(
+        self, index: Index, rev, progress, fault, rebuild: bool = False, look: unchanged.Look | None = None
+    ) -> SeedReport:
+        """A full seed; `look`: what the no-op check saw before it (seed/unchanged.py), kept when this seed
+        turns out to change nothing, so the next one that sees the same answers without reading."""
+        report = self._seed_read(index, rev, progress, fault, rebuild, look.status if look else None)
+        changed = report.added or report.updated or report.removed or report.embedded_chunks or report.deleted_vectors
+        if look is not None and not changed:
+            unchanged.remember(
+                self.wsdir, look, index, {k: v for k, v in asdict(report).items() if k not in ("seconds", "floor")}
+            )
         return report
 
-    def _seed_read(self, index: Index, rev, progress, fault, rebuild: bool = False) -> SeedReport:
+    def _seed_read(
+        self, index: Index, rev, progress, fault, rebuild: bool = False, status: bytes | None = None
+    ) -> SeedReport:
+        """`status`: the worktree's `git status` when the no-op check already read it (read once: dirty
+        paths and drift)."""
         root, settings, cat = self.workspace.repo_root, self.settings, index.catalog
         stamp = "" if rev else fingerprint(root)  # before reading: a change while seeding refreshes again
         ignored: list[dict] = []
-        status: bytes | None = self._look[0] if self._look else None  # read once: dirty paths and drift
         if rev:
             files, read_issues = sources.read_rev(root, rev, settings, ignored)
             commit: str | None = rev

@@ -20,12 +20,14 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..base.files import atomic_write
 from ..config import Settings
+from ..index import drift_git
 from ..index.handle import Index
 from ..index.views import fingerprint
 from .reading import options_key
@@ -53,7 +55,25 @@ def _meta(path: str) -> tuple[list[Any], int]:
     return out, newest
 
 
-def look(root: Path, settings: Settings, identity: str, status: bytes) -> tuple[str, int]:
+@dataclass(frozen=True)
+class Look:
+    """What a worktree seed's reading depends on, as seen before it read anything."""
+
+    view: str
+    status: bytes  # the worktree's `git status`: the full seed uses it for dirty paths and drift
+    seen: str  # a hash of all of it
+    newest: int  # the newest modification time among the files looked at (ns)
+    at: int  # when it was looked at (ns)
+
+
+def take_look(root: Path, settings: Settings, identity: str, view: str) -> Look:
+    at = time.time_ns()
+    status = drift_git.status(root)
+    seen, newest = _hash(root, settings, identity, status)
+    return Look(view, status, seen, newest, at)
+
+
+def _hash(root: Path, settings: Settings, identity: str, status: bytes) -> tuple[str, int]:
     """(a hash of everything a worktree seed reads, the newest timestamp among the files it looked at)."""
     h = hashlib.sha256()
     h.update(json.dumps([__version__, identity, options_key(settings), repr(settings), fingerprint(root)]).encode())
@@ -90,26 +110,23 @@ def _read(wsdir: Path) -> dict[str, Any]:
         return {}
 
 
-def stored_report(wsdir: Path, view: str, seen: str, index: Index) -> dict[str, Any] | None:
-    """The report of the last no-op seed of `view` when nothing it depends on has changed since."""
-    entry = _read(wsdir).get(view)
-    if not isinstance(entry, dict) or entry.get("seen") != seen or entry.get("index") != index_state(index):
+def stored_report(wsdir: Path, look: Look, index: Index) -> dict[str, Any] | None:
+    """The report of the last no-op seed of the view when nothing it depends on has changed since."""
+    entry = _read(wsdir).get(look.view)
+    if not isinstance(entry, dict) or entry.get("seen") != look.seen or entry.get("index") != index_state(index):
         return None
     report = entry.get("report")
     return report if isinstance(report, dict) else None
 
 
-def remember(wsdir: Path, view: str, seen: str, newest: int, looked_at: int, index: Index, report: dict) -> bool:
-    """Keep what a seed that changed nothing looked at (`looked_at`: when, in ns); False when a file was
-    changed too recently to be trusted to its metadata next time."""
+def remember(wsdir: Path, look: Look, index: Index, report: dict) -> bool:
+    """Keep what a seed that changed nothing looked at; False when a file was changed too recently to be
+    trusted to its metadata next time (then any earlier look of the view is forgotten)."""
     stored = _read(wsdir)
-    if newest >= looked_at - RACY_NS:
-        stored.pop(view, None)
+    if look.newest >= look.at - RACY_NS:
+        if stored.pop(look.view, None) is None:
+            return False  # nothing to forget: no write
     else:
-        stored[view] = {"seen": seen, "index": index_state(index), "report": report}
+        stored[look.view] = {"seen": look.seen, "index": index_state(index), "report": report}
     atomic_write(wsdir / FILE, json.dumps(stored))
-    return view in stored
-
-
-def now_ns() -> int:
-    return time.time_ns()
+    return look.view in stored

@@ -20,8 +20,8 @@ def relations(
     from ...base.store import workspace_dir, workspace_lock
     from ...index.catalog import Catalog
     from ...index.views import worktree_view
-    from ..records_ops import relations as rel_of
     from ...index.workspace import find_workspace
+    from ..records_ops import relations as rel_of
 
     with reported(as_json):
         ws = find_workspace(repo)
