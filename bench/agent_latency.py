@@ -36,7 +36,7 @@ PROMPT = {"session_id": "bench", "hook_event_name": "UserPromptSubmit"}
 
 def console_script(folder: Path) -> str:
     """`jgm` for the entry pyproject.toml declares, written as pip writes a console script."""
-    module, func = tomllib_script()
+    module, func = script_entry()
     script = folder / "jgm"
     script.write_text(f"#!{sys.executable}\nimport sys\nfrom {module} import {func}\nsys.exit({func}())\n")
     script.chmod(0o755)
@@ -66,14 +66,15 @@ def installed_copy(folder: Path) -> tuple[str, str]:
     subprocess.run([str(py), "-m", "compileall", "-q", str(site / "jupiter_git_memory")], check=True, timeout=300)
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (site / "bench-deps.pth").write_text("".join(f"{d}\n" for d in sorted(deps)))
-    module, func = tomllib_script()
+    module, func = script_entry()
     script = folder / "bin" / "jgm"
     script.write_text(f"#!{py}\nimport sys\nfrom {module} import {func}\nsys.exit({func}())\n")
     script.chmod(0o755)
     return str(py), str(script)
 
 
-def tomllib_script() -> tuple[str, str]:
+def script_entry() -> tuple[str, str]:
+    """(module, function) of the `jgm` console script pyproject.toml declares."""
     import tomllib
 
     module, func = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["jgm"].split(":")

@@ -25,13 +25,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-ENV = dict(
-    os.environ,
-    GIT_AUTHOR_NAME="bench",
-    GIT_AUTHOR_EMAIL="b@example.com",
-    GIT_COMMITTER_NAME="bench",
-    GIT_COMMITTER_EMAIL="b@example.com",
-)
+from collection_runs import GIT_ENV as ENV  # noqa: E402 - bench/ is on the path when run as a script
 
 
 def _record(i: int, cites: list[str] | None, rev: int = 0) -> str:
