@@ -3,7 +3,7 @@
 One pass per computation, whatever the number of records: `git merge-base --octopus` of the records'
 baselines bounds the history, one `git log --numstat` lists every commit since with the files it changed,
 one listing gives the files of the view (`ls-tree` for a commit, `ls-files` for a worktree) and, for a
-worktree view, `git status` and `git diff HEAD --numstat` the uncommitted changes. The seeder keys the
+worktree view, `git status` and `git diff-index --numstat HEAD` the uncommitted changes. The seeder keys the
 result on `drift_key` (the view's commit, the records' baselines and citations, the worktree's status), so
 a no-op reseed runs only `git status` and writes nothing.
 """
@@ -94,7 +94,10 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
         if b"D" in xy:
             gone.add(path)
     if commit and dirty:
-        for token in git(root, "diff", "HEAD", "--numstat", "-z", "--no-renames", check=False).split(b"\0"):
+        # plumbing: `git diff` refreshes (writes) git's index even with --no-optional-locks, which would take
+        # index.lock beside the user's git and change what the next no-op check sees; diff-index never does
+        numstat = git(root, "diff-index", "--numstat", "-z", "--no-renames", "HEAD", "--", check=False)
+        for token in numstat.split(b"\0"):
             if token.count(b"\t") >= 2:
                 add, dele, p = token.split(b"\t", 2)
                 path = p.decode("utf-8", "surrogateescape")

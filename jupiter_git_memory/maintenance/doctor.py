@@ -284,7 +284,8 @@ def repair(repo: Path | str | None = None, store_root: Path | None = None, lock_
 
     before = diagnose(repo, store_root=store_root)
     seeder = Seeder(repo, store_root=store_root, calibrate=after_seed)
-    report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout)
+    # read everything: the damage a repair is for may be what no look at the files can see (seed/unchanged.py)
+    report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout, reread=True)
     done = {
         "seed": report.to_json()["counts"],
         "rebuilt": before.identity_mismatch,

@@ -110,6 +110,13 @@ def _with_stored_parses(cat, files, previous: dict[str, RecordRow]) -> dict[str,
     return out
 
 
+def _digests(files: list[sources.SourceFile]) -> dict[str, str]:
+    """What the no-op check compares a racy file by (seed/unchanged.py): the digest of the bytes read."""
+    out = {f.path: unchanged.digest(f.data) for f in files if f.data is not None}
+    out.update({f.sidecar.name: "sha256:" + f.sidecar.digest for f in files if f.sidecar})
+    return out
+
+
 class Seeder:
     """Holds the loaded model and settings so repeated seeds (watcher, server) pay loading once."""
 
@@ -154,9 +161,11 @@ class Seeder:
         progress: Callable[[int, int], None] | None = None,
         fault: Callable[[str], None] | None = None,
         lock_timeout: float | None = None,
+        reread: bool = False,
     ) -> SeedReport:
         """Seed this worktree's view, or with `rev` the `--at` view of that commit (read from Git objects).
-        Either way only chunks no view has embedded yet are embedded, and no other view changes."""
+        Either way only chunks no view has embedded yet are embedded, and no other view changes. `reread`:
+        read every file even when nothing they depend on changed since the last seed (`doctor --repair`)."""
         t0 = time.perf_counter()
         commit = None
         if not rev and self.workspace.bare:
@@ -171,11 +180,11 @@ class Seeder:
             # reopens Chroma if another process wrote since we last did; a corrupt catalog is moved aside
             index = self.open(rebuild=rebuild, view=view, recover=True)
             try:
-                quick = not (rev or rebuild or fault or index.recovered_from or index.chroma_moved)
+                quick = not (rev or rebuild or reread or fault or index.recovered_from or index.chroma_moved)
                 look = (
                     unchanged.take_look(self.workspace.repo_root, self.settings, self.identity, view) if quick else None
                 )
-                stored = unchanged.stored_report(self.wsdir, look, index) if look else None
+                stored = unchanged.stored_report(self.wsdir, self.workspace.repo_root, look, index) if look else None
                 if stored is not None:
                     report = SeedReport(**stored)
                 else:
@@ -187,7 +196,7 @@ class Seeder:
                 moved = move_aside(index.catalog.path)
                 index = self.open(rebuild=rebuild, view=view, recover=True)
                 index.recovered_from = moved
-                report = self._seed_locked(index, rev and commit, progress, fault, rebuild)
+                report = self._seed_read(index, rev and commit, progress, fault, rebuild)[0]
             finally:
                 index.close()
         report.floor = self.calibrate(self) if self.calibrate else None
@@ -197,21 +206,19 @@ class Seeder:
     def _seed_locked(
         self, index: Index, rev, progress, fault, rebuild: bool = False, look: unchanged.Look | None = None
     ) -> SeedReport:
-        """A full seed; `look`: what the no-op check saw before it (seed/unchanged.py), kept when this seed
-        turns out to change nothing, so the next one that sees the same answers without reading."""
-        report = self._seed_read(index, rev, progress, fault, rebuild, look.status if look else None)
-        changed = report.added or report.updated or report.removed or report.embedded_chunks or report.deleted_vectors
-        if look is not None and not changed:
-            unchanged.remember(
-                self.wsdir, look, index, {k: v for k, v in asdict(report).items() if k not in ("seconds", "floor")}
-            )
+        """A full seed; `look`: what the no-op check saw before it (seed/unchanged.py), kept with this seed's
+        report as a no-op, so the next seed that sees the same answers without reading."""
+        report, read = self._seed_read(index, rev, progress, fault, rebuild, look.status if look else None)
+        if look is not None:
+            kept = {k: v for k, v in asdict(report).items() if k not in ("seconds", "floor")}
+            unchanged.remember(self.wsdir, look, index, kept, read)
         return report
 
     def _seed_read(
         self, index: Index, rev, progress, fault, rebuild: bool = False, status: bytes | None = None
-    ) -> SeedReport:
-        """`status`: the worktree's `git status` when the no-op check already read it (read once: dirty
-        paths and drift)."""
+    ) -> tuple[SeedReport, dict[str, str]]:
+        """(the report, the digest of every file read: path -> `unchanged.content()`). `status`: the
+        worktree's `git status` when the no-op check already read it (read once: dirty paths and drift)."""
         root, settings, cat = self.workspace.repo_root, self.settings, index.catalog
         stamp = "" if rev else fingerprint(root)  # before reading: a change while seeding refreshes again
         ignored: list[dict] = []
@@ -300,7 +307,7 @@ class Seeder:
         counts.deleted_vectors += len(plan.catalog.dead_chunks)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
-        return SeedReport(
+        report = SeedReport(
             **asdict(counts),
             workspace=self.workspace.id,
             commit=commit,
@@ -316,6 +323,7 @@ class Seeder:
             view=cat.view,
             recovered_from=str(index.recovered_from) if index.recovered_from else None,
         )
+        return report, _digests(files)
 
     @staticmethod
     def _recovery_notes(index: Index, issues: list[Issue]) -> list[RecordRow]:

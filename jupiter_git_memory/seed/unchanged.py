@@ -1,17 +1,23 @@
 """A worktree seed that would change nothing, known before reading a file: the no-op every hook, watcher
 and daemon refresh pays.
 
-Why: a full no-op seed reads, parses and resolves every record and rewrites the view to find out that nothing
-changed (0.3 s for 1,000 records, 4 % of a cold seed). What it depends on is cheaper to look at: the git
-state (HEAD, refs, the index file), `git status` (which the seed reads anyway), the metadata of every file
-and folder under the roots, the settings, the parser's code and the model, and the index it would write to (the catalog's file
-and generation, the vector collection and its count). When all of that equals what it was before a seed
-that found nothing to change, the next seed's answer is that seed's report, and it writes nothing.
+Why: a full seed that finds nothing to change still reads, parses and resolves every record and rewrites
+the view (0.2-0.3 s for 1,000 records, 3-4 % of a cold seed). What it depends on is cheaper to look at: the
+git state (HEAD, refs, the index file), `git status` (which the seed reads anyway), the metadata of every
+file and folder under the roots and of every path git reports, the settings, the parser's code and the
+model, and the index it would write to (the catalog's file and generation, the vector collection and its
+count). When all of that equals what it was before the last seed of the view, that seed left the index as
+a full seed would leave it now, so the answer is that seed's report as a no-op (nothing added, updated,
+removed or embedded; the same records, errors and warnings) and nothing is written, as `make` trusts a
+target newer than its inputs.
 
-Stored only after a seed that changed nothing, so the report it gives back is a no-op's. A file changed
-within two seconds of the look is never trusted to its metadata (a file system may keep one timestamp per
-second or two, as git's "racily clean" check knows): the next seed then reads everything again. Anything
-else that writes to the catalog bumps its generation, and the next seed reads everything.
+The look is taken before the seed reads, so an edit made while it runs changes the next look. A file
+changed within two seconds of the look is not trusted to its metadata (a file system may keep one
+timestamp per second or two, as git's "racily clean" check knows): its content is compared instead, with
+the bytes the seed read, and when the seed read none (a non-record file, uncommitted code outside the
+roots) nothing is remembered. Folders are looked at by kind and inode only: what they hold is the list of
+their entries, each looked at on its own. Anything else that writes to the catalog bumps its generation,
+and the next seed reads everything.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,26 +40,44 @@ from ..index.views import fingerprint
 from .reading import options_key
 from .sources import status_paths, walk_root
 
-FILE = "noop-seeds.json"  # in the workspace folder: view -> what the last no-op seed looked at, and its report
-RACY_NS = 2_000_000_000  # a file changed this close to the look is read, not trusted to its metadata
+FILE = "noop-seeds.json"  # in the workspace folder: view -> what its last seed looked at, and its no-op report
+RACY_NS = 2_000_000_000  # a file changed this close to the look is compared by content, not by metadata
+NOTHING_DONE = {"added": [], "updated": [], "removed": [], "embedded_chunks": 0, "deleted_vectors": 0}
 
 
-def _meta(path: str) -> tuple[list[Any], int]:
-    """(what identifies this version of the path, its modification time): a symlink's target's too."""
+def _stat(st: os.stat_result) -> tuple[list[Any], int]:
+    if stat.S_ISDIR(st.st_mode):  # its entries are looked at one by one; its times change with theirs
+        return [st.st_mode, st.st_ino], 0
+    return [st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino], st.st_mtime_ns
+
+
+def _meta(path: str) -> tuple[str, int]:
+    """(what identifies this version of the path, its modification time; 0 for a folder): a symlink's
+    target's too."""
     try:
-        st = os.lstat(path)
+        out, newest = _stat(os.lstat(path))
     except OSError:
-        return ["missing"], 0
-    out: list[Any] = [st.st_mode, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-    newest = st.st_mtime_ns  # a later write moves mtime past it: only mtime's granularity makes a race
-    if os.path.islink(path):
+        return "missing", 0
+    if stat.S_ISLNK(out[0]):
         try:
-            tg = os.stat(path)
-            out += [tg.st_mode, tg.st_size, tg.st_mtime_ns, tg.st_ctime_ns, tg.st_ino, os.readlink(path)]
-            newest = max(newest, tg.st_mtime_ns)
+            target, t = _stat(os.stat(path))
+            out += [*target, os.readlink(path)]
+            newest = max(newest, t)
         except OSError:
             out.append("dangling")
-    return out, newest
+    return " ".join(map(str, out)), newest
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def content(path: Path) -> str:
+    """What a racy path is compared by: the digest of its bytes, as the seed read them (symlinks followed)."""
+    try:
+        return digest(path.read_bytes())
+    except OSError:
+        return "unreadable"
 
 
 @dataclass(frozen=True)
@@ -61,39 +86,42 @@ class Look:
 
     view: str
     status: bytes  # the worktree's `git status`: the full seed uses it for dirty paths and drift
-    seen: str  # a hash of all of it
-    newest: int  # the newest modification time among the files looked at (ns)
+    base: str  # a hash of what is not a file: versions, settings, model, git state, `git status`
+    paths: dict[str, tuple[str, int]]  # repo-relative path -> (its metadata, its modification time ns)
     at: int  # when it was looked at (ns)
+
+    def racy(self) -> set[str]:
+        """The files changed too close to the look for their metadata to show a second change."""
+        return {p for p, (_, t) in self.paths.items() if t >= self.at - RACY_NS}
+
+    def seen(self, contents: dict[str, str]) -> str:
+        """A hash of all of it, the paths in `contents` by their content instead of their metadata."""
+        h = hashlib.sha256(self.base.encode())
+        for p in sorted(self.paths):
+            h.update(f"{p}\0{contents.get(p) or self.paths[p][0]}\n".encode("utf-8", "surrogateescape"))
+        return h.hexdigest()
 
 
 def take_look(root: Path, settings: Settings, identity: str, view: str) -> Look:
     at = time.time_ns()
     status = drift_git.status(root)
-    seen, newest = _hash(root, settings, identity, status)
-    return Look(view, status, seen, newest, at)
-
-
-def _hash(root: Path, settings: Settings, identity: str, status: bytes) -> tuple[str, int]:
-    """(a hash of everything a worktree seed reads, the newest timestamp among the files it looked at)."""
     h = hashlib.sha256()
     h.update(json.dumps([__version__, identity, options_key(settings), repr(settings), fingerprint(root)]).encode())
     h.update(status)
-    newest = 0
-    for rel in sorted(set(status_paths(status))):  # uncommitted edits to cited code, outside the roots too
-        meta, t = _meta(os.path.join(root, rel))
-        h.update(json.dumps([rel, meta]).encode("utf-8", "surrogateescape"))
-        newest = max(newest, t)
+    paths: dict[str, tuple[str, int]] = {}
+    for rel in status_paths(status):  # uncommitted edits to cited code, outside the roots too
+        paths[rel] = _meta(os.path.join(root, rel))
     for r in settings.roots:
         base = root / r
-        h.update(json.dumps(["root", r, _meta(str(base))[0]]).encode())
+        paths[f"{r}\0root"] = _meta(str(base))
         if not base.is_dir():
             continue
         for dirpath, dirnames, filenames in walk_root(base, r in settings.shallow_roots):
-            for name in sorted(filenames) + sorted(dirnames):  # a folder: a symlinked one is a warning
-                meta, t = _meta(os.path.join(dirpath, name))
-                h.update(json.dumps([dirpath, name, meta]).encode("utf-8", "surrogateescape"))
-                newest = max(newest, t)
-    return h.hexdigest(), newest
+            reldir = os.path.relpath(dirpath, root)
+            for name in filenames + dirnames:  # a folder: a symlinked one is a warning
+                rel = name if reldir == "." else f"{reldir}/{name}"
+                paths[rel] = _meta(os.path.join(dirpath, name))
+    return Look(view, status, h.hexdigest(), paths, at)
 
 
 def index_state(index: Index) -> list[Any]:
@@ -110,23 +138,41 @@ def _read(wsdir: Path) -> dict[str, Any]:
         return {}
 
 
-def stored_report(wsdir: Path, look: Look, index: Index) -> dict[str, Any] | None:
-    """The report of the last no-op seed of the view when nothing it depends on has changed since."""
-    entry = _read(wsdir).get(look.view)
-    if not isinstance(entry, dict) or entry.get("seen") != look.seen or entry.get("index") != index_state(index):
-        return None
-    report = entry.get("report")
-    return report if isinstance(report, dict) else None
-
-
-def remember(wsdir: Path, look: Look, index: Index, report: dict) -> bool:
-    """Keep what a seed that changed nothing looked at; False when a file was changed too recently to be
-    trusted to its metadata next time (then any earlier look of the view is forgotten)."""
+def stored_report(wsdir: Path, root: Path, look: Look, index: Index) -> dict[str, Any] | None:
+    """The no-op report of the view's last seed when nothing it depends on has changed since. A file that
+    was racy then and has its bytes but is no longer racy now is from now on looked at by its metadata."""
     stored = _read(wsdir)
-    if look.newest >= look.at - RACY_NS:
+    entry = stored.get(look.view)
+    if not isinstance(entry, dict) or entry.get("index") != index_state(index):
+        return None
+    racy, report = entry.get("racy"), entry.get("report")
+    if not isinstance(racy, list) or not isinstance(report, dict) or not set(racy) <= look.paths.keys():
+        return None
+    contents = {p: content(root / p) for p in racy}
+    if entry.get("seen") != look.seen(contents):
+        return None
+    still = look.racy()  # within the old racy set: any other file kept the metadata it had then
+    if still < set(racy):
+        entry.update(seen=look.seen({p: contents[p] for p in still}), racy=sorted(still))
+        atomic_write(wsdir / FILE, json.dumps(stored))
+    return report
+
+
+def remember(wsdir: Path, look: Look, index: Index, report: dict, read: dict[str, str]) -> bool:
+    """Keep what a seed looked at, with `report` as the no-op it becomes; `read`: the digest of every file
+    the seed read (path -> `content()`). False when a file changed too recently to be trusted to its
+    metadata was not read by the seed (then any earlier look of the view is forgotten)."""
+    stored = _read(wsdir)
+    racy = look.racy()
+    if racy - read.keys():
         if stored.pop(look.view, None) is None:
             return False  # nothing to forget: no write
     else:
-        stored[look.view] = {"seen": look.seen, "index": index_state(index), "report": report}
+        stored[look.view] = {
+            "seen": look.seen({p: read[p] for p in racy}),
+            "racy": sorted(racy),
+            "index": index_state(index),
+            "report": {**report, **NOTHING_DONE, "unchanged": report["records"]},
+        }
     atomic_write(wsdir / FILE, json.dumps(stored))
     return look.view in stored
