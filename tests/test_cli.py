@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -99,6 +100,11 @@ def test_project_knowledge_base_passes_check_and_eval_gate(make_repo):
     assert hybrid["answerable"] >= 40 and hybrid["no_answer"] >= 15
     assert len(report["eval_sha256"]) == 64 and report["floor_source"] == "calibrated"
     assert report["floor_provenance"]["source"] == "auto" and report["floor_provenance"]["probe_count"] >= 20
+    # the README quickstart's question: its first answer is the record that says how (kept true as records
+    # are added: "How does jgm decide ..." ranked dec-daemon-thin-client first once the daemon records landed)
+    question = re.search(r'jgm recall "([^"]+)"', (PROJECT / "README.md").read_text("utf-8")).group(1)
+    top = json.loads(jgm("recall", question, "--json", cwd=kb.path, check=True).stdout)["results"][0]
+    assert top["id"] == "dec-calibrated-floor", (question, top["id"])
 
 
 def test_eval_gate_fails_on_leak(repo, tmp_path):
