@@ -7,7 +7,8 @@ Each record cites two paths (mostly files, every tenth a folder, every twentieth
 changes four source files per commit and re-commits a record every tenth commit, so the states are mixed.
 An untimed warm-up seed runs first; four no-ops of each run after both cold seeds, interleaved: the first
 is given alone, the later ones as their median. Then three commits of code only, each followed by a
-reseed (what a post-commit hook pays; the median is given, with no target: it is not a no-op). Also timed alone:
+reseed (what a post-commit hook pays; the median is given, with no target: it is not a no-op). The no-op
+is also timed with the post-seed floor check that `jgm seed`, hooks and the watcher add. Also timed alone:
 one full drift computation of the cited repo (the git pass and the pure decision), which is what a seed
 pays when the key changed. Targets: cold seed with citations <= 1.2x without, and a no-op reseed <= 2 % of
 a cold seed.
@@ -146,6 +147,16 @@ def main() -> None:
                 noop_runs_s=[round(x, 3) for x in times],
                 noop_share_of_cold=round(later / cold_s, 4),
             )
+        # the no-op as `jgm seed`, the hooks and the watcher run it: followed by the post-seed floor check
+        # (recall.calibrate.after_seed), which measures nothing when the corpus did not change
+        from jupiter_git_memory.recall.calibrate import after_seed
+
+        for name, (seeder, _rep) in seeders.items():
+            seeder.calibrate = after_seed
+            seeder.seed()  # the first check may calibrate: that is a cold seed's cost
+            t = sorted(timed(seeder.seed)[0] for _ in range(3))[1]
+            seeder.calibrate = None
+            result[name].update(noop_with_floor_check_s=round(t, 3))
         # what a post-commit hook pays: a commit of code only (four source files, no record), then a reseed;
         # not a no-op (HEAD moved, and with citations the drift states may change), so it has no target
         for c in range(3):

@@ -96,6 +96,21 @@ def test_seed_calibrates_automatically_with_provenance(make_repo, tmp_path):
     assert "no floor calibrated for workspace" in other.floor_info().warnings[0]
 
 
+def test_only_recallable_records_count_towards_calibrating(make_repo):
+    """The records a floor is measured on are the ones recall returns by default: proposed and superseded
+    records of the view do not make a small corpus large enough."""
+    repo = make_repo("counted")
+    _corpus(repo, MIN_RECORDS - 1)
+    repo.record("dec-new", status="proposed", title="A proposal", body="Perhaps a queue.")
+    repo.record("dec-old", title="Old way", body="Cron jobs.", superseded_by="dec-00")
+    repo.commit("not recallable by default")
+    floor = Seeder(repo.path, calibrate=after_seed).seed().floor
+    assert floor["action"] == "skipped" and floor["reason"].startswith(f"{MIN_RECORDS - 1} recallable records")
+    repo.record("dec-more", title="How we handle retries", body="We retry three times with backoff.")
+    repo.commit("one more in force")
+    assert Seeder(repo.path, calibrate=after_seed).seed().floor["action"] == "calibrated"
+
+
 def test_calibrate_command_floor_is_kept_by_seed(make_repo, tmp_path):
     repo = make_repo("c")
     _corpus(repo)

@@ -73,6 +73,13 @@ class CatalogReads:
             q, args = q + " WHERE origin=?", (origin,)
         return {r["id"]: self._record(r) for r in self._db.execute(q, args)}
 
+    def count_in(self, statuses: Iterable[str]) -> int:
+        """How many of the view's records have one of these effective statuses (no row decoded: the floor's
+        check after every seed asks it)."""
+        st = list(statuses)
+        q = f"SELECT COUNT(*) FROM records WHERE effective IN ({','.join('?' * len(st))})"
+        return int(self._db.execute(q, st).fetchone()[0]) if st else 0
+
     def is_empty(self) -> bool:
         return self._db.execute("SELECT 1 FROM records LIMIT 1").fetchone() is None
 

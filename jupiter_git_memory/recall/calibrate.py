@@ -127,7 +127,7 @@ def auto_calibrate(recaller: Recaller) -> dict:
     or its corpus changed materially since. Returns what was done and why (never raises for a skip)."""
     index = recaller.index()
     chunk_ids = index.catalog.chunk_ids()
-    n_records = sum(1 for r in index.catalog.records().values() if r.effective_status in DEFAULT_STATUSES)
+    n_records = index.catalog.count_in(DEFAULT_STATUSES)
     entry = get_floor(recaller.workspace.id, recaller.identity, recaller.store_root)
     if entry and entry.get("source") not in (None, "auto"):
         return {"action": "kept", "reason": f"floor set by `jgm calibrate` ({entry.get('probes_file')})"}
