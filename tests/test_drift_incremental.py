@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from jupiter_git_memory.index import drift_git
 from jupiter_git_memory.records.drift import MAX_COMMITS, Cited, drift_states, path_citations
@@ -139,11 +141,14 @@ class History:
         else:
             n = int(repo.git("rev-list", "--first-parent", "--count", "HEAD").stdout)
             repo.git("checkout", "-q", "-B", "main", f"HEAD~{r.randint(1, max(1, n - 1))}")
-        # the records as this commit has them (a reset or checkout takes back later citations)
+        # the records as this commit has them (a reset or checkout takes back later records and citations)
         for rid in list(self.cites):
             p = repo.path / f"knowledge/{rid}.md"
             if not p.exists():
                 del self.cites[rid]
+                continue
+            line = next(ln for ln in p.read_text().splitlines() if ln.startswith("source: ["))
+            self.cites[rid] = line[len("source: [") : -1].split(", ")
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -170,13 +175,13 @@ def test_incremental_drift_equals_the_full_computation_after_every_step(repo, mo
     assert used["extended"] > 10 and used["full"] > 0 and states == {"fresh", "drifted", "missing"}
 
 
-def _start(repo, monkeypatch) -> tuple[list[str], dict]:
-    """A record citing src/ and a stored row computed at the first commit."""
+def _start(repo, monkeypatch) -> dict:
+    """A record citing src/, committed; its row computed at that commit."""
     monkeypatch.setenv("GIT_COMMITTER_DATE", "1700000000 +0000")
     repo.write("src/a.py", "a\n")
     repo.record("d1", source="[src/]")
     repo.commit("start")
-    return ["src/"], _rows(repo, {"d1": ["src/"]})
+    return _rows(repo, {"d1": ["src/"]})
 
 
 def _rows(repo, cites) -> dict:
@@ -191,7 +196,7 @@ def _commit_at(repo, monkeypatch, t: int, rel: str, msg: str) -> str:
 
 
 def test_a_fast_forward_extends_and_reads_no_history_of_its_own(repo, monkeypatch):
-    _, stored = _start(repo, monkeypatch)
+    stored = _start(repo, monkeypatch)
     old = _head(repo)
     shas = [_commit_at(repo, monkeypatch, t, "src/a.py", f"c{t}") for t in range(1, MAX_COMMITS + 4)]
     assert drift_git.commits_since(repo.path, old, _head(repo)) is not None
@@ -209,7 +214,7 @@ def test_a_fast_forward_extends_and_reads_no_history_of_its_own(repo, monkeypatc
 
 @pytest.mark.parametrize("how", ["checkout", "amend", "reset"])
 def test_history_that_does_not_contain_the_stored_commit_falls_back(repo, monkeypatch, how):
-    _, stored = _start(repo, monkeypatch)
+    _start(repo, monkeypatch)
     _commit_at(repo, monkeypatch, 1, "src/a.py", "one")
     stored = _rows(repo, {"d1": ["src/"]})
     if how == "checkout":
@@ -264,7 +269,7 @@ def test_dates_that_list_the_stored_commit_before_a_new_one_fall_back(repo, monk
 
 
 def test_rows_of_an_older_format_or_another_record_state_are_recomputed(repo, monkeypatch):
-    _, stored = _start(repo, monkeypatch)
+    stored = _start(repo, monkeypatch)
     _commit_at(repo, monkeypatch, 1, "src/a.py", "one")
     head = _head(repo)
     cited = _cited(repo, {"d1": ["src/"]}, head, None)
@@ -324,3 +329,21 @@ def test_seeds_extend_the_stored_rows_and_store_what_a_full_computation_gives(re
     repo.git("checkout", "-q", "-b", "old", "HEAD~2")
     seen, got = reseed()
     assert seen == [["dec-pay", "dec-src"]] and got["dec-pay"]["state"] == "fresh"
+
+
+_SEGS = hs.sampled_from(["src", "a", "b.py", "x.txt", "[x", "m1", "*", "**", "?.py", "[ab].py", "*.py", "a*"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(hs.lists(hs.lists(_SEGS, min_size=1, max_size=4), max_size=12), hs.lists(_SEGS, min_size=1, max_size=4))
+def test_a_glob_scans_only_under_its_literal_prefix_with_the_answer_of_a_full_scan(paths, ref):
+    """PathSet answers a glob from the paths under its literal prefix; the answer is a scan of them all."""
+    from jupiter_git_memory.records.citations import classify, glob_regex
+    from jupiter_git_memory.records.drift import PathSet
+
+    files, pattern = ["/".join(p) for p in paths], "/".join(ref)
+    ps = PathSet(files)
+    if classify(pattern) == "glob":
+        rx = glob_regex(pattern)
+        assert ps.covered(pattern) == [p for p in sorted(set(files)) if rx.match(p)]
+    assert ps.names_any(pattern) == bool(ps.covered(pattern))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from ..base.git import git, run
 from ..records.drift import Cited, Commit, History
 
 _FORMAT = "--format=%x01%H%x1f%P%x1f%an%x1f%aI%x1f%s"
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _paths(out: bytes) -> list[str]:
@@ -119,6 +121,8 @@ def commits_since(root: Path, old: str, new: str) -> list[Commit] | None:
     a reset), a merge of history forked below `old`, or dates that put `old` before a new commit."""
     if old == new:
         return []
+    if not _SHA.fullmatch(old) or not _SHA.fullmatch(new):  # a stored value, never passed to git as an option
+        return None
     if run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new]).returncode != 0:
         return None
     walk = [

@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,25 +81,39 @@ def _repo_path(ref: str) -> str | None:
 
 
 class PathSet:
-    """A sorted path list answering "which paths does this citation cover"."""
+    """A sorted path list answering "which paths does this citation cover" (a glob only scans the paths
+    under its literal prefix: every seed asks it of every cited glob, over every file of the view)."""
 
     def __init__(self, paths: Iterable[str]):
         self.sorted = sorted(set(paths))
         self._set = set(self.sorted)
         self._globs: dict[str, re.Pattern[str]] = {}
 
-    def covered(self, ref: str) -> list[str]:
-        if classify(ref) == "glob":
-            rx = self._globs.setdefault(ref, glob_regex(ref))
-            return [p for p in self.sorted if rx.match(p)]
-        base = ref.rstrip("/")
-        out = [base] if base in self._set and not ref.endswith("/") else []
-        prefix = base + "/"
+    def _under(self, prefix: str) -> Iterator[str]:
         i = bisect.bisect_left(self.sorted, prefix)
         while i < len(self.sorted) and self.sorted[i].startswith(prefix):
-            out.append(self.sorted[i])
+            yield self.sorted[i]
             i += 1
-        return out
+
+    def _iter(self, ref: str) -> Iterator[str]:
+        if classify(ref) == "glob":
+            rx = self._globs.setdefault(ref, glob_regex(ref))
+            yield from (p for p in self._under(_LITERAL.split(ref, 1)[0]) if rx.match(p))
+            return
+        base = ref.rstrip("/")
+        if base in self._set and not ref.endswith("/"):
+            yield base
+        yield from self._under(base + "/")
+
+    def covered(self, ref: str) -> list[str]:
+        return list(self._iter(ref))
+
+    def names_any(self, ref: str) -> bool:
+        """Whether the citation covers any path (a missing one covers none)."""
+        return next(self._iter(ref), None) is not None
+
+
+_LITERAL = re.compile(r"[*?\[]")  # a glob's first wildcard: what comes before it is every match's prefix
 
 
 def _ancestors(start: str, parents: dict[str, tuple[str, ...]]) -> set[str]:
@@ -252,7 +266,7 @@ def _row(
 ) -> dict[str, Any]:
     """The stored row: the committed part, plus what the view shows now (missing paths, uncommitted
     changes), which every computation derives afresh."""
-    missing = [ref for ref in cited if not existing.covered(ref)]
+    missing = [ref for ref in cited if not existing.names_any(ref)]
     dirty = sorted(_covered(cited, dirty_paths, rec.path)) if not rec.dirty and rec.commit is not None else []
     files = since.files | set(dirty)
     added = since.added + sum(h.dirty[f][0] for f in dirty)

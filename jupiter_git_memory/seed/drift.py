@@ -44,7 +44,7 @@ def view_drift(
     key = drift_git.drift_key(commit, cited, st)
     if key == stored_key:
         return key, None
-    states = compute(root, commit, cited, st, stored() if stored and cited else {}) if cited else {}
+    states = compute(root, commit, cited, st, stored() if stored else {}) if cited else {}
     return key, [{"id": rid, **d} for rid, d in sorted(states.items())]
 
 
