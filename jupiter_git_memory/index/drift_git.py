@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..base import error_codes as E
 from ..base.errors import JgmError
-from ..base.git import git
+from ..base.git import git, run
 from ..records.drift import Cited, Commit, History
 
 _FORMAT = "--format=%x01%H%x1f%P%x1f%an%x1f%aI%x1f%s"
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _paths(out: bytes) -> list[str]:
@@ -86,7 +88,7 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
         commits = parse_log(git(root, "log", "--no-renames", "-z", "--numstat", _FORMAT, *rng, "--"))
     if worktree_status is None:
         paths = _paths(git(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit)) if commit else []
-        return History(commits, paths)
+        return History(commits, paths, commit=commit)
     gone, dirty = set(), {}
     for item in filter(None, worktree_status.split(b"\0")):
         xy, path = item[:2], item[3:].decode("utf-8", "surrogateescape")
@@ -104,7 +106,36 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
                 if path in dirty:
                     dirty[path] = (int(add) if add.isdigit() else 0, int(dele) if dele.isdigit() else 0)
     listed = _paths(git(root, "ls-files", "-z", "-c", "-o", "--exclude-standard", check=False))
-    return History(commits, [p for p in listed if p not in gone], dirty)
+    return History(commits, [p for p in listed if p not in gone], dirty, commit)
+
+
+def commits_since(root: Path, old: str, new: str) -> list[Commit] | None:
+    """The commits `old..new`, newest first, when git's order at `new` provably puts every one of them before
+    every commit at or below `old`, so drift rows stored at `old` extend by them (records/drift.Prior).
+
+    `git log` pops commits newest-date first from a queue a commit joins when its first child is popped; so
+    the order among a set of commits whose children all lie in the set does not depend on where the walk
+    stops. The commits `new --not old^@` are such a set; when none of them but `old` has a parent outside
+    it, everything below `old` joins the queue only after `old` is popped, and when `old` comes last, every
+    new commit precedes every stored one. None otherwise: `old` not an ancestor (another branch, a rebase,
+    a reset), a merge of history forked below `old`, or dates that put `old` before a new commit."""
+    if old == new:
+        return []
+    if not _SHA.fullmatch(old) or not _SHA.fullmatch(new):  # a stored value, never passed to git as an option
+        return None
+    if run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new]).returncode != 0:
+        return None
+    walk = [
+        ln.split()
+        for ln in git(root, "rev-list", "--parents", new, "--not", f"{old}^@", "--", check=False).decode().splitlines()
+    ]
+    if not walk or walk[-1][0] != old:
+        return None
+    inside = {ln[0] for ln in walk}
+    if any(p not in inside for ln in walk[:-1] for p in ln[1:]):
+        return None
+    commits = parse_log(git(root, "log", "--no-renames", "-z", "--numstat", _FORMAT, new, f"^{old}", "--"))
+    return commits if [c.sha for c in commits] == [ln[0] for ln in walk[:-1]] else None
 
 
 class NoMergeBase(JgmError, ValueError):

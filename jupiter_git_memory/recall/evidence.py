@@ -70,7 +70,8 @@ def report(recaller: Recaller, at: str | None = None, base: str | None = None) -
             drift = cat.drift()
             v = cat.get_view() or {}
             if not at:  # uncommitted edits since the last seed: recomputed, not stored
-                _key, fresh = view_drift(root, v.get("commit_sha"), True, rows, v.get("drift_key") or "")
+                key = v.get("drift_key") or ""
+                _key, fresh = view_drift(root, v.get("commit_sha"), True, rows, key, stored=lambda: drift)
                 if fresh is not None:
                     drift = {d["id"]: d for d in fresh}
         except Exception as e:

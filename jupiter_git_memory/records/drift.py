@@ -7,7 +7,9 @@ States (one per in-force record that cites repository paths; others have none, `
   or, in a worktree view, such a file has uncommitted changes;
 - `fresh`: neither. Re-committing the record (e.g. a `reviewed:` line) moves its baseline, so it is fresh.
 
-The git plumbing that gathers `History` lives in index/drift_git.py; this module only decides.
+The git plumbing that gathers `History` lives in index/drift_git.py; this module only decides. A record's
+stored row carries a `basis` (the commit it was computed at, the record's state, the committed diffstat) so a
+later computation can extend it by the commits since (`Prior`) instead of reading its whole history again.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +47,7 @@ class History:
     commits: list[Commit]
     paths: list[str]  # every file of the view
     dirty: dict[str, tuple[int, int]] = field(default_factory=dict)
+    commit: str | None = None  # the view's commit (stored with the rows: where a later seed extends them)
 
 
 @dataclass(frozen=True)
@@ -78,25 +81,39 @@ def _repo_path(ref: str) -> str | None:
 
 
 class PathSet:
-    """A sorted path list answering "which paths does this citation cover"."""
+    """A sorted path list answering "which paths does this citation cover" (a glob only scans the paths
+    under its literal prefix: every seed asks it of every cited glob, over every file of the view)."""
 
     def __init__(self, paths: Iterable[str]):
         self.sorted = sorted(set(paths))
         self._set = set(self.sorted)
         self._globs: dict[str, re.Pattern[str]] = {}
 
-    def covered(self, ref: str) -> list[str]:
-        if classify(ref) == "glob":
-            rx = self._globs.setdefault(ref, glob_regex(ref))
-            return [p for p in self.sorted if rx.match(p)]
-        base = ref.rstrip("/")
-        out = [base] if base in self._set and not ref.endswith("/") else []
-        prefix = base + "/"
+    def _under(self, prefix: str) -> Iterator[str]:
         i = bisect.bisect_left(self.sorted, prefix)
         while i < len(self.sorted) and self.sorted[i].startswith(prefix):
-            out.append(self.sorted[i])
+            yield self.sorted[i]
             i += 1
-        return out
+
+    def _iter(self, ref: str) -> Iterator[str]:
+        if classify(ref) == "glob":
+            rx = self._globs.setdefault(ref, glob_regex(ref))
+            yield from (p for p in self._under(_LITERAL.split(ref, 1)[0]) if rx.match(p))
+            return
+        base = ref.rstrip("/")
+        if base in self._set and not ref.endswith("/"):
+            yield base
+        yield from self._under(base + "/")
+
+    def covered(self, ref: str) -> list[str]:
+        return list(self._iter(ref))
+
+    def names_any(self, ref: str) -> bool:
+        """Whether the citation covers any path (a missing one covers none)."""
+        return next(self._iter(ref), None) is not None
+
+
+_LITERAL = re.compile(r"[*?\[]")  # a glob's first wildcard: what comes before it is every match's prefix
 
 
 def _ancestors(start: str, parents: dict[str, tuple[str, ...]]) -> set[str]:
@@ -111,59 +128,169 @@ def _ancestors(start: str, parents: dict[str, tuple[str, ...]]) -> set[str]:
     return seen
 
 
-def drift_states(records: Iterable[Cited], history: History) -> dict[str, dict[str, Any]]:
-    """id -> {state, cited, changed: [{sha, author, date, subject, files}], commits, diffstat, missing}."""
-    parents = {c.sha: c.parents for c in history.commits}
-    order = {c.sha: i for i, c in enumerate(history.commits)}
-    touched: dict[str, list[str]] = {}
-    for c in history.commits:
-        for f in c.files:
-            touched.setdefault(f, []).append(c.sha)
-    by_sha = {c.sha: c for c in history.commits}
-    existing, changed_paths = PathSet(history.paths), PathSet([*touched, *history.dirty])
-    anc_cache: dict[str, set[str]] = {}
+@dataclass
+class Since:
+    """A record's commits since its baseline (the committed part of its drift): what its row shows, and
+    all that extending it to a later commit needs."""
+
+    listed: list[dict[str, Any]] = field(default_factory=list)  # newest first, at most MAX_COMMITS
+    count: int = 0  # how many there are in all
+    files: set[str] = field(default_factory=set)  # the cited files they changed
+    added: int = 0
+    deleted: int = 0
+
+
+@dataclass(frozen=True)
+class Prior:
+    """A view's stored drift rows, computed at `at` (an ancestor of the view's commit), and the commits
+    `at..view commit` (newest first) that come before every commit at or below `at` in git's order."""
+
+    at: str
+    rows: dict[str, dict[str, Any]]
+    commits: list[Commit]
+
+
+def _add(since: Since, c: Commit, mine: list[str]) -> None:
+    """Count commit `c`, which changed the record's cited files `mine`, after the ones already in `since`."""
+    since.listed.append({"sha": c.sha, "author": c.author, "date": c.date, "subject": c.subject, "files": mine})
+    since.count += 1
+    since.files.update(mine)
+    since.added += sum(c.files[f][0] for f in mine)
+    since.deleted += sum(c.files[f][1] for f in mine)
+
+
+def _covered(cited: list[str], paths: PathSet, own: str) -> set[str]:
+    """The paths of `paths` the citations cover, but the record's own file (its changes never drift it)."""
+    return {p for ref in cited for p in paths.covered(ref) if p != own}
+
+
+def stored_since(row: dict[str, Any] | None, rec: Cited, at: str) -> Since | None:
+    """The Since a stored row holds, when it was computed at `at` for this very record (same baseline,
+    dirty flag, file and citations); None for anything else (another record state, an older row format)."""
+    b = row.get("basis") if row else None
+    if not isinstance(b, dict) or b.get("at") != at:
+        return None
+    if [b.get("commit"), b.get("dirty"), b.get("path"), b.get("citations")] != [
+        rec.commit,
+        rec.dirty,
+        rec.path,
+        list(rec.citations),
+    ]:
+        return None
+    assert row is not None
+    return Since(list(row["changed"]), int(row["commits"]), set(b["files"]), int(b["added"]), int(b["deleted"]))
+
+
+def _kept(records: Iterable[Cited], prior: Prior | None) -> dict[str, Since]:
+    if prior is None:
+        return {}
+    got = ((r.id, stored_since(prior.rows.get(r.id), r, prior.at)) for r in records)
+    return {rid: s for rid, s in got if s is not None}
+
+
+def reusable(records: Iterable[Cited], prior: Prior | None) -> set[str]:
+    """The ids whose stored rows extend (the rest need their history read)."""
+    return set(_kept(records, prior))
+
+
+def _extend(since: Since, cited: list[str], rec: Cited, commits: list[Commit], touched: PathSet) -> Since:
+    """`since` at an ancestor plus the later `commits`, all of which git lists before any of the stored ones:
+    B..N = O..N ∪ B..O when the baseline B is an ancestor of O."""
+    if rec.dirty or rec.commit is None:  # no committed drift while being edited, or never committed
+        return since
+    files = _covered(cited, touched, rec.path)
+    out = Since()
+    for c in commits:
+        mine = sorted(f for f in c.files if f in files)
+        if mine:
+            _add(out, c, mine)
+    out.listed = (out.listed + since.listed)[:MAX_COMMITS]
+    out.count, out.files = out.count + since.count, out.files | since.files
+    out.added, out.deleted = out.added + since.added, out.deleted + since.deleted
+    return out
+
+
+class _Walk:
+    """What the full computation looks up in a History: each commit's parents, position and files."""
+
+    def __init__(self, commits: list[Commit]):
+        self.parents = {c.sha: c.parents for c in commits}
+        self.order = {c.sha: i for i, c in enumerate(commits)}
+        self.by_sha = {c.sha: c for c in commits}
+        self.touched: dict[str, list[str]] = {}
+        for c in commits:
+            for f in c.files:
+                self.touched.setdefault(f, []).append(c.sha)
+        self.paths = PathSet(self.touched)
+        self._anc: dict[str, set[str]] = {}
+
+    def since(self, rec: Cited, cited: list[str]) -> Since:
+        """The commits since the record's baseline: reachable from the view's commit, not from the baseline."""
+        out = Since()
+        if rec.dirty or rec.commit is None:
+            return out
+        if rec.commit not in self._anc:
+            self._anc[rec.commit] = _ancestors(rec.commit, self.parents)
+        before, files = self._anc[rec.commit], _covered(cited, self.paths, rec.path)
+        shas = {sha for f in files for sha in self.touched.get(f, ()) if sha not in before}
+        for sha in sorted(shas, key=lambda s: self.order[s]):
+            c = self.by_sha[sha]
+            _add(out, c, sorted(f for f in c.files if f in files))
+        out.listed = out.listed[:MAX_COMMITS]
+        return out
+
+
+def drift_states(records: Iterable[Cited], history: History, prior: Prior | None = None) -> dict[str, dict[str, Any]]:
+    """id -> {state, cited, changed: [{sha, author, date, subject, files}], commits, uncommitted, diffstat,
+    missing, basis}. With `prior`, the records in `reusable(records, prior)` extend their stored rows by
+    `prior.commits` (their history need not be in `history`); the rest come from `history`."""
+    records = list(records)
+    walk, kept = _Walk(history.commits), _kept(records, prior)
+    later = PathSet(f for c in prior.commits for f in c.files) if prior else PathSet(())
+    existing, dirty_paths = PathSet(history.paths), PathSet(history.dirty)
     out: dict[str, dict[str, Any]] = {}
     for rec in records:
         cited = path_citations(rec.citations)
         if not cited:
             continue
-        missing = [ref for ref in cited if not existing.covered(ref)]
-        files: set[str] = set()
-        for ref in cited:
-            files.update(p for p in changed_paths.covered(ref) if p != rec.path)
-        since: set[str] = set()
-        dirty: list[str] = []
-        if not rec.dirty and rec.commit is not None:
-            if rec.commit not in anc_cache:
-                anc_cache[rec.commit] = _ancestors(rec.commit, parents)
-            before = anc_cache[rec.commit]
-            since = {sha for f in files for sha in touched.get(f, ()) if sha not in before}
-            dirty = sorted(f for f in files if f in history.dirty)
-        commits = sorted(since, key=lambda s: order[s])
-        added = deleted = 0
-        diff_files: set[str] = set()
-        listed = []
-        for sha in commits:
-            c = by_sha[sha]
-            mine = sorted(f for f in c.files if f in files)
-            diff_files.update(mine)
-            for f in mine:
-                added, deleted = added + c.files[f][0], deleted + c.files[f][1]
-            listed.append({"sha": c.sha, "author": c.author, "date": c.date, "subject": c.subject, "files": mine})
-        for f in dirty:
-            diff_files.add(f)
-            added, deleted = added + history.dirty[f][0], deleted + history.dirty[f][1]
-        state = "missing" if missing else "drifted" if (commits or dirty) else "fresh"
-        out[rec.id] = {
-            "state": state,
-            "cited": cited,
-            "missing": missing,
-            "changed": listed[:MAX_COMMITS],
-            "commits": len(commits),
-            "uncommitted": dirty,
-            "diffstat": f"{len(diff_files)} files, +{added} -{deleted}" if diff_files else "",
-        }
+        if prior is not None and rec.id in kept:
+            since = _extend(kept[rec.id], cited, rec, prior.commits, later)
+        else:
+            since = walk.since(rec, cited)
+        out[rec.id] = _row(rec, cited, since, existing, dirty_paths, history)
     return out
+
+
+def _row(
+    rec: Cited, cited: list[str], since: Since, existing: PathSet, dirty_paths: PathSet, h: History
+) -> dict[str, Any]:
+    """The stored row: the committed part, plus what the view shows now (missing paths, uncommitted
+    changes), which every computation derives afresh."""
+    missing = [ref for ref in cited if not existing.names_any(ref)]
+    dirty = sorted(_covered(cited, dirty_paths, rec.path)) if not rec.dirty and rec.commit is not None else []
+    files = since.files | set(dirty)
+    added = since.added + sum(h.dirty[f][0] for f in dirty)
+    deleted = since.deleted + sum(h.dirty[f][1] for f in dirty)
+    state = "missing" if missing else "drifted" if (since.count or dirty) else "fresh"
+    return {
+        "state": state,
+        "cited": cited,
+        "missing": missing,
+        "changed": since.listed,
+        "commits": since.count,
+        "uncommitted": dirty,
+        "diffstat": f"{len(files)} files, +{added} -{deleted}" if files else "",
+        "basis": {
+            "at": h.commit,
+            "commit": rec.commit,
+            "dirty": rec.dirty,
+            "path": rec.path,
+            "citations": list(rec.citations),
+            "files": sorted(since.files),
+            "added": since.added,
+            "deleted": since.deleted,
+        },
+    }
 
 
 def drift_weight(state: str | None, drifted: float, missing: float) -> float:

@@ -1,14 +1,16 @@
 """Evidence drift at seed time: the records a view holds in force, their citations and baselines, and the
-states computed only when what they depend on changed (index/drift_git.drift_key)."""
+states computed only when what they depend on changed (index/drift_git.drift_key): incrementally from the
+stored rows when the view's commit moved forward (index/drift_git.commits_since), else in full."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ..index import drift_git
 from ..records.citations import citations_of
-from ..records.drift import Cited, drift_states, path_citations
+from ..records.drift import Cited, Prior, drift_states, path_citations, reusable
 from ..records.model import IN_FORCE
 from ..records.row import RecordRow
 
@@ -32,13 +34,35 @@ def view_drift(
     rows: dict[str, RecordRow],
     stored_key: str,
     status: bytes | None = None,
+    stored: Callable[[], dict[str, dict[str, Any]]] | None = None,
 ) -> tuple[str, list[dict[str, Any]] | None]:
     """(drift key, the view's drift rows or None when `stored_key` says they are current). `status`: the
-    worktree's `git status` when the caller already read it (the seed does, for its dirty paths)."""
+    worktree's `git status` when the caller already read it (the seed does, for its dirty paths); `stored`:
+    reads the view's stored rows (id -> row), which a changed key extends where it can."""
     cited = cited_records(rows)
     st = (drift_git.status(root) if status is None else status) if worktree else None
     key = drift_git.drift_key(commit, cited, st)
     if key == stored_key:
         return key, None
-    states = drift_states(cited, drift_git.history(root, commit, cited, st)) if cited else {}
+    states = compute(root, commit, cited, st, stored() if stored else {}) if cited else {}
     return key, [{"id": rid, **d} for rid, d in sorted(states.items())]
+
+
+def compute(
+    root: Path, commit: str | None, cited: list[Cited], status: bytes | None, stored: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """The drift of `cited` at `commit`, equal to a full computation: the `stored` rows that extend (same
+    record state, computed at an ancestor) by the commits since, the others from their own history."""
+    prior = _prior(root, commit, stored)
+    keep = reusable(cited, prior)
+    return drift_states(cited, drift_git.history(root, commit, [r for r in cited if r.id not in keep], status), prior)
+
+
+def _prior(root: Path, commit: str | None, rows: dict[str, dict[str, Any]]) -> Prior | None:
+    """The stored rows with the commits since they were computed, when they extend to `commit`."""
+    ats = {(d.get("basis") or {}).get("at") for d in rows.values()}
+    old = ats.pop() if len(ats) == 1 else None
+    if not (commit and isinstance(old, str) and old):
+        return None
+    later = drift_git.commits_since(root, old, commit)
+    return None if later is None else Prior(old, rows, later)

@@ -289,7 +289,9 @@ class Seeder:
             "fingerprint": stamp,
             "commits_at": commit or "",
         }
-        key, plan.catalog.drift = view_drift(root, commit, not rev, desired, view_row.get("drift_key") or "", status)
+        key, plan.catalog.drift = view_drift(
+            root, commit, not rev, desired, view_row.get("drift_key") or "", status, stored=cat.drift
+        )
         plan.catalog.view["drift_key"] = key
         plan.catalog.drop_views = stale_views(cat.views(), settings.at_views, cat.view)
         plan.catalog.meta["parse_options"] = parse_key
