@@ -182,6 +182,68 @@ def test_a_racy_file_no_longer_racy_is_looked_at_by_its_metadata_again(kb, monke
     assert _read_everything(s) and s.report.updated == ["dec-logs"]
 
 
+def _slow_reads(monkeypatch, then=None):
+    """Make the next seed outlast a 1 s racy window: it reads, runs `then`, and waits. Returns the undo."""
+    real = seeder_module.read_knowledge
+
+    def slow(*a, **kw):
+        got = real(*a, **kw)
+        if then:
+            then()
+        time.sleep(1.2)
+        return got
+
+    monkeypatch.setattr(seeder_module, "read_knowledge", slow)
+    monkeypatch.setattr(unchanged, "RACY_NS", 10**9)
+    return lambda: monkeypatch.setattr(seeder_module, "read_knowledge", real)
+
+
+def _racy(s) -> list:
+    return json.loads((s.wsdir / unchanged.FILE).read_text())[s.report.view]["racy"]
+
+
+def test_a_seed_that_outlasts_the_racy_window_trusts_the_files_it_read_to_their_metadata(kb, monkeypatch):
+    repo, s = kb
+    repo.record("dec-logs", title="Log as JSON lines", body="Every service writes YAML log lines.")
+    _slow_reads(monkeypatch)
+    assert _read_everything(s) and s.report.updated == ["dec-logs"]
+    assert _racy(s) == []  # read again after its window: the bytes the seed read
+    read = []
+    real = unchanged.content
+    monkeypatch.setattr(unchanged, "content", lambda p: read.append(p) or real(p))
+    assert not _read_everything(s) and read == []  # the next no-op reads no file at all
+
+
+def test_a_racy_file_rewritten_while_the_seed_ran_stays_compared_by_content(kb, monkeypatch):
+    """The danger the window is for: an edit made after the seed read the file that its metadata cannot
+    show (the same size, the same mtime; ctime not kept, as on some file systems)."""
+    real = unchanged._meta
+
+    def blind(path):
+        meta, t = real(path)
+        got = meta.split(" ")
+        if len(got) >= 5:
+            got[3] = "-"
+        return " ".join(got), t
+
+    monkeypatch.setattr(unchanged, "_meta", blind)
+    repo, s = kb
+    path = repo.record("dec-logs", title="Log as JSON lines", body="Every service writes YAML log lines.")
+    before = blind(str(path))
+
+    def rewrite():
+        st = path.stat()
+        repo.record("dec-logs", title="Log as JSON lines", body="Every service writes TOML log lines.")
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    undo = _slow_reads(monkeypatch, rewrite)
+    assert _read_everything(s) and s.report.updated == ["dec-logs"]  # it indexed the YAML version
+    assert blind(str(path)) == before and "TOML" in path.read_text()  # invisible to the metadata
+    assert _racy(s) == ["knowledge/dec-logs.md"]  # its bytes are not the ones read: still compared by them
+    undo()
+    assert _read_everything(s) and s.report.updated == ["dec-logs"]  # the TOML version, seen by its bytes
+
+
 def test_a_non_record_file_changed_just_now_is_not_remembered(kb):
     repo, s = kb
     repo.write("knowledge/diagram.txt", "the seed never reads this file's bytes")

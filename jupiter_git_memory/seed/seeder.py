@@ -211,7 +211,7 @@ class Seeder:
         report, read = self._seed_read(index, rev, progress, fault, rebuild, look.status if look else None)
         if look is not None:
             kept = {k: v for k, v in asdict(report).items() if k not in ("seconds", "floor")}
-            unchanged.remember(self.wsdir, look, index, kept, read)
+            unchanged.remember(self.wsdir, self.workspace.repo_root, look, index, kept, read)
         return report
 
     def _seed_read(

@@ -15,7 +15,8 @@ The look is taken before the seed reads, so an edit made while it runs changes t
 changed within two seconds of the look is not trusted to its metadata (a file system may keep one
 timestamp per second or two, as git's "racily clean" check knows): its content is compared instead, with
 the bytes the seed read, and when the seed read none (a non-record file, uncommitted code outside the
-roots) nothing is remembered. Folders are looked at by kind and inode only: what they hold is the list of
+roots) nothing is remembered. Once its window has passed (at the end of a seed that ran longer, or at a
+later check) a racy file whose bytes are still those the seed read is trusted to its metadata again. Folders are looked at by kind and inode only: what they hold is the list of
 their entries, each looked at on its own. Anything else that writes to the catalog bumps its generation,
 and the next seed reads everything.
 """
@@ -158,12 +159,20 @@ def stored_report(wsdir: Path, root: Path, look: Look, index: Index) -> dict[str
     return report
 
 
-def remember(wsdir: Path, look: Look, index: Index, report: dict, read: dict[str, str]) -> bool:
+def _settled(root: Path, look: Look, racy: set[str], read: dict[str, str]) -> set[str]:
+    """The racy files a seed that ran past their racy window can trust to their metadata from now on: read
+    again after the window, they still hold the bytes the seed read, and any later write moves their mtime."""
+    now = time.time_ns()
+    return {p for p in racy if look.paths[p][1] + RACY_NS <= now and p in read and content(root / p) == read[p]}
+
+
+def remember(wsdir: Path, root: Path, look: Look, index: Index, report: dict, read: dict[str, str]) -> bool:
     """Keep what a seed looked at, with `report` as the no-op it becomes; `read`: the digest of every file
     the seed read (path -> `content()`). False when a file changed too recently to be trusted to its
     metadata was not read by the seed (then any earlier look of the view is forgotten)."""
     stored = _read(wsdir)
     racy = look.racy()
+    racy -= _settled(root, look, racy, read)
     if racy - read.keys():
         if stored.pop(look.view, None) is None:
             return False  # nothing to forget: no write
