@@ -16,9 +16,10 @@ changed within two seconds of the look is not trusted to its metadata (a file sy
 timestamp per second or two, as git's "racily clean" check knows): its content is compared instead, with
 the bytes the seed read, and when the seed read none (a non-record file, uncommitted code outside the
 roots) nothing is remembered. Once its window has passed (at the end of a seed that ran longer, or at a
-later check) a racy file whose bytes are still those the seed read is trusted to its metadata again. Folders are looked at by kind and inode only: what they hold is the list of
-their entries, each looked at on its own. Anything else that writes to the catalog bumps its generation,
-and the next seed reads everything.
+later check) a racy file whose bytes are still those the seed read is trusted to its metadata again.
+Folders are looked at by kind and inode only: what they hold is the list of their entries, each looked at
+on its own. Anything else that writes to the catalog bumps its generation, and the next seed reads
+everything.
 """
 
 from __future__ import annotations
