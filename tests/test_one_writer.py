@@ -167,7 +167,10 @@ def test_hooks_watcher_api_and_cli_seeds_write_one_index_safely(repo, monkeypatc
         seeds = [e for e in watcher.events if e["event"] == "seed"]
         assert all(e["error"] is None and e["errors"] == [] for e in seeds), seeds
         last = last_hook_run(repo.path)
-        assert last and last["ok"] and last["hook"] in ("post-checkout", "post-rewrite")
+        # the test's commits fire reference-transaction (a plain commit reseeds through it) and its checkouts
+        # post-checkout: a checkout's job that finds the commit's job still waiting for the lock leaves the work
+        # to it (hook_run.reseed_job's coalescing), so either can be the last to record a run
+        assert last and last["ok"] and last["hook"] in ("post-checkout", "post-rewrite", "reference-transaction")
         logged = log_path().read_text() if log_path().exists() else ""
         assert "Traceback" not in logged and "could not reindex" not in logged, logged
         assert watcher.stop(signal.SIGTERM) == 0
