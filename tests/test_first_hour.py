@@ -212,7 +212,9 @@ def test_floor_warning_only_where_it_matters_and_once(repo, monkeypatch):
     assert rc.floor()[1] == "shipped-default"
     assert not [w for w in rc.recall("which database?").warnings if "floor" in w]  # MiniLM's default was measured
     unmeasured = Recaller(repo.path)
-    monkeypatch.setattr(unmeasured.embedder, "spec", dataclasses.replace(rc.embedder.spec, floor_measured=False))
+    monkeypatch.setattr(
+        unmeasured.embedder, "spec", dataclasses.replace(rc.embedder.spec, floor_measured=False, language_floors={})
+    )
     first = unmeasured.recall("which database?").warnings
     assert any("no floor calibrated" in w for w in first)
     assert not [w for w in unmeasured.recall("which database again?").warnings if "floor" in w]
@@ -375,7 +377,7 @@ def test_the_commands_page_says_exactly_which_commands_take_repo_and_json():
 
     readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text("utf-8").split())
     assert "except `serve` and `mcp`, whose one ready line is always JSON" in readme
-    assert "the store-wide ones, `workspaces`, `model …` and `token …`, do not" in readme
+    assert "the store-wide ones, `workspaces`, `model …` (but `model use`) and `token …`, do not" in readme
 
     def leaves(group, prefix=()):
         for name, cmd in group.commands.items():
@@ -385,7 +387,7 @@ def test_the_commands_page_says_exactly_which_commands_take_repo_and_json():
                 yield " ".join(prefix + (name,)), {o for p in cmd.params for o in getattr(p, "opts", [])}
 
     for name, opts in leaves(typer.main.get_command(app)):
-        store_wide = name == "workspaces" or name.split()[0] in ("model", "token")
+        store_wide = name == "workspaces" or (name.split()[0] in ("model", "token") and name != "model use")
         assert ("--repo" in opts) != store_wide, name
         assert ("--json" in opts) != (name in ("serve", "mcp")), name
         assert "--home" in opts, name

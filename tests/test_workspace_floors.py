@@ -83,17 +83,21 @@ def test_seed_calibrates_automatically_with_provenance(make_repo, tmp_path):
     b.record("dec-one", title="Use PostgreSQL", body="We use PostgreSQL because of its JSON support.")
     b.commit("tiny")
     report = Seeder(a.path, calibrate=after_seed).seed()
-    assert report.floor["action"] == "calibrated" and report.floor["reason"] == "no floor yet"
+    assert report.floor["action"] == "calibrated"
+    assert report.floor["reason"].startswith("first measurement for this knowledge base with the shipped probes (en ")
+    assert set(report.floor["languages"]) == {"en", "zh"}  # a floor per shipped probe language
     info = Recaller(a.path).floor_info()
     assert info.source == "calibrated" and info.value == report.floor["floor"]
     assert info.provenance["source"] == "auto" and info.provenance["probes_file"] == str(SHIPPED_PROBES)
     assert info.provenance["corpus"]["records"] == MIN_RECORDS + 2 and "sketch" not in info.provenance["corpus"]
     assert Seeder(a.path, calibrate=after_seed).seed().floor["action"] == "kept"  # unchanged corpus: not measured again
     # a tiny workspace keeps the shipped default, and never uses workspace a's floor
-    assert Seeder(b.path, calibrate=after_seed).seed().floor["action"] == "skipped"
+    tiny = Seeder(b.path, calibrate=after_seed).seed().floor
+    assert tiny["action"] == "shipped" and tiny["floor"] == 0.3 and "shipped calibration" in tiny["reason"]
     other = Recaller(b.path)
     assert other.floor_info().source == "shipped-default"
-    assert "no floor calibrated for workspace" in other.floor_info().warnings[0]
+    assert other.floor_info().warnings[0].startswith("floor 0.3: minilm-l6-v2-int8's shipped calibration for en")
+    assert other.floor_info("我們用哪個資料庫？").value == 0.55  # a Chinese question: the shipped zh floor
 
 
 def test_only_recallable_records_count_towards_calibrating(make_repo):
@@ -105,7 +109,7 @@ def test_only_recallable_records_count_towards_calibrating(make_repo):
     repo.record("dec-old", title="Old way", body="Cron jobs.", superseded_by="dec-00")
     repo.commit("not recallable by default")
     floor = Seeder(repo.path, calibrate=after_seed).seed().floor
-    assert floor["action"] == "skipped" and floor["reason"].startswith(f"{MIN_RECORDS - 1} recallable records")
+    assert floor["action"] == "shipped" and floor["reason"].startswith(f"{MIN_RECORDS - 1} recallable records")
     repo.record("dec-more", title="How we handle retries", body="We retry three times with backoff.")
     repo.commit("one more in force")
     assert Seeder(repo.path, calibrate=after_seed).seed().floor["action"] == "calibrated"

@@ -113,9 +113,9 @@ def nearest(
     sums: dict[str, float] = defaultdict(float)
     for v in vecs:
         best: dict[str, float] = {}
-        for cid, cos in view_query(index.vectors, v, n, allowed.__contains__):
-            rid = allowed[cid][0]
-            best[rid] = max(best.get(rid, -1.0), cos)
+        for cid, raw in view_query(index.vectors, v, n, allowed.__contains__):
+            rid = allowed[cid][0]  # thresholds are on the common scale (ModelSpec.similarity)
+            best[rid] = max(best.get(rid, -1.0), embedder.spec.similarity(raw))
         for rid, cos in best.items():
             sums[rid] += cos
     scored = {rid: s / len(chunks) for rid, s in sums.items() if rid not in exclude}

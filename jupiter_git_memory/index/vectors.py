@@ -33,8 +33,16 @@ class IdentityMismatch(JgmError, RuntimeError):
             "the index was built with another embedding identity and cannot take these vectors.\n"
             f"  index:     {identity_hash(stored)} {json.dumps(_summary(stored))}\n"
             f"  requested: {identity_hash(wanted)} {json.dumps(_summary(wanted))}\n"
-            "  rebuild it with `jgm seed --rebuild` (or select the index's model with JGM_MODEL / jgm.toml `model`)"
+            f"  rebuild it for the requested model with `jgm seed --rebuild` (or `jgm model use {_name(wanted)}`), "
+            f"or answer with the index's model: `jgm model use {_name(stored)}` / JGM_MODEL / jgm.toml `model`"
         )
+
+
+def _name(identity: dict) -> str:
+    """The shipped spec name of an identity's model, or its model id."""
+    from ..embedding.specs import SHIPPED
+
+    return next((n for n, s in SHIPPED.items() if s.model_id == identity.get("model")), str(identity.get("model")))
 
 
 def _summary(identity: dict) -> dict:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
-from ..embedding.specs import identity_hash
+from ..embedding.specs import SHIPPED, identity_hash
 from ..index.catalog import CatalogChanges
 from ..index.handle import active_collection, collection_name, location_for
 from ..index.migrations import CatalogNeedsMigration, CatalogTooNew
@@ -26,7 +26,9 @@ from ..index.views import worktree_view
 from ..index.workspace import Workspace, find_workspace
 from ..index.writer import WritePlan, apply_plan
 from ..recall.calibrate import after_seed
+from ..records.language import needs_multilingual
 from ..records.row import RecordRow
+from ..seed import model_choice
 from ..seed.reading import read_knowledge
 from ..seed.seeder import Seeder
 from ..seed.sources import read_worktree
@@ -60,6 +62,7 @@ class Diagnosis:
     problems: list[Problem]
     counts: dict
     identity_mismatch: bool = False
+    model: dict = field(default_factory=dict)  # the workspace's model, who chose it, and advice on its languages
 
     @property
     def ok(self) -> bool:
@@ -70,6 +73,7 @@ class Diagnosis:
             "workspace": self.workspace,
             "ok": self.ok,
             "counts": self.counts,
+            "model": self.model,
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -271,7 +275,23 @@ def diagnose(
     # evidence drift (docs/drift.md) is no inconsistency of the index: counted, for `jgm drift` to list
     counts["drifted"] = sum(1 for d in drift.values() if d["state"] == "drifted")
     counts["evidence_missing"] = sum(1 for d in drift.values() if d["state"] == "missing")
-    return Diagnosis(ws.id, problems, counts, identity_mismatch)
+    return Diagnosis(ws.id, problems, counts, identity_mismatch, model_report(ws, settings, store_root))
+
+
+def model_report(ws: Workspace, settings: Settings, store_root: Path | None) -> dict:
+    """The workspace's model and why, the languages its records are written in now, and advice when the
+    model cannot read them (the choice is made once, at the first seed; a corpus can change language)."""
+    choice = model_choice.resolve(settings, ws, store_root)
+    now = model_choice.corpus_languages(ws, settings)
+    out = dict(choice.to_dict(), name=choice.model, languages_now=now, advice=None)
+    spec = SHIPPED.get(choice.model)
+    if spec is not None and needs_multilingual(now) and not set(now) - {"en"} <= set(spec.languages):
+        other = ", ".join(f"{n} {lang}" for lang, n in now.items() if lang != "en")
+        out["advice"] = (
+            f"{other} records, and {choice.model} reads English only: `jgm model use {model_choice.MULTILINGUAL}` "
+            f"re-embeds them with the multilingual model"
+        )
+    return out
 
 
 def _meta_disagrees(meta: dict, record_id: str) -> bool:

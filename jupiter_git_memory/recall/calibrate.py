@@ -20,11 +20,16 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from ..records.language import languages
 from .floors import MATERIAL_CHANGE, corpus_change, corpus_sketch, get_floor, round_up, save_floor
 from .ranking import DEFAULT_STATUSES
 from .service import Recaller
 
-SHIPPED_PROBES = Path(__file__).parent / "probes" / "default.yaml"
+PROBES_DIR = Path(__file__).parent / "probes"
+SHIPPED_PROBES = PROBES_DIR / "default.yaml"
+# The shipped probes per question language (records/language.py): a floor is measured for each, so a
+# Chinese question is held to a floor Chinese questions set (dec-floor-per-language).
+PROBES_BY_LANGUAGE = {"en": ("default.yaml",), "zh": ("zh-Hant.yaml", "zh-Hans.yaml")}
 MAD_K = 2.0
 MIN_RECORDS = 20  # below this, auto-calibration keeps the shipped default
 
@@ -70,7 +75,9 @@ def measure(recaller: Recaller, probes: list[str]) -> list[tuple[str, float, str
         if not ids:
             out.append((p, 0.0, None))
             continue
-        cos = np.round(matrix @ recaller.embedder.embed_query(p).astype(np.float32), COS_DECIMALS)
+        o = recaller.embedder.spec.similarity_origin  # the common scale recall decides on (ModelSpec.similarity)
+        raw = matrix @ recaller.embedder.embed_query(p).astype(np.float32)
+        cos = np.round((raw - o) / (1.0 - o) if o else raw, COS_DECIMALS)
         best = int(np.argmax(cos))  # the first of equal maxima: ids are sorted
         out.append((p, float(cos[best]), allowed[ids[best]][0]))
     return out
@@ -84,20 +91,71 @@ def robust_floor(cosines: list[float], k: float = MAD_K) -> tuple[float, float, 
     return round_up(round(max(med + k * mad, 0.0), COS_DECIMALS + 2) + 1e-9), med, mad
 
 
-def calibrate(recaller: Recaller, path: Path, save: bool = True, source: str = "probes") -> dict:
-    probes, digest = load_probes(path)
+def shipped_probes() -> dict[str, tuple[list[str], str, str]]:
+    """language -> (probes, sha256 of their files, file names) for every shipped probe language."""
+    out = {}
+    for lang, names in PROBES_BY_LANGUAGE.items():
+        paths = [PROBES_DIR / n for n in names if (PROBES_DIR / n).is_file()]
+        if not paths:
+            continue
+        loaded = [load_probes(p) for p in paths]
+        digest = hashlib.sha256("".join(d for _, d in loaded).encode()).hexdigest()
+        out[lang] = ([q for qs, _ in loaded for q in qs], digest, "+".join(str(p) for p in paths))
+    return out
+
+
+def _language_floor(rows: list[tuple[str, float, str | None]], digest: str, files: str) -> dict:
+    floor, med, mad = robust_floor([c for _, c, _ in rows])
+    top = max(rows, key=lambda r: r[1])
+    return {
+        "floor": floor,
+        "median_cos": round(med, 4),
+        "mad_cos": round(mad, 4),
+        "max_cos": round(top[1], 4),
+        "probe_count": len(rows),
+        "probes_sha256": digest,
+        "probes_file": files,
+    }
+
+
+def probes_language(probes: list[str]) -> str:
+    """The language most of a probe file's questions are written in."""
+    counts = languages(probes)
+    return next(iter(counts), "en")
+
+
+def calibrate(
+    recaller: Recaller, path: Path | None, save: bool = True, source: str = "probes", per_language: bool = False
+) -> dict:
+    """Measure the floor with the probes at `path` (their language's floor; the other languages' floors are
+    kept), or with `per_language` every shipped probe language's (the seed's automatic calibration)."""
     index = recaller.index()
     chunk_ids = index.catalog.chunk_ids()
     if not chunk_ids:
         raise ValueError("the index is empty: run `jgm seed` before calibrating")
-    rows = measure(recaller, probes)
+    if per_language:
+        sets = shipped_probes()
+    else:
+        assert path is not None
+        probes, digest = load_probes(path)
+        sets = {probes_language(probes): (probes, digest, str(path))}
+    old = get_floor(recaller.workspace.id, recaller.floor_identity, recaller.store_root) or {}
+    by_language = dict(old.get("languages") or {}) if not per_language else {}
+    measured = {}
+    for lang, (qs, digest, files) in sets.items():
+        measured[lang] = measure(recaller, qs)
+        by_language[lang] = _language_floor(measured[lang], digest, files)
+    main = "en" if "en" in measured else next(iter(measured))
+    rows = measured[main]
+    probes, digest = [p for p, _, _ in rows], by_language[main]["probes_sha256"]
     top = max(rows, key=lambda r: r[1])
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     details = {
         "source": source,
         "statistic": f"median + {MAD_K:g}·MAD of the probes' best cosines",
-        "probes_file": str(path),
+        "probes_file": by_language[main]["probes_file"],
         "probes_sha256": digest,
+        "languages": by_language,
         "probe_count": len(probes),
         "median_cos": round(med, 4),
         "mad_cos": round(mad, 4),
@@ -111,14 +169,14 @@ def calibrate(recaller: Recaller, path: Path, save: bool = True, source: str = "
         },
     }
     if save:
-        save_floor(recaller.workspace.id, recaller.identity, floor, details, recaller.store_root)
+        save_floor(recaller.workspace.id, recaller.floor_identity, floor, details, recaller.store_root)
     details["corpus"] = {k: v for k, v in details["corpus"].items() if k != "sketch"}
     return {
         "floor": floor,
         "saved": save,
         "workspace": recaller.workspace.id,
         **details,
-        "probes": [{"probe": p, "max_cos": round(c, 4), "record": r} for p, c, r in rows],
+        "probes": [{"probe": p, "max_cos": round(c, 4), "record": r} for rs in measured.values() for p, c, r in rs],
     }
 
 
@@ -128,13 +186,18 @@ def auto_calibrate(recaller: Recaller) -> dict:
     index = recaller.index()
     chunk_ids = index.catalog.chunk_ids()
     n_records = index.catalog.count_in(DEFAULT_STATUSES)
-    entry = get_floor(recaller.workspace.id, recaller.identity, recaller.store_root)
+    entry = get_floor(recaller.workspace.id, recaller.floor_identity, recaller.store_root)
     if entry and entry.get("source") not in (None, "auto"):
         return {"action": "kept", "reason": f"floor set by `jgm calibrate` ({entry.get('probes_file')})"}
     if n_records < MIN_RECORDS:
+        shipped = recaller.floor_info()  # the model's shipped calibration, stated as such
         return {
-            "action": "skipped",
-            "reason": f"{n_records} recallable records (< {MIN_RECORDS}): shipped default kept",
+            "action": "shipped",
+            "floor": shipped.value,
+            "reason": (
+                f"{n_records} recallable records (< {MIN_RECORDS}, too few to measure a floor on): "
+                f"{recaller.embedder.spec.name}'s shipped calibration; run `jgm calibrate PROBES` to measure one"
+            ),
         }
     change = corpus_change((entry or {}).get("corpus"), chunk_ids)
     if entry and change < MATERIAL_CHANGE:
@@ -143,11 +206,15 @@ def auto_calibrate(recaller: Recaller) -> dict:
             "reason": f"corpus changed {change:.0%} since calibration (< {MATERIAL_CHANGE:.0%})",
             "floor": entry["floor"],
         }
-    res = calibrate(recaller, SHIPPED_PROBES, save=True, source="auto")
+    res = calibrate(recaller, None, save=True, source="auto", per_language=True)
     return {
         "action": "calibrated",
         "floor": res["floor"],
-        "reason": "no floor yet" if not entry else f"corpus changed {change:.0%} since calibration",
+        "reason": ("first measurement for this knowledge base" if not entry else f"corpus changed {change:.0%} since")
+        + " with the shipped probes ("
+        + ", ".join(f"{lang} {v['floor']}" for lang, v in res["languages"].items())
+        + ")",
+        "languages": {lang: v["floor"] for lang, v in res["languages"].items()},
         "median_cos": res["median_cos"],
         "mad_cos": res["mad_cos"],
     }

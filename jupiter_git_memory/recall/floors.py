@@ -112,13 +112,33 @@ def corpus_change(old: dict[str, Any] | None, chunk_ids: set[str]) -> float:
     return max(1.0 - similarity, size)  # type: ignore[no-any-return]  # floats read from floors.json
 
 
+STRICTEST = "strictest"  # FloorInfo.language for a question no probe language covered
+
+
+def _calibrated(entry: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The floors an entry holds per probe language; an entry from before languages stands for English."""
+    langs = entry.get("languages")
+    if isinstance(langs, dict) and langs:
+        return {k: v for k, v in langs.items() if isinstance(v, dict) and "floor" in v}
+    return {"en": {"floor": entry["floor"]}}
+
+
 def floor_for(
-    workspace: str, identity: dict[str, Any], spec: ModelSpec, override: float | None = None, store: Path | None = None
+    workspace: str,
+    identity: dict[str, Any],
+    spec: ModelSpec,
+    override: float | None = None,
+    store: Path | None = None,
+    language: str = "en",
 ) -> FloorInfo:
+    """The floor a question in `language` is held to: the project's setting; else this workspace's floor
+    measured with probes in that language; else the model's shipped calibration for it. A language no
+    probe covered is held to the strictest floor known, and the provenance says so."""
     if override is not None:
         return FloorInfo(override, "config", {"source": "config", "note": "`floor` set in the project settings"})
     entry = get_floor(workspace, identity, store)
     if entry:
+        measured = _calibrated(entry)
         prov = {
             k: entry.get(k)
             for k in (
@@ -135,7 +155,33 @@ def floor_for(
             )
         }
         prov["corpus"] = {k: v for k, v in (entry.get("corpus") or {}).items() if k != "sketch"}
-        return FloorInfo(float(entry["floor"]), "calibrated", prov)
+        if language in measured:
+            one = measured[language]
+            prov.update({k: v for k, v in one.items() if k != "floor"}, language=language)
+            return FloorInfo(float(one["floor"]), "calibrated", prov)
+        value = max([float(v["floor"]) for v in measured.values()] + [spec.language_floors.get(language, 0.0)])
+        prov.update(language=STRICTEST, question_language=language, measured_languages=sorted(measured))
+        note = (
+            f"no probes in this question's language ({language}) were measured: it is held to the strictest "
+            f"floor, {value} (measured for {', '.join(sorted(measured))})"
+        )
+        return FloorInfo(value, "calibrated", prov, [note])
+    if language in spec.language_floors:
+        value = spec.language_floors[language]
+        note = (
+            f"floor {value}: {spec.name}'s shipped calibration for {language} questions; run `jgm calibrate "
+            f"PROBES` with questions your knowledge base cannot answer to measure one for it"
+        )
+        prov = {"source": "shipped-default", "model": spec.name, "language": language, "note": note}
+        return FloorInfo(value, "shipped-default", prov, [note])
+    value = max([spec.default_floor, *spec.language_floors.values()])
+    if spec.language_floors:
+        note = (
+            f"floor {value}: {spec.name}'s shipped calibration has no probes in this question's language "
+            f"({language}): it is held to the strictest shipped floor"
+        )
+        prov = {"source": "shipped-default", "model": spec.name, "language": STRICTEST, "note": note}
+        return FloorInfo(value, "shipped-default", prov, [note])
     warn = (
         f"no floor calibrated for workspace {workspace} and this model identity ({identity_hash(identity)}); "
         f"using {spec.name}'s shipped default {spec.default_floor}. `jgm seed` calibrates one once the "

@@ -92,6 +92,7 @@ def hits(
     lex_job = _POOL.submit(lexical, index, allowed, query, statuses, kinds, n) if use_lexical else None
     try:
         qvec = embedder.embed_query(query)
+        sim = embedder.spec.similarity  # every cosine on the common scale the floor and margins are in
         best: dict[str, Hit] = {}
 
         def keep(cid: str) -> bool:
@@ -99,7 +100,8 @@ def hits(
             return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
 
         seen: dict[str, list[float]] = {}
-        for cid, cos in view_query(index.vectors, qvec, n, keep):
+        for cid, raw in view_query(index.vectors, qvec, n, keep):
+            cos = sim(raw)
             rid, kind, effective = allowed[cid]
             seen.setdefault(rid, []).append(cos)
             if rid not in best or cos > best[rid].cos:
@@ -114,7 +116,7 @@ def hits(
     vecs = index.vectors.vectors(missing)
     for rid, cid, kind, effective, score in lex:
         if rid not in best and cid in vecs:
-            best[rid] = Hit(rid, kind, effective, float(vecs[cid] @ qvec), cid)
+            best[rid] = Hit(rid, kind, effective, sim(float(vecs[cid] @ qvec)), cid)
         if rid in best:
             best[rid].lexical = score
     return list(best.values())
@@ -165,6 +167,7 @@ class _QueryOnce:
 
     def __init__(self, embedder: Any):
         self._embedder = embedder
+        self.spec = embedder.spec
         self._vectors: dict[str, Any] = {}
 
     def embed_query(self, query: str) -> Any:

@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..index.handle import Index, vector_identity
 from ..index.workspace import Workspace, find_workspace
+from ..records.language import language_of
+from ..seed import model_choice
 from . import retrieval
 from .errors import NotSeeded, RecallError
 from .fallback import fallback_warning, mostly_proposed
@@ -37,8 +40,9 @@ class Recaller:
         self.workspace = workspace or find_workspace(repo, bare_ok=True)  # a bare repository answers with --at
         settings = settings or load_settings(self.workspace.repo_root)
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
+        self.model_choice = model_choice.resolve(settings, self.workspace, store_root)  # the seed's choice
         try:
-            self.embedder = load_embedder(settings.model)
+            self.embedder = load_embedder(self.model_choice.model)
         except Exception as e:
             raise RecallError(f"model unavailable: {e}") from e
         self.identity = vector_identity(self.embedder.spec)
@@ -71,11 +75,21 @@ class Recaller:
     def close(self) -> None:
         self.views.close()
 
-    def floor_info(self) -> FloorInfo:
-        return floor_for(self.workspace.id, self.identity, self.embedder.spec, self.settings.floor, self.store_root)
+    @property
+    def floor_identity(self) -> dict[str, Any]:
+        """What a floor is measured under: the vector identity, plus the similarity scale when the model has
+        one (a floor on another scale would mean something else)."""
+        origin = self.embedder.spec.similarity_origin
+        return dict(self.identity, similarity_origin=origin) if origin else self.identity
 
-    def floor(self) -> tuple[float, str, list[str]]:
-        info = self.floor_info()
+    def floor_info(self, query: str | None = None) -> FloorInfo:
+        """The floor for a question (its language picks the probes' floor; without one, English's)."""
+        lang = language_of(query) if query else "en"
+        spec = self.embedder.spec
+        return floor_for(self.workspace.id, self.floor_identity, spec, self.settings.floor, self.store_root, lang)
+
+    def floor(self, query: str | None = None) -> tuple[float, str, list[str]]:
+        info = self.floor_info(query)
         return info.value, info.source, info.warnings
 
     def hits(
@@ -90,6 +104,8 @@ class Recaller:
     def _floor_warnings(self, info: FloorInfo) -> list[str]:
         """Warn about the floor once per Recaller, and only where it matters: a shipped default that was
         measured (MiniLM's) is a sound floor, an unmeasured one (BGE, a local model) is not."""
+        if info.provenance.get("language") == "strictest":  # every such answer says so
+            return list(info.warnings)
         if self._floor_warned or (info.source == "shipped-default" and self.embedder.spec.floor_measured):
             return []
         self._floor_warned = bool(info.warnings)
@@ -116,7 +132,7 @@ class Recaller:
         s = self.settings
         mode = check_mode(mode or ("hybrid" if s.hybrid else "dense"))  # before any work
         may_fall_back = asked is None and (s.proposed_fallback if fallback is None else fallback)
-        info = self.floor_info()
+        info = self.floor_info(query)
         ask = retrieval.Ask(query, list(asked or DEFAULT_STATUSES), kinds, k, mode, info.value)
         view, stale = self.prepare(at)
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):

@@ -41,4 +41,7 @@ class SeedAnswer(_Open):
     seconds: float = 0.0
     generation: int = 0
     floor: dict[str, Any] | None = Field(None, description="What the post-seed floor calibration did, and why.")
+    model: dict[str, Any] | None = Field(
+        None, description="The workspace's embedding model: name, source (env|settings|workspace|index), reason."
+    )
     recovered_from: str | None = None

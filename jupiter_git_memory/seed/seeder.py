@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..base.store import workspace_dir, workspace_lock
@@ -28,7 +28,7 @@ from ..lifecycle.promote import mark_promotions
 from ..records.formats.sidecar import content_hash
 from ..records.model import Issue, Record
 from ..records.row import RecordRow
-from . import sources, unchanged
+from . import model_choice, sources, unchanged
 from .drift import view_drift
 from .reading import options_key, read_knowledge
 
@@ -59,6 +59,7 @@ class SeedReport(SeedCounts):
     generation: int = 0
     view: str | None = None
     floor: dict | None = None  # what the post-seed floor calibration did, and why
+    model: dict | None = None  # the workspace's model: name, who chose it and why (seed/model_choice.py)
     recovered_from: str | None = None  # a corrupt catalog moved aside before this seed rebuilt it
 
     def summary(self, detail: bool = False) -> str:
@@ -132,11 +133,32 @@ class Seeder:
         # the post-seed floor calibration is recall's (it runs probe queries), so it is handed in by the
         # layer above (recall.calibrate.after_seed); without it a seed only writes the index
         self.calibrate = calibrate
-        self.settings = settings or load_settings(self.workspace.repo_root)
-        self.embedder = embedder or load_embedder(self.settings.model)
-        self.identity = vector_identity(self.embedder.spec)
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
+        settings = settings or load_settings(self.workspace.repo_root)
+        # the workspace's model: the user's setting, the stored choice, or chosen now from the records' languages
+        self.settings = settings
+        self._injected = embedder is not None
+        self._reported = False  # this seed stored a choice made now: its report says which and why
+        self.model_choice = model_choice.resolve(settings, self.workspace, store_root, deciding=not self._injected)
+        self.embedder = embedder or load_embedder(self.model_choice.model)
+        self.identity = vector_identity(self.embedder.spec)
         self.wsdir = workspace_dir(self.workspace.id, store_root, create=False)  # the write lock creates it
+
+    def follow_model_choice(self) -> None:
+        """Load the workspace's model again when its stored choice moved (`jgm model use` while a watcher or
+        server holds this Seeder): one small file read per seed."""
+        if self._injected:
+            return
+        if self.model_choice.decided_now:  # the first seed stores what this Seeder decided when it was made
+            model_choice.save_choice(self.workspace.id, self.store_root, self.model_choice)
+            self.model_choice = replace(self.model_choice, decided_now=False)
+            self._reported = True
+            return
+        choice = model_choice.resolve(self.settings, self.workspace, self.store_root, deciding=True)
+        if choice.model != self.embedder.spec.name:
+            self.embedder = load_embedder(choice.model)
+            self.identity = vector_identity(self.embedder.spec)
+            self.model_choice = choice
 
     def chunker(self, title: str, body: str):
         return chunk_record(title, body, self.embedder.spec.max_tokens - 2, self.embedder.count_tokens)
@@ -168,6 +190,7 @@ class Seeder:
         read every file even when nothing they depend on changed since the last seed (`doctor --repair`)."""
         t0 = time.perf_counter()
         commit = None
+        self.follow_model_choice()
         if not rev and self.workspace.bare:
             raise BareRepository(self.workspace.repo_root)
         if rev:
@@ -200,6 +223,8 @@ class Seeder:
             finally:
                 index.close()
         report.floor = self.calibrate(self) if self.calibrate else None
+        report.model = dict(self.model_choice.to_dict(), name=self.embedder.spec.name, decided_now=self._reported)
+        self._reported = False
         report.seconds, report.rev = round(time.perf_counter() - t0, 3), rev
         return report
 

@@ -30,6 +30,7 @@ from ..index.recovery import CatalogCorrupt, stale_read_error
 from ..index.vectors import reset_clients
 from ..index.workspace import Workspace, find_workspace
 from ..recall.service import Recaller
+from ..seed import model_choice
 
 T = TypeVar("T")
 
@@ -58,7 +59,8 @@ class WorkspaceHandle:
 
     def _follow_config(self) -> None:
         """Give the Recaller the repo's current settings when a config file changed since the last look."""
-        stamp = _config_stamp(self.workspace.repo_root)
+        wsdir = workspace_dir(self.workspace.id, self.store_root, create=False)
+        stamp = _config_stamp(self.workspace.repo_root, model_choice.choice_path(wsdir))  # `jgm model use` too
         if stamp == self._stamp:
             return
         self._stamp = stamp
@@ -67,15 +69,16 @@ class WorkspaceHandle:
             return
         try:
             new = load_settings(self.workspace.repo_root)
+            chosen = model_choice.resolve(new, self.workspace, self.store_root).model
         except Exception as e:  # ConfigError or a validator's error: reads go on with the last good settings
             try_log(
                 f"serve {self.workspace.repo_root}: config not applied ({e}); answering with the last good one",
                 self.store_root,
             )
             return
-        if new == r.settings:
+        if new == r.settings and chosen == r.model_choice.model:
             return
-        if (new.model, new.chroma_url) != (r.settings.model, r.settings.chroma_url):
+        if (chosen, new.chroma_url) != (r.model_choice.model, r.settings.chroma_url):
             r.close()
             self._recaller = None
         else:
@@ -95,7 +98,8 @@ class WorkspaceHandle:
 
         with self._lock:
             settings = load_settings(self.workspace.repo_root)  # as `jgm seed` would; a broken config fails the seed
-            if self._seeder is not None and settings.model != self._seeder.settings.model:
+            chosen = model_choice.resolve(settings, self.workspace, self.store_root)
+            if self._seeder is not None and chosen.model != self._seeder.model_choice.model:
                 self._seeder = None
             if self._seeder is not None:
                 self._seeder.settings = settings
@@ -198,14 +202,15 @@ class WorkspaceHandle:
                 self._recaller = None
 
 
-def _config_stamp(repo: Path) -> tuple:
-    """(name, mtime_ns, size) of each config file, None where absent: what tells a server the config moved."""
+def _config_stamp(repo: Path, *more: Path) -> tuple:
+    """(name, mtime_ns, size) of each config file (and of `more`: the workspace's model choice), None where
+    absent: what tells a server the config moved."""
     out = []
-    for name in CONFIG_FILES:
+    for path in [repo / name for name in CONFIG_FILES] + list(more):
         try:
-            st = (repo / name).stat()
+            st = path.stat()
         except OSError:
-            out.append((name, None, None))
+            out.append((str(path), None, None))
         else:
-            out.append((name, st.st_mtime_ns, st.st_size))
+            out.append((str(path), st.st_mtime_ns, st.st_size))
     return tuple(out)

@@ -41,6 +41,11 @@ def doctor(
             f"{c['files']} record files",
             markup=False,
         )
+        m = before.model
+        if m:
+            out.print(f"model {m['name']} ({m['source']}: {m['reason']})", markup=False)
+            if m.get("advice"):
+                err.print(f"advice: {m['advice']}", markup=False)
         if c.get("drifted") or c.get("evidence_missing"):
             out.print(
                 f"evidence: {c['drifted']} records drifted, {c['evidence_missing']} cite missing paths "

