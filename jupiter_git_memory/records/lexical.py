@@ -13,7 +13,7 @@ without spaces) was one token and a two-character word inside it never matched; 
 Latin text is left byte for byte as it was (porter stemming applies as before). A question's terms are its
 Latin content words as before, plus its CJK bigrams less the stop-bigrams every question has (`我們`, `什麼`,
 `使用`, …) and those holding a character that is only grammar (hiragana, which in Japanese marks particles and
-inflections; 的 是 们 么 哪 吗 呢 …): single characters are never terms.
+inflections; 的 是 们 么 哪 个 些 吗 呢 …; 个 and 些 only ever follow 哪 这 一 …, so a pair starting with one spans two words): single characters are never terms.
 `bigram_runs` keeps each CJK run's order, so corroboration can count a run of matched bigrams as the words
 they spell rather than once per overlapping pair (recall/ranking.py `idf_mass`).
 """
@@ -45,7 +45,9 @@ _CJK = (
     "\U00020000-\U0003134f"  # CJK extensions B-G
 )
 CJK_RUN = re.compile(f"[{_CJK}]+")
-_GRAMMAR = re.compile("[\u3040-\u309f们么哪吗呢吧啊呀的是]")  # hiragana, and Chinese characters that are only grammar
+_GRAMMAR = re.compile(
+    "[\u3040-\u309f们么哪吗呢吧啊呀的是个些]"
+)  # hiragana, and Chinese characters that are only grammar
 _WIDTH = re.compile("[\u3000\uff00-\uffef]+")  # ideographic space, half- and full-width forms
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]+")
 STOPWORDS = frozenset(
