@@ -88,11 +88,10 @@ def test_the_records_search_folds_and_matches_two_character_words(zh):
         r.close()
 
 
-def test_a_store_of_the_previous_schema_reindexes_its_lexical_table_without_embedding(zh):
-    seeder = Seeder(zh.path)
-    seeder.seed()
-    path = seeder.wsdir / "catalog.sqlite"
-    db = sqlite3.connect(path)  # make it what schema v3 wrote: raw text, no lexical key
+def as_v3(path) -> int:
+    """Make the catalog at `path` what schema v3 wrote (raw text in the FTS table, no lexical key); returns
+    its number of chunks."""
+    db = sqlite3.connect(path)
     db.execute("DELETE FROM chunks_fts")
     db.execute(
         "INSERT INTO chunks_fts(chunk_id, record_id, title, body) SELECT s.id, s.record_id, c.title, s.body "
@@ -104,6 +103,15 @@ def test_a_store_of_the_previous_schema_reindexes_its_lexical_table_without_embe
     chunks = db.execute("SELECT count(*) FROM chunk_store").fetchone()[0]
     db.commit()
     db.close()
+    return chunks
+
+
+def test_a_store_of_the_previous_schema_reindexes_its_lexical_table_without_embedding(zh):
+    seeder = Seeder(zh.path)
+    seeder.seed()
+    path = seeder.wsdir / "catalog.sqlite"
+    chunks = as_v3(path)
+    assert fts_record_ids(path, '"备份"') == []  # what v3 held: no Chinese word matched
 
     class NoEmbedding:  # the fault: any embedding during the upgrade fails the test
         def __init__(self, real):
@@ -125,6 +133,21 @@ def test_a_store_of_the_previous_schema_reindexes_its_lexical_table_without_embe
     assert db.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == chunks
     db.close()
     assert [r["id"] for r in recall(zh, "备份", "lexical")["results"]] == ["dec-orders-db"]
+
+
+def fts_record_ids(path, match: str) -> list[str]:
+    db = sqlite3.connect(path)
+    try:
+        return [r[0] for r in db.execute("SELECT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (match,))]
+    finally:
+        db.close()
+
+
+def test_an_old_store_answers_after_the_upgrade_without_a_seed_by_hand(zh, jgm_home):
+    assert jgm("seed", cwd=zh.path).returncode == 0
+    (path,) = jgm_home.glob("workspaces/*/catalog.sqlite")
+    as_v3(path)
+    assert [r["id"] for r in recall(zh, "备份", "lexical")["results"]] == ["dec-orders-db"]  # recall migrates
 
 
 def test_a_changed_conversion_table_reindexes_on_the_next_write(zh, monkeypatch):
