@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import store_failures
+from ..records.lexical import index_text
 from ..records.row import RecordRow
 from .migrations import PROMOTION, SHARED_VIEW, VIEW_SQL, check_version, migrate
 from .queries import CatalogReads, ChunkRow
@@ -287,7 +288,7 @@ class Catalog(CatalogReads):
                     title = got[0] if got else ""
                 cur.execute(
                     "INSERT INTO chunks_fts(chunk_id, record_id, title, body) VALUES(?,?,?,?)",
-                    (c.id, c.record_id, title, c.body),
+                    (c.id, c.record_id, index_text(title), index_text(c.body)),  # as migrations.reindex_lexical
                 )
 
     def _collect(self, cur: sqlite3.Cursor, touched: set[tuple[str, str]], delete_chunks: list[str]) -> list[str]:

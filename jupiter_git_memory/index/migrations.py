@@ -17,6 +17,9 @@ exclusive lock) migrates; a reader that finds an older schema says so (CatalogNe
 that finds a newer schema than this code knows refuses it (CatalogTooNew) rather than misread it.
 Version 3 adds evidence drift (records/drift.py): `drift` (view, record id) -> state and its detail, and
 `views.drift_key`, what the view's drift was computed from (a seed with the same key computes nothing).
+Version 4 re-indexes the lexical table with CJK-aware text (records/lexical.py: width and
+Traditional/Simplified folds, CJK bigrams) from the chunk texts the catalog holds, without re-embedding; meta
+`lexical_text` names what made it, and a writer re-indexes again when that changes (e.g. new OpenCC tables).
 
 To change the schema: bump SCHEMA_VERSION, add a step to STEPS, and keep the test that migrates a store
 written by the previous release (tests/fixtures/catalog-v2.sql) green.
@@ -32,8 +35,9 @@ from pathlib import Path
 from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..lifecycle.promote import PROMOTION  # a view's own row for a shared candidate, read back as `candidate`
+from ..records.lexical import index_text, lexical_key
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SHARED_VIEW = "*"
 
 SCHEMA_V2 = """
@@ -135,7 +139,7 @@ def migrate(db: sqlite3.Connection, path: Path | str = "catalog") -> int:
     """Bring the catalog on `db` to SCHEMA_VERSION, one step at a time; returns the version it found (0 for a
     new file). Refuses a newer schema (CatalogTooNew)."""
     found = _version(db)
-    if found == SCHEMA_VERSION:
+    if found == SCHEMA_VERSION and _lexical_current(db):
         return found
     if found > SCHEMA_VERSION:
         check_version(db, path)
@@ -147,6 +151,8 @@ def migrate(db: sqlite3.Connection, path: Path | str = "catalog") -> int:
         else:
             for version in range(max(found, 1), SCHEMA_VERSION):
                 STEPS[version](db)
+            if not _lexical_current(db):  # made by another version of the lexical text (v4 and on)
+                reindex_lexical(db)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
@@ -163,6 +169,40 @@ def _run(db: sqlite3.Connection, script: str) -> None:
 def _create(db: sqlite3.Connection) -> None:
     _run(db, SCHEMA_V2)
     _v2_to_v3(db)
+    _set_lexical_key(db)
+
+
+def _lexical_current(db: sqlite3.Connection) -> bool:
+    if "meta" not in _tables(db):
+        return False
+    got = db.execute("SELECT value FROM meta WHERE key = 'lexical_text'").fetchone()
+    return got is not None and got[0] == lexical_key()
+
+
+def _set_lexical_key(db: sqlite3.Connection) -> None:
+    db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES('lexical_text', ?)", (lexical_key(),))
+
+
+def reindex_lexical(db: sqlite3.Connection) -> int:
+    """Rebuild the FTS table from `chunk_store` (each chunk under its record's title), as
+    index/catalog.py writes it; vectors and chunk ids are untouched. Returns the number of chunks."""
+    db.execute("DELETE FROM chunks_fts")
+    rows = db.execute(
+        "SELECT s.id, s.record_id, s.body, (SELECT c.title FROM version_chunks vc JOIN contents c "
+        "ON c.id = vc.record_id AND c.content_hash = vc.content_hash WHERE vc.chunk_id = s.id LIMIT 1) "
+        "FROM chunk_store s"
+    ).fetchall()
+    db.executemany(
+        "INSERT INTO chunks_fts(chunk_id, record_id, title, body) VALUES(?,?,?,?)",
+        [(cid, rid, index_text(title or ""), index_text(body)) for cid, rid, body, title in rows],
+    )
+    _set_lexical_key(db)
+    return len(rows)
+
+
+def _v3_to_v4(db: sqlite3.Connection) -> None:
+    """v3 -> v4: the lexical table re-indexed as records/lexical.py makes its text (CJK bigrams, folds)."""
+    reindex_lexical(db)
 
 
 def _v2_to_v3(db: sqlite3.Connection) -> None:
@@ -220,4 +260,4 @@ def _from_v1(db: sqlite3.Connection) -> None:
 
 
 # version -> the step that brings a catalog from it to the next version
-STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}

@@ -15,7 +15,6 @@ Measured on four eval sets, three over corpora we did not write: bench/README.md
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,15 +24,13 @@ from ..records.kinds import CANDIDATE_WEIGHT as CANDIDATE_WEIGHT
 from ..records.kinds import DEFAULT_STATUSES as DEFAULT_STATUSES
 from ..records.kinds import DEFAULT_WEIGHTS as DEFAULT_WEIGHTS
 
+# A question's terms, Latin and CJK, are the lexical module's (one definition for the index and the question).
+from ..records.lexical import STOPWORDS as STOPWORDS
+from ..records.lexical import fts_terms as fts_terms
+
 MODES = ("hybrid", "dense", "lexical")  # recall modes (check_mode refuses any other)
-_WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_]+")
 CORROBORATION_MIN = 1.0  # IDF mass of matched query terms, in units of ln(N+1): a rare term plus another
 SECOND_CHUNK_WEIGHT = 0.3  # ordering: (1 - w) * best chunk + w * mean of the two best chunks
-STOPWORDS = frozenset(
-    """a an and are as at be but by can do does did for from has have how i if in into is it its
-of on or our so that the their them then there these they this to was we were what when where which who why will
-with would you your should shall may might must not no any all about use used using""".split()
-)
 
 
 def merge_weights(overrides: dict[str, dict[str, float]] | None) -> dict[str, dict[str, float]]:
@@ -189,28 +186,45 @@ def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margi
     return why
 
 
-def idf_mass(terms: list[str], record_terms: dict[str, set[str]], n_records: int) -> dict[str, float]:
+def idf_mass(
+    terms: list[str],
+    record_terms: dict[str, set[str]],
+    n_records: int,
+    runs: list[list[str | None]] | None = None,
+) -> dict[str, float]:
     """record id -> IDF mass of the query terms it contains, in units of ln(N+1). `record_terms` maps
-    each term to the records containing it (its document frequency is the size of that set)."""
+    each term to the records containing it (its document frequency is the size of that set).
+
+    `runs` (records/lexical.py `bigram_runs`) are the question's CJK runs as overlapping bigrams: a chain of
+    k consecutive bigrams a record contains spells k+1 characters, counted as (k+1)/2 words (the mean IDF of
+    the chain times that), not k words: `資料庫` is one word, not two."""
     if n_records <= 0:
         return {}
     unit = math.log(n_records + 1)
+
+    def idf(t: str) -> float:
+        return max(math.log((n_records + 1) / (len(record_terms.get(t) or ()) + 0.5)) / unit, 0.0)
+
+    in_runs = {b for run in runs or [] for b in run if b is not None}
     out: dict[str, float] = {}
     for t in terms:
-        recs = record_terms.get(t) or set()
-        w = math.log((n_records + 1) / (len(recs) + 0.5)) / unit
-        for rid in recs:
-            out[rid] = out.get(rid, 0.0) + max(w, 0.0)
+        if t in in_runs:
+            continue
+        w = idf(t)
+        for rid in record_terms.get(t) or set():
+            out[rid] = out.get(rid, 0.0) + w
+    wanted = set(terms)
+    for run in runs or []:
+        holders = set().union(*(record_terms.get(b) or set() for b in run if b in wanted))
+        for rid in holders:
+            chain: list[float] = []
+            for b in [*run, None]:  # None ends a chain (a stop bigram, or the run's end)
+                if b is not None and b in wanted and rid in (record_terms.get(b) or ()):
+                    chain.append(idf(b))
+                elif chain:
+                    out[rid] = out.get(rid, 0.0) + sum(chain) * (len(chain) + 1) / (2 * len(chain))
+                    chain = []
     return out
-
-
-def fts_terms(text: str) -> list[str]:
-    """The question's content words, lower-cased, in order, without stopwords (at most 32)."""
-    words: list[str] = []
-    for w in _WORD_RE.findall(text.lower()):
-        if w not in STOPWORDS and len(w) > 2 and w not in words:
-            words.append(w)
-    return words[:32]
 
 
 def fts_match(terms: list[str]) -> str:

@@ -15,6 +15,7 @@ from ..config import Settings
 from ..index.handle import Index
 from ..index.view_query import lost_vectors, view_query
 from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
+from ..records.lexical import bigram_runs
 from .errors import NotSeeded, RecallError
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .freshness import ViewMap
@@ -128,7 +129,8 @@ def corroborate(index: Index, query: str, found: list[Hit], floor: float, margin
     if not band:
         return
     terms = fts_terms(query)
-    mass = idf_mass(terms, index.catalog.term_records(terms), index.catalog.record_count()) if terms else {}
+    cat = index.catalog
+    mass = idf_mass(terms, cat.term_records(terms), cat.record_count(), bigram_runs(query)) if terms else {}
     for h in band:
         h.corroboration = mass.get(h.record_id, 0.0)
 

@@ -13,11 +13,11 @@ from ..base import error_codes as E
 from ..base.errors import JgmError, OperationError
 from ..index.catalog import Catalog
 from ..lifecycle.resolve import retires
-from ..recall.ranking import fts_terms
 from ..recall.replacements import current, link_index, linked, read_instead, superseded_by_ids, superseders
 from ..recall.results import EVIDENCE_NOTE  # noqa: F401 - the record reads' note
 from ..recall.service import NotSeeded
 from ..records.checks import check_id
+from ..records.lexical import fts_terms  # the recall question's terms: Latin words, folded CJK bigrams
 from ..records.model import ALL_EFFECTIVE, KINDS
 from ..records.row import RecordRow
 from .limits import MAX_OFFSET, MAX_PAGE
