@@ -168,3 +168,20 @@ def test_a_seeded_english_store_upgrades_without_reembedding(repo, jgm_home):
     assert code == 0 and data["model"]["name"] == DEFAULT_MODEL and data["model"]["source"] == "index"
     assert data["counts"]["embedded_chunks"] == 0
     assert json.loads(next(jgm_home.rglob("model.json")).read_text())["model"] == DEFAULT_MODEL
+
+
+@needs_e5
+def test_a_warm_server_handle_follows_model_use(repo):
+    """The daemon, API and MCP keep a WorkspaceHandle warm: after `jgm model use` it answers with the new
+    model's vectors instead of refusing them (or answering from a model that no longer matches)."""
+    from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
+
+    _write_zh(repo, extra_en=0)
+    jgm("seed", cwd=repo.path, check=True, env=dict(os.environ, JGM_MODEL=DEFAULT_MODEL))  # an English-model index
+    h = WorkspaceHandle.for_repo(repo.path)
+    assert h.read(lambda r: r.embedder.spec.name) == DEFAULT_MODEL
+    code, _ = jgm_json("model", "use", E5, cwd=repo.path)
+    assert code == 0
+    assert h.read(lambda r: r.embedder.spec.name) == E5
+    found = h.read(lambda r: r.recall("订单事件写到哪个 Kafka topic？").results)
+    assert found and found[0]["id"] == "dec-queue"
