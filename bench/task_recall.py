@@ -54,6 +54,7 @@ def main() -> None:
             "recall_at_5": report["recall_at_k"],
             "recall_by_kind": report["recall_by_kind"],
             "multi_complete": report["multi_complete"],
+            "free_complete": report["free_complete"],
             "leaks": report["leaks"],
             "unanswerable_mean_results": report["unanswerable_mean_results"],
             "ms_median": round(statistics.median(times), 1),

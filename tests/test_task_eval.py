@@ -20,8 +20,14 @@ def test_task_recall_eval_holds_the_gate(repo):
     repo.commit("parcelhub")
     assert not Seeder(repo.path).seed().errors
     tasks = load_tasks(EVAL / "tasks.yaml")
-    assert {t.kind for t in tasks} == {"paraphrase", "files", "multi", "error", "unanswerable"} and len(tasks) >= 35
+    assert {t.kind for t in tasks} == {"paraphrase", "files", "multi", "free", "error", "unanswerable"}
+    assert len(tasks) >= 55 and sum(t.kind == "free" for t in tasks) >= 8
     report = run_task_eval(Recaller(repo.path), tasks, k=5)
     misses = [(r["id"], r["missed"], r["ids"]) for r in report["per_task"] if r["missed"] or r["leaks"]]
-    assert gate_problems(report) == [], (report["recall_at_k"], report["multi_complete"], misses)
+    assert gate_problems(report) == [], (
+        report["recall_at_k"],
+        report["multi_complete"],
+        report["free_complete"],
+        misses,
+    )
     assert report["leaks"] == 0 and report["recall_by_kind"]["files"] == 1.0

@@ -1,5 +1,5 @@
 """Issue 23 over HTTP: `jgm serve` as a real process over the task eval's repository. Task recall and context
-take files and statuses, a retired record names its replacement, and the structured write-back fields and
+take files and statuses, a retired record names its replacement (and a retired match forwards to it), and the structured write-back fields and
 the reused-run-key refusal reach `POST /candidates`."""
 
 from __future__ import annotations
@@ -63,6 +63,21 @@ def test_retired_records_name_their_replacement_over_http(env):
     assert old.json()["results"][0]["read_instead"][0]["id"] == "dec-rate-cache-ttl"
     rel = env.http.get(env.prefix + "/records/fact-webhook-retry-fixed/relations").json()
     assert rel["read_instead"][0]["id"] == "dec-webhook-retry"
+
+
+def test_a_retired_match_forwards_to_its_replacement_over_http(env):
+    # "raw ZPL printers" matches the superseded ZPL decision; the PDF one replacing it is under the floor
+    rec = env.http.post(env.prefix + "/recall", json={"query": "raw ZPL printers"}).json()
+    assert [r["id"] for r in rec["results"]] == ["dec-label-pdf"], rec
+    why = rec["results"][0]["why"]
+    assert why["via"] == "dec-label-zpl, superseded" and why["cos"] <= rec["floor"]
+    task = env.http.post(env.prefix + "/recall-task", json={"goal": "raw ZPL printers"}).json()
+    assert "dec-label-pdf" in [r["id"] for r in task["results"]]
+    pack = env.http.post(env.prefix + "/context", json={"goal": "raw ZPL printers", "budget_tokens": 400}).json()
+    assert [r["id"] for r in pack["records"]] == ["dec-label-pdf"] and "via dec-label-zpl" in pack["text"]
+    for answer in (rec, task, pack):  # never the retired record itself
+        assert "dec-label-zpl" not in [r["id"] for r in answer.get("results", answer.get("records", []))]
+    assert "[dec-label-zpl ·" not in pack["text"]
 
 
 def test_candidates_take_the_structured_fields_and_refuse_a_reused_run_key(env):

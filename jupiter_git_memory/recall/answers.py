@@ -70,7 +70,11 @@ class RecalledRecord(_Open):
     origin: str = "file"
     snippet: str = ""
     content_hash: str = ""
-    why: dict[str, Any] = Field(default_factory=dict, description="How the score came about.")
+    why: dict[str, Any] = Field(
+        default_factory=dict,
+        description="How the score came about; `via` (e.g. `ADR-0002, superseded`) when the record is returned "
+        "in place of the retired record that matched the question.",
+    )
     governs: list[dict[str, str]] | None = Field(
         None, description="Task recall: the task's files this record governs, each with the reason."
     )
@@ -121,6 +125,7 @@ class PackedRecord(_Open):
     commit: str | None = None
     score: float | None = None
     evidence: Evidence | None = None
+    via: str | None = Field(None, description="`via ADR-0002, superseded`: returned in place of that retired record.")
 
 
 class ContextPack(_Open):

@@ -4,9 +4,18 @@ Why: "add a carrier with rate caching and VAT rounding" asked as one query is an
 and each topic's record can fall just under the floor although asked alone each is found. Task recall asks
 the whole goal and each concern, each under its own floor, and fuses the answers (recall/fusion.py).
 
-The split is by sentences, then clauses (commas, semicolons, and connectives such as "and", "with",
-"including", "then", "after"), merging a fragment too small to be a concern (one content word) into its
-neighbour. Fragments are asked as written: a concern names its topic, the goal around it is asked anyway.
+Goals are written freely ("the tax is a cent off so fix the rounding and also make sure invoice numbers
+never skip", "todo: 1) keys hashed 2) cursor paging", "update the adapter (the sandbox throttles us) - does
+DHL cap the weight?"). So the split is in two levels, both generic:
+- sentences: `. ! ? ; :`, line breaks and bullets, inline numbered items (`2)`, `(2)`);
+- clauses: commas, brackets around a phrase (not `record(s)`), ` / ` and dashes between spaces, and
+  connectives ("and", "or", "with", "plus", "also", "btw", "as well as", "while", "then", "after", "but",
+  "so that", "without", ...).
+A piece too small to be a concern (a clause with under two content words; a sentence, or an item announced
+by "plus", "also" or "btw", with none) is put back into its neighbour with the words that separated them, so
+an over-split costs nothing ("flip the flag without rebuilding it" stays whole, never "flip the flag
+rebuilding it"). Each concern then loses the discourse words in front of it ("also", "while you are at it",
+"make sure", "btw", "don't forget to"), which name no topic. The goal itself is asked anyway.
 """
 
 from __future__ import annotations
@@ -14,38 +23,70 @@ from __future__ import annotations
 import re
 
 MAX_CONCERNS = 5  # each concern is one more recall: this bounds the cost of a long goal
-_SENTENCES = re.compile(r"(?<=[.!?;:])\s+|\n+\s*(?:[-*•]\s+|\d+[.)]\s+)?|^\s*(?:[-*•]\s+|\d+[.)]\s+)")
+_ITEM = r"(?:[-*•]|\(?\d{1,2}[.)])"  # a bullet or a list number: "-", "2)", "(2)", "2."
+_SENTENCES = re.compile(
+    rf"((?<=[.!?;:])\s+(?:{_ITEM}\s+)*|\s*\n+\s*(?:{_ITEM}\s+)*|^\s*(?:{_ITEM}\s+)+|\s+\(?\d{{1,2}}\)\s+)"
+)
 _CLAUSES = re.compile(
-    r"\s*,\s*(?:(?:and|then|with|plus|including|also)\s+)?|\s+(?:and|with|plus|including|as well as|then|also|while|"
-    r"after|before|but|so that|without)\s+",
+    r"(\s*,\s*(?:(?:and|or|then|with|plus|including|also|but)\s+)?|\s+(?:and|or|with|plus|including|as well as|then|"
+    r"also|btw|by the way|while|after|before|but|so that|without)\s+|\s+[/–—-]\s+)",
+    re.IGNORECASE,
+)
+_ADDS = re.compile(r"\b(?:plus|also|as well as|btw|by the way)\b", re.IGNORECASE)  # announce another item
+_BRACKETED = re.compile(r"\s*[(\[]([^()\[\]]*\s[^()\[\]]*)[)\]]")  # a phrase in brackets: split like dashes
+_LEAD = re.compile(
+    r"^(?:(?:and|or|also|plus|then|so|oh|btw|by the way|besides|additionally|in addition|on top of that|"
+    r"while (?:you(?:'| a)re|i'm|we're|you are|i am|we are) at it|(?:you(?:'| a)re|you are) at it|at the same time|"
+    r"please|make sure(?: that)?|ensure(?: that)?|(?:do not|don'?t) forget(?: to| that| about)?|remember to|"
+    r"check that)\b[\s,]*)+",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'./-]*")
 _STOP = frozenset(
     """a an the this that these those it its to of in on for by at from as is are be been being do does did
 make sure must should can could would will we i you they our my your their also then so some any all each
-every both one new way how what which when where why who please need needs want let us just only more""".split()
+every both one new way how what which when where why who please need needs want let us just only more
+and or but with without not don't dont forget remember ensure btw plus oh fix too either thanks thank hi hello hey
+ok okay""".split()
 )
+_STRIP = " \t.,;:!?-–—/"
 
 
 def content_words(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+    """The words of `text` that can name a topic (no stopword, letter or list number)."""
+    return [
+        w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1 and not (w.isdigit() and len(w) < 3)
+    ]
+
+
+def _pieces(goal: str) -> list[tuple[str, str, bool]]:
+    """(separator before, text, stands alone) of every piece of `goal`, in order, separators kept. A piece
+    stands alone with one content word when it starts a sentence or follows a word that announces another
+    item ("plus the migration", "also the docs"); after a mere comma or "and" it needs two."""
+    out: list[tuple[str, str, bool]] = []
+    sentences = _SENTENCES.split(_BRACKETED.sub(r" — \1 — ", goal))
+    for i in range(0, len(sentences), 2):
+        sep = sentences[i - 1] if i else ""
+        clauses = _CLAUSES.split(sentences[i] or "")
+        for j in range(0, len(clauses), 2):
+            before = clauses[j - 1] if j else sep
+            out.append((before, clauses[j] or "", j == 0 or bool(_ADDS.search(before))))
+    return out
 
 
 def split_concerns(goal: str, limit: int = MAX_CONCERNS) -> list[str]:
     """The concerns of `goal`, in order; a goal of one concern gives `[]` (the goal is asked anyway)."""
     parts: list[str] = []
-    for sentence in _SENTENCES.split(goal):
-        for clause in _CLAUSES.split(sentence or ""):
-            text = clause.strip(" \t.,;:!?-")
-            if not text:
-                continue
-            if parts and len(content_words(text)) < 2:
-                parts[-1] = f"{parts[-1]} {text}"  # too small to be a concern on its own
-            else:
-                parts.append(text)
-    if parts and len(parts) > 1 and len(content_words(parts[0])) < 2:
-        parts[1] = f"{parts[0]} {parts[1]}"
-        parts = parts[1:]
-    parts = list(dict.fromkeys(parts))
-    return parts[:limit] if len(parts) > 1 else []
+    carry = ""  # pieces too small to stand, waiting for a first concern
+    for sep, text, alone in _pieces(goal):
+        small = len(content_words(text)) < (1 if alone else 2)
+        if parts and small:
+            parts[-1] += sep + text  # put back where it was, with the words that separated it
+        elif small or not text.strip(_STRIP):
+            carry += sep + text
+        else:
+            parts.append(carry + (sep if carry else "") + text)
+            carry = ""
+    concerns = [c for p in parts if (c := _LEAD.sub("", p.strip(_STRIP)).strip(_STRIP))]
+    concerns = list(dict.fromkeys(" ".join(c.split()) for c in concerns))
+    return concerns[:limit] if len(concerns) > 1 else []

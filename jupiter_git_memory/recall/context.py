@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..records.drift import evidence_line
 from .receipts import make_receipt, store_receipt
+from .results import via_note
 from .service import Recaller
 from .task import fused_recall
 
@@ -25,6 +26,8 @@ def render_entry(r: dict, body: str) -> str:
     where = _one_line(f"{r.get('path') or r.get('origin')}@{(r.get('commit') or 'uncommitted')[:12]}")
     src = f" · source: {_one_line(r['source'])}" if r.get("source") else ""
     src += evidence_line(r)
+    if via := via_note(r):  # returned in place of the retired record that matched: say which
+        src += f" · {_one_line(via)}"
     src += "".join(f" · governs {_one_line(g['file'])}: {_one_line(g['reason'])}" for g in r.get("governs") or [])
     head = f"## {_one_line(r['title'])}\n[{r['id']} · {r['kind']}/{r['status']} · {where}{src}]\n"
     return head + (quote(body) + "\n" if body.strip() else "")
@@ -98,6 +101,7 @@ def build_context(
                 )
                 if k2 != "governs" or r.get("governs")
             }
+            | ({"via": v} if (v := via_note(r)) else {})
         )
         if r["id"] in truncated:
             break

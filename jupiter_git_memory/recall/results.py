@@ -72,6 +72,14 @@ class ResultRow:
         return out
 
 
+def via_note(result: dict[str, Any]) -> str | None:
+    """ "via ADR-0002, superseded" for a result returned in place of the retired record that matched
+    (recall/forwarding.py), read from its `why` (task recall keeps recall's under `semantic`); else None."""
+    why = result.get("why") or {}
+    via = why.get("via") or (why.get("semantic") or {}).get("via")
+    return f"via {via}" if isinstance(via, str) else None
+
+
 def as_result(row: Any, body: str, score: float, why: dict[str, Any]) -> dict[str, Any]:
     """A catalog row as a result's JSON object (see ResultRow)."""
     return ResultRow.of(row, body, score, why).to_json()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from ..config import Settings
 from ..index.handle import Index
@@ -18,6 +18,7 @@ from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
 from ..records.lexical import bigram_runs
 from .errors import NotSeeded, RecallError
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
+from .forwarding import FORWARD_FROM, forwarded_hits
 from .freshness import ViewMap
 from .ranking import Hit, discriminating, fts_match, fts_terms, idf_mass, rank
 from .replacements import read_instead
@@ -85,11 +86,15 @@ def hits(
     kinds: list[str] | None,
     n: int,
     use_lexical: bool,
+    side: dict[str, Hit] | None = None,
+    side_statuses: tuple[str, ...] = (),
 ) -> list[Hit]:
     """Best evidence per record: dense top-n chunks plus lexical matches (their cosine computed too).
 
     The lexical query runs in a worker thread while the query is embedded and Chroma searched: SQLite,
-    onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once."""
+    onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once. With `side`, the
+    records at `side_statuses` among the chunks the dense search fetched anyway (at least 4× the pool) are
+    put there, dense evidence only, without taking a place in the pool (recall/forwarding.py)."""
     lex_job = _POOL.submit(lexical, index, allowed, query, statuses, kinds, n) if use_lexical else None
     try:
         qvec = embedder.embed_query(query)
@@ -100,17 +105,16 @@ def hits(
             got = allowed.get(cid)
             return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
 
-        seen: dict[str, list[float]] = {}
-        for cid, raw in view_query(index.vectors, qvec, n, keep):
-            cos = sim(raw)
-            rid, kind, effective = allowed[cid]
-            seen.setdefault(rid, []).append(cos)
-            if rid not in best or cos > best[rid].cos:
-                best[rid] = Hit(rid, kind, effective, cos, cid)
-        for rid, cosines in seen.items():  # a record matching in two places is a safer answer
-            if len(cosines) > 1:
-                top2 = sorted(cosines, reverse=True)[:2]
-                best[rid].cos2 = sum(top2) / 2
+        fetched = _Fetched(index.vectors)
+        dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep)]
+        _best_of(dense, allowed, best)
+        if side is not None:
+            on_side = [
+                (cid, sim(raw))
+                for cid, raw, _ in fetched.last
+                if (got := allowed.get(cid)) is not None and got[2] in side_statuses and (not kinds or got[1] in kinds)
+            ]
+            _best_of(on_side, allowed, side)
     finally:
         lex = lex_job.result() if lex_job else []
     missing = [cid for rid, cid, _, _, _ in lex if rid not in best]
@@ -121,6 +125,36 @@ def hits(
         if rid in best:
             best[rid].lexical = score
     return list(best.values())
+
+
+class _Fetched:
+    """The vector index as view_query reads it, keeping the last (widest) batch it fetched."""
+
+    def __init__(self, vectors: Any):
+        self._vectors = vectors
+        self.last: list[tuple[str, float, Any]] = []
+
+    def count(self) -> int:
+        return int(self._vectors.count())
+
+    def query(self, vector: Any, n: int) -> list[tuple[str, float, Any]]:
+        self.last = list(self._vectors.query(vector, n))
+        return self.last
+
+
+def _best_of(chunks: list[tuple[str, float]], allowed: ViewMap, best: dict[str, Hit]) -> None:
+    """Each record's best chunk into `best`, and the mean of its two best (a record matching in two places is
+    a safer answer)."""
+    seen: dict[str, list[float]] = {}
+    for cid, cos in chunks:
+        rid, kind, effective = allowed[cid]
+        seen.setdefault(rid, []).append(cos)
+        if rid not in best or cos > best[rid].cos:
+            best[rid] = Hit(rid, kind, effective, cos, cid)
+    for rid, cosines in seen.items():
+        if len(cosines) > 1:
+            top2 = sorted(cosines, reverse=True)[:2]
+            best[rid].cos2 = sum(top2) / 2
 
 
 def corroborate(index: Index, query: str, found: list[Hit], floor: float, margin: float) -> None:
@@ -136,9 +170,17 @@ def corroborate(index: Index, query: str, found: list[Hit], floor: float, margin
 
 
 def search(
-    index: Index, embedder: Any, allowed: ViewMap, settings: Settings, weights: dict[str, dict[str, float]], ask: Ask
+    index: Index,
+    embedder: Any,
+    allowed: ViewMap,
+    settings: Settings,
+    weights: dict[str, dict[str, float]],
+    ask: Ask,
+    retired: dict[str, Hit] | None = None,
 ) -> tuple[list[Hit], list[Hit]]:
-    """(every hit, the ranked ones that pass the floor) for the asked statuses."""
+    """(every hit, the ranked ones that pass the floor) for the asked statuses. With `retired`, the retired
+    records that forwarding may start from are put there, as `hits` finds them (corroborated, not ranked)."""
+    forward_from = tuple(s for s in FORWARD_FROM if s not in ask.statuses)
     try:
         got = hits(
             index,
@@ -149,9 +191,11 @@ def search(
             ask.kinds,
             max(DENSE_POOL, ask.k * 6),
             ask.mode != "dense",
+            retired if forward_from else None,
+            forward_from,
         )
         if ask.mode == "hybrid":
-            corroborate(index, ask.query, got, ask.floor, settings.corroborate_margin)
+            corroborate(index, ask.query, got + list((retired or {}).values()), ask.floor, settings.corroborate_margin)
     except (ValueError, KeyError, NotSeeded):
         raise
     except Exception as e:
@@ -192,7 +236,10 @@ def find(
     from .evidence import evidence_by_id
 
     embedder = _QueryOnce(embedder)  # the fallback search asks for the same query's vector
-    got, ranked = search(index, embedder, allowed, settings, weights, ask)
+    retired: dict[str, Hit] = {}
+    got, ranked = search(index, embedder, allowed, settings, weights, ask, retired)
+    if retired:  # a retired record that matched leads to its replacement (recall/forwarding.py)
+        ranked = _forward(index, embedder.embed_query(ask.query), allowed, settings, weights, ask, got, ranked, retired)
     results, rows = shape(index.catalog, ranked)
     fell_back = None
     if not results and may_fall_back:
@@ -209,6 +256,30 @@ def find(
     evidence = evidence_by_id(cat, [r.id for r in results])  # whether the code each result cites moved on
     results = [replace(r, evidence=evidence[r.id], read_instead=_replacing(cat, r, rows.get(r.id))) for r in results]
     return Found(results, got, fell_back, lost or None, rows)
+
+
+def _forward(
+    index: Index,
+    qvec: Any,
+    allowed: ViewMap,
+    settings: Settings,
+    weights: dict[str, dict[str, float]],
+    ask: Ask,
+    got: list[Hit],
+    ranked: list[Hit],
+    retired: dict[str, Hit],
+) -> list[Hit]:
+    """`ranked` with the replacements of the retired records that pass the same admission, in score order."""
+    s = settings
+    sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin)
+    if not sources:
+        return ranked
+    from .evidence import factors
+
+    drift = factors(index.catalog, s.drift_weight, s.missing_weight)
+    cat, vec = index.catalog, index.vectors
+    more = forwarded_hits(cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift)
+    return sorted(ranked + more, key=lambda h: (-h.score, -h.cos, h.record_id))[: ask.k]
 
 
 def _replacing(cat: Any, result: ResultRow, row: Any) -> list[dict[str, Any]] | None:

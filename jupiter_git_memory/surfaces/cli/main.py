@@ -134,6 +134,7 @@ def recall(
     if as_json:
         emit_json(dump(RecallAnswer, res))
         return
+    from ...recall.results import via_note
     from ...records.drift import evidence_line
 
     for w in res["warnings"]:
@@ -157,6 +158,8 @@ def recall(
             f"{' (uncommitted changes)' if r.get('dirty') else ''}",
             markup=False,
         )
+        if via_note(r):  # returned in place of the retired record that matched (docs/concepts.md)
+            out.print(f"   {via_note(r)}: the question matched that retired record; this one replaces it", markup=False)
         if evidence_line(r):  # the code it cites moved on since it was written (docs/drift.md)
             out.print("   " + evidence_line(r).removeprefix(" · "), markup=False)
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)

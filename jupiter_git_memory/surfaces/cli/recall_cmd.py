@@ -41,6 +41,7 @@ def recall_task_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ):
     """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
+    from ...recall.results import via_note
     from ...recall.task import EXIT_CODES
 
     asked = {"goal": goal, "errors": error, "files": file, "k": k, "include_global": include_global}
@@ -64,6 +65,8 @@ def recall_task_cmd(
             out.print(
                 f"- {ws}{r['title']} ({r['id']} · {r['kind']}/{r['status']}{marked} · {r['score']})", markup=False
             )
+            if via_note(r):  # returned in place of the retired record that matched
+                out.print(f"    {via_note(r)}", markup=False)
             for g in r.get("governs") or []:
                 out.print(f"    governs {g['file']}: {g['reason']}", markup=False)
         if res.get("receipt"):
