@@ -148,6 +148,7 @@ def forwarded_hits(
     kinds: list[str] | None,
     weights: dict[str, dict[str, float]],
     drift: dict[str, float],
+    similarity: Callable[[float], float] = float,
 ) -> list[Hit]:
     """Hits for the replacements of the admitted retired `sources`, scored by the rule above; `found` is every
     in-force hit of the same search (those admitted by themselves are not forwarded to; a cut one lends its
@@ -176,7 +177,7 @@ def forwarded_hits(
     out: list[Hit] = []
     for f in forwards(sources, lambda rid: routes(rid, successors), eligible, admitted):
         r = row(f.target)
-        chunk, cos = _best_chunk(catalog, vectors, allowed, qvec, f.target, own.get(f.target))
+        chunk, cos = _best_chunk(catalog, vectors, allowed, qvec, f.target, own.get(f.target), similarity)
         if chunk is None:  # no chunk in this view: not in the view, never returned
             continue
         w = weight(weights, r.kind, r.effective_status) * drift.get(f.target, 1.0)
@@ -188,7 +189,13 @@ def forwarded_hits(
 
 
 def _best_chunk(
-    catalog: Any, vectors: Any, allowed: dict[str, tuple[str, str, str]], qvec: np.ndarray, rid: str, hit: Hit | None
+    catalog: Any,
+    vectors: Any,
+    allowed: dict[str, tuple[str, str, str]],
+    qvec: np.ndarray,
+    rid: str,
+    hit: Hit | None,
+    similarity: Callable[[float], float] = float,
 ) -> tuple[str | None, float | None]:
     """(chunk id, cosine) of the record's best chunk in the view for the query (its own hit's when it has one)."""
     if hit is not None:
@@ -197,5 +204,5 @@ def _best_chunk(
     if not cids:
         return None, None
     got = vectors.vectors(cids)
-    scored = sorted(((float(got[c] @ qvec), c) for c in cids if c in got), reverse=True)
+    scored = sorted(((similarity(float(got[c] @ qvec)), c) for c in cids if c in got), reverse=True)
     return (scored[0][1], scored[0][0]) if scored else (sorted(cids)[0], None)

@@ -239,7 +239,10 @@ def find(
     retired: dict[str, Hit] = {}
     got, ranked = search(index, embedder, allowed, settings, weights, ask, retired)
     if retired:  # a retired record that matched leads to its replacement (recall/forwarding.py)
-        ranked = _forward(index, embedder.embed_query(ask.query), allowed, settings, weights, ask, got, ranked, retired)
+        qvec = embedder.embed_query(ask.query)
+        ranked = _forward(
+            index, (qvec, embedder.spec.similarity), allowed, settings, weights, ask, got, ranked, retired
+        )
     results, rows = shape(index.catalog, ranked)
     fell_back = None
     if not results and may_fall_back:
@@ -260,7 +263,7 @@ def find(
 
 def _forward(
     index: Index,
-    qvec: Any,
+    query_vector: tuple[Any, Any],  # the query's vector and its model's similarity scale
     allowed: ViewMap,
     settings: Settings,
     weights: dict[str, dict[str, float]],
@@ -278,7 +281,8 @@ def _forward(
 
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
     cat, vec = index.catalog, index.vectors
-    more = forwarded_hits(cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift)
+    qvec, sim = query_vector
+    more = forwarded_hits(cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift, sim)
     return sorted(ranked + more, key=lambda h: (-h.score, -h.cos, h.record_id))[: ask.k]
 
 
