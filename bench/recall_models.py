@@ -73,7 +73,8 @@ def seed(repo: Path, home: Path, model: str) -> tuple[float, dict]:
     )
     took = time.perf_counter() - t
     if p.returncode != 0:
-        raise RuntimeError(f"seed with {model} failed ({p.returncode}): {p.stderr.strip()[-400:]}")
+        said = (p.stderr.strip() or p.stdout.strip())[-400:]
+        raise RuntimeError(f"seed with {model} failed ({p.returncode}): {said}")
     return took, json.loads(p.stdout)
 
 

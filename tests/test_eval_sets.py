@@ -189,7 +189,14 @@ def _eval_queries() -> dict[str, list[str]]:
         EVAL / "team/questions.yaml",
         *sorted((PROJECT / "bench/eval").glob("*.yaml")),
     ]
-    return {str(f.relative_to(PROJECT)): [q["query"] for q in _questions(f)] for f in files}
+    out = {str(f.relative_to(PROJECT)): [q["query"] for q in _questions(f)] for f in files}
+    for f in (PROJECT / "bench/adr_questions.yaml", PROJECT / "bench/wild_questions.yaml"):
+        collections = yaml.safe_load(f.read_text("utf-8"))["collections"].values()
+        out[str(f.relative_to(PROJECT))] = [q["q"] for c in collections for q in c["questions"]]
+    out["tests/eval/tasks.yaml"] = [
+        t["goal"] for t in yaml.safe_load((EVAL / "tasks.yaml").read_text("utf-8"))["tasks"]
+    ]
+    return out
 
 
 def _cjk_overlap(a: str, b: str, n: int = 6) -> str | None:
@@ -206,8 +213,9 @@ def test_chinese_probes_load_and_are_written_in_their_script(name, script):
 
 
 def test_every_probe_file_is_disjoint_from_every_eval_set():
-    """Calibrating on the test set would flatter the floor: no probe repeats an eval question, shares a run
-    of more than three content words with one, or six Chinese characters in a row."""
+    """Calibrating on the test set would flatter the floor: no probe of any shipped file repeats a question or
+    task goal of any eval set (ours, zh, team, the public sets, the ADR and wild collections, the task eval),
+    shares a run of more than three content words with one, or six Chinese characters in a row."""
     files = sorted(PROBES.glob("*.yaml"))
     assert {f.name for f in files} >= {"default.yaml", "zh-Hant.yaml", "zh-Hans.yaml"}
     sets = _eval_queries()
