@@ -25,7 +25,7 @@ _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 # "12. Title", "ADR 12: Title", "ADR-0012 - Title", "RFC-0006 Title", "KEP-1287: Title", "Proposal: Title",
 # "Architecture Decision Record: Title": the number and the kind of document are not part of the title
 _TITLE_NUM_RE = re.compile(
-    r"^(?:(?:adr|rfc|kep|otep|eip|pep|se)[-_ #]?)?\d+\s*(?:[.:)\]]|\s[-–—])\s*"
+    r"^(?:(?:adr|rfc|kep|otep|eip|pep|se)[-_ #]?)?\d+\s*(?:[.:)\]：、]|\s[-–—])\s*"
     r"|^(?:adr|rfc|kep|otep|eip|pep|se)[-_ #]?\d+\s+"
     r"|^(?:architecture\s+decision\s+record|decision\s+record|design\s+proposal|proposal)\s*:\s*",
     re.IGNORECASE,

@@ -61,6 +61,23 @@ STRONG_SECTIONS = (
     "internal details",
     "future possibilities",
     "test plan",
+    # the same sections in Chinese (Traditional and Simplified): Nygard's 背景 / 決策 / 後果, MADR's options
+    "背景",
+    "決策",
+    "决策",
+    "後果",
+    "后果",
+    "狀態",
+    "状态",
+    "決策結果",
+    "决策结果",
+    "考慮的選項",
+    "考虑的选项",
+    "備選方案",
+    "备选方案",
+    "替代方案",
+    "決策驅動因素",
+    "决策驱动因素",
 )
 # Headings decision records share with ordinary pages: they count only beside a strong one.
 WEAK_SECTIONS = (
@@ -79,6 +96,20 @@ WEAK_SECTIONS = (
     "requirements",
     "discussion",
     "use cases",
+    "摘要",
+    "概述",
+    "簡介",
+    "简介",
+    "目標",
+    "目标",
+    "問題",
+    "问题",
+    "參考",
+    "参考",
+    "實施",
+    "实施",
+    "討論",
+    "讨论",
 )
 # File names that are never records, whatever they contain (case ignored; our own front matter still wins).
 ORDINARY_NAMES = frozenset(
@@ -108,6 +139,7 @@ ORDINARY_NAMES = frozenset(
 # First headings that name a section, not the record: the title then comes from the file name.
 GENERIC_TITLES = frozenset(
     {"summary", "abstract", "motivation", "introduction", "overview", "context", "background", "tl;dr", "tldr"}
+    | {"背景", "摘要", "概述", "簡介", "简介"}
 )
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _SECTION_NUM_RE = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.)\s+", re.IGNORECASE)
@@ -118,7 +150,11 @@ _FRONT_TITLE_RE = re.compile(r"^title\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
 
 
 def _words_re(words: Iterable[str]) -> re.Pattern[str]:
-    return re.compile("(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")(?: |$)")
+    """A heading that opens with one of `words` as a whole word; a Chinese one may run on (`背景與問題陳述`)."""
+    ordered = sorted(words, key=len, reverse=True)
+    latin = "|".join(re.escape(w) for w in ordered if w.isascii())
+    cjk = "|".join(re.escape(w) for w in ordered if not w.isascii())
+    return re.compile(f"({latin})(?: |$)|({cjk})")
 
 
 _STRONG_RE, _WEAK_RE = _words_re(STRONG_SECTIONS), _words_re(WEAK_SECTIONS)
@@ -151,10 +187,10 @@ def decision_sections(heads: Iterable[tuple[int, str]]) -> tuple[tuple[str, ...]
             break
         name = section_name(text)
         if (m := _STRONG_RE.match(name)) is not None:
-            if m.group(1) not in strong:
-                strong.append(m.group(1))
-        elif (m := _WEAK_RE.match(name)) is not None and m.group(1) not in weak:
-            weak.append(m.group(1))
+            if (word := m.group(1) or m.group(2)) not in strong:
+                strong.append(word)
+        elif (m := _WEAK_RE.match(name)) is not None and (word := m.group(1) or m.group(2)) not in weak:
+            weak.append(word)
     return tuple(strong), tuple(weak)
 
 
@@ -162,7 +198,9 @@ def is_template(path: str, title: str | None = None) -> bool:
     """A template to copy, not a record: `template` closing or opening the file or folder name (any case:
     `0000-TEMPLATE.md`, `adr-template.md`, `proposal-templates/`), or a placeholder title (`RFC-NNNN Title`).
     `0014-project-templates.md` is a record about templates."""
-    if re.search(r"(?:^|[-_ .])template$|^template(?:[-_ .]|$)", stem(path).lower()):
+    if re.search(
+        r"(?:^|[-_ .])(?:template|模板|範本|范本)$|^(?:template|模板|範本|范本)(?:[-_ .]|$)", stem(path).lower()
+    ):
         return True
     if re.search(r"(?:^|[-_ .])templates?$|^templates?(?:[-_ .]|$)", basename(dirname(path)).lower()):
         return True
@@ -178,9 +216,10 @@ def generic_title(title: str) -> bool:
     return section_name(title) in GENERIC_TITLES
 
 
-_STATUS_HEAD_RE = re.compile(r"^#{1,6}[ \t]*status[ \t]*:?[ \t]*$", re.IGNORECASE)
-_STATUS_BULLET_RE = re.compile(r"^\s*[*-]\s+\**status\**\s*:", re.IGNORECASE)
-_STATUS_LINE_RE = re.compile(r"^\s*[*_]*status[*_]*\s*:\s*[*_]*\s*\S", re.IGNORECASE)
+_STATUS_WORD = "(?:status|狀態|状态)"
+_STATUS_HEAD_RE = re.compile(rf"^#{{1,6}}[ \t]*{_STATUS_WORD}[ \t]*[:：]?[ \t]*$", re.IGNORECASE)
+_STATUS_BULLET_RE = re.compile(rf"^\s*[*-]\s+\**{_STATUS_WORD}\**\s*[:：]", re.IGNORECASE)
+_STATUS_LINE_RE = re.compile(rf"^\s*[*_]*{_STATUS_WORD}[*_]*\s*[:：]\s*[*_]*\s*\S", re.IGNORECASE)
 
 
 def status_marker(text: str, lines: list[str]) -> str | None:
@@ -193,7 +232,7 @@ def status_marker(text: str, lines: list[str]) -> str | None:
     for i, line in enumerate(lines):
         if line.startswith("##"):
             section = True
-        if "tatus" not in line and "TATUS" not in line:
+        if "tatus" not in line and "TATUS" not in line and "狀態" not in line and "状态" not in line:
             continue
         if _STATUS_HEAD_RE.match(line.strip()):
             return "a `Status` section"

@@ -17,7 +17,10 @@ from .common import AdapterOptions, build, clean_title, first_heading
 from .status import StatusReading, read_status
 
 NAME2, NAME3 = "madr2", "madr3"
-_BULLET_RE = re.compile(r"^\s*[*-]\s+\**([A-Za-z][A-Za-z -]*?)\**\s*:\s*\**\s*(.*?)\s*$")
+_BULLET_RE = re.compile(r"^\s*[*-]\s+\**([A-Za-z\u4e00-\u9fff][A-Za-z\u4e00-\u9fff -]*?)\**\s*[:：]\s*\**\s*(.*?)\s*$")
+# Header bullets written in Chinese, by the English key they stand for.
+ZH_KEYS = {"狀態": "status", "状态": "status", "日期": "date", "決策者": "deciders", "决策者": "deciders"}
+ZH_KEYS |= {"標籤": "tags", "标签": "tags"}
 _SECTION_RE = re.compile(r"^##\s")
 _FM_KEYS = ("status", "date", "decision-makers", "deciders", "consulted", "informed")
 
@@ -34,8 +37,10 @@ def bullets(lines: list[str], start: int = 0) -> dict[str, tuple[int, str]]:
         if _SECTION_RE.match(lines[i]):
             break
         m = _BULLET_RE.match(lines[i])
-        if m and m.group(1).strip().lower() not in out:
-            out[m.group(1).strip().lower()] = (i + 1, re.sub(r"<!--.*?-->", "", m.group(2)).strip())
+        key = m.group(1).strip().lower() if m else ""
+        key = ZH_KEYS.get(key, key)
+        if m and key not in out:
+            out[key] = (i + 1, re.sub(r"<!--.*?-->", "", m.group(2)).strip())
     return out
 
 

@@ -1,5 +1,6 @@
 """Nygard / adr-tools ADRs (pure): `# 12. Title`, a `Date:` line and a `## Status` section holding the
-status word and link lines (Supersedes/Supercedes, Superseded by, Amends, Amended by)."""
+status word and link lines (Supersedes/Supercedes, Superseded by, Amends, Amended by); the same shape written in
+Chinese (`## 狀態` / `## 状态`, `日期：`)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from .common import AdapterOptions, build, clean_title, first_heading
 from .status import read_status
 
 NAME = "nygard"
-_STATUS_HEAD_RE = re.compile(r"^#{1,6}\s*status\s*:?\s*$", re.IGNORECASE)
+_STATUS_HEAD_RE = re.compile(r"^#{1,6}\s*(?:status|狀態|状态)\s*[:：]?\s*$", re.IGNORECASE)
 _HEAD_RE = re.compile(r"^#{1,6}\s")
-_STATUS_LINE_RE = re.compile(r"^\s*[*_]*status[*_]*\s*:\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
-_DATE_LINE_RE = re.compile(r"^\s*[*_]*date[*_]*\s*:\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
+_STATUS_LINE_RE = re.compile(r"^\s*[*_]*(?:status|狀態|状态)[*_]*\s*[:：]\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
+_DATE_LINE_RE = re.compile(r"^\s*[*_]*(?:date|日期)[*_]*\s*[:：]\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
 
 
 def status_section(lines: list[str]) -> list[tuple[int, str]] | None:

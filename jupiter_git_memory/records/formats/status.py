@@ -48,6 +48,21 @@ STATUS_TABLE: dict[str, str] = {
     "recommended": "accepted",
     "previewing": "accepted",
     "in effect": "accepted",
+    "已接受": "accepted",
+    "接受": "accepted",
+    "已採納": "accepted",
+    "已采纳": "accepted",
+    "已採用": "accepted",
+    "已采用": "accepted",
+    "已批准": "accepted",
+    "已通過": "accepted",
+    "已通过": "accepted",
+    "已實施": "accepted",
+    "已实施": "accepted",
+    "已實作": "accepted",
+    "已實現": "accepted",
+    "已实现": "accepted",
+    "已生效": "accepted",
     # proposed
     "proposed": "proposed",
     "draft": "proposed",
@@ -70,6 +85,24 @@ STATUS_TABLE: dict[str, str] = {
     "deferred": "proposed",
     "postponed": "proposed",
     "stagnant": "proposed",
+    "提議": "proposed",
+    "提议": "proposed",
+    "提議中": "proposed",
+    "提议中": "proposed",
+    "提案": "proposed",
+    "建議": "proposed",
+    "建议": "proposed",
+    "草稿": "proposed",
+    "草案": "proposed",
+    "討論中": "proposed",
+    "讨论中": "proposed",
+    "審查中": "proposed",
+    "审查中": "proposed",
+    "評審中": "proposed",
+    "评审中": "proposed",
+    "待定": "proposed",
+    "進行中": "proposed",
+    "进行中": "proposed",
     # retired
     "rejected": "rejected",
     "declined": "rejected",
@@ -78,6 +111,15 @@ STATUS_TABLE: dict[str, str] = {
     "abandoned": "rejected",
     "returned for revision": "rejected",
     "closed": "rejected",
+    "已否決": "rejected",
+    "已否决": "rejected",
+    "已拒絕": "rejected",
+    "已拒绝": "rejected",
+    "已駁回": "rejected",
+    "已驳回": "rejected",
+    "已撤回": "rejected",
+    "不採納": "rejected",
+    "不采纳": "rejected",
     "deprecated": "deprecated",
     "obsolete": "deprecated",
     "obsoleted": "deprecated",
@@ -86,9 +128,23 @@ STATUS_TABLE: dict[str, str] = {
     "retired": "deprecated",
     "archived": "deprecated",
     "moved": "deprecated",
+    "已廢棄": "deprecated",
+    "已废弃": "deprecated",
+    "已棄用": "deprecated",
+    "已弃用": "deprecated",
+    "已淘汰": "deprecated",
+    "已過時": "deprecated",
+    "已过时": "deprecated",
+    "已作廢": "deprecated",
+    "已作废": "deprecated",
     "superseded": "superseded",
     "superceded": "superseded",
     "replaced": "superseded",
+    "已取代": "superseded",
+    "已被取代": "superseded",
+    "被取代": "superseded",
+    "已被替代": "superseded",
+    "已替代": "superseded",
 }
 # Words that retire a record wherever they stand in its status value (rule 1). Narrower than the retired
 # part of the table on purpose: "moved" or "closed" in a parenthesis do not say the decision was retired.
@@ -106,6 +162,19 @@ RETIRING_ANYWHERE = (
     "discontinued",
     "abandoned",
     "returned for revision",
+    "已被取代",
+    "已取代",
+    "被取代",
+    "已廢棄",
+    "已废弃",
+    "已棄用",
+    "已弃用",
+    "已淘汰",
+    "已否決",
+    "已否决",
+    "已拒絕",
+    "已拒绝",
+    "已撤回",
 )
 # Link phrases, longest first. relation: the Record field the targets go to; status: what the phrase says of
 # this record when it opens the value (None: it says nothing, e.g. "Supersedes ADR-2" is about another one).
@@ -134,6 +203,37 @@ _LINK_VERBS: tuple[tuple[str, str, str | None], ...] = (
     ("superseded", "superseded_by", "superseded"),
     ("superceded", "superseded_by", "superseded"),
 )
+# Chinese link phrases, rewritten to the English phrase they say before the rules above read a line: the
+# passive "已被 X 取代" / "由 X 取代" / "已被取代，見 X" is "superseded by X", the active "取代 X" / "已取代 X"
+# (this record replaced X) "supersedes X", "改用 X" (use X instead) "in favour of X". A bare "已取代" is the
+# status word. (written form, what it is read as) for the docs table:
+ZH_LINK_PHRASES = (
+    ("已被 X 取代, 被 X 取代, 由 X 取代, 被 X 所取代, 已被取代 X (取代, 替代, 替換 or 代替)", "superseded by X"),
+    ("取代 X, 已取代 X (a target right after the verb)", "supersedes X"),
+    ("改用 X, 改為 X", "in favour of X"),
+)
+_ZH_VERBS = "取代|替代|替換|替换|代替"
+_ZH_TARGET = r"(?=[\[A-Za-z0-9#<`*])"  # a link, an id or a number follows
+_ZH_PASSIVE_RE = re.compile(
+    rf"(?:已經|已经|已)?\s*(?:被|(?<![理於于自經经緣缘])由)\s*(?!{_ZH_VERBS})(\S.{{0,80}}?)\s*所?\s*(?:{_ZH_VERBS})了?"
+)
+_ZH_PASSIVE_BARE_RE = re.compile(
+    rf"(?:已經|已经|已)?被(?:{_ZH_VERBS})了?\s*[,:;]?\s*(?:參見|参见|請見|请见|見|见)?\s*{_ZH_TARGET}"
+)
+_ZH_ACTIVE_RE = re.compile(rf"(?<![被由])(?:已經|已经|已)?(?:{_ZH_VERBS})了?\s*{_ZH_TARGET}")
+_ZH_INSTEAD_RE = re.compile(rf"(?:請|请)?(?:改用|改為|改为)\s*{_ZH_TARGET}")
+# Full-width punctuation read as its ASCII twin: "已接受（2023）。" is "已接受(2023)."
+_WIDE = str.maketrans("（）：，；。！？【】、", "():,;.!?(),")
+
+
+def _zh_links(text: str) -> str:
+    """Chinese link phrases as the English ones the link rules read (ids and links kept as written)."""
+    t = _ZH_PASSIVE_RE.sub(lambda m: f" superseded by {m.group(1)} ", text.translate(_WIDE))
+    t = _ZH_PASSIVE_BARE_RE.sub(" superseded by ", t)
+    t = _ZH_ACTIVE_RE.sub(" supersedes ", t)
+    return _ZH_INSTEAD_RE.sub(" in favour of ", t)
+
+
 _VERB_RE = re.compile(
     r"(?<![\w-])(" + "|".join(r"\s+".join(map(re.escape, v.split())) for v, _, _ in _LINK_VERBS) + r")(?![\w-])",
     re.IGNORECASE,
@@ -155,7 +255,7 @@ _PLACEHOLDER_RE = re.compile(r"^\s*[{<\[][^}>\]]*\|[^}>\]]*[}>\]]\s*$")  # "{Acc
 def normalise(text: str) -> str:
     """A status without emoji, emphasis, trailing parenthetical or date, lower case: empty when a line holds
     no words at all. (Table lookups use `first_words`, and so do `[status_map]` keys.)"""
-    t = _COMMENT_RE.sub(" ", text).replace("*", "").replace("`", "").strip()
+    t = _COMMENT_RE.sub(" ", text.translate(_WIDE)).replace("*", "").replace("`", "").strip()
     t = _LEAD_RE.sub("", t).strip().strip("_").strip()
     prev = None
     while prev != t:
@@ -168,7 +268,7 @@ def normalise(text: str) -> str:
 
 def _plain(text: str) -> str:
     """The value without comments, link targets, bare URLs and emphasis: what a reader sees."""
-    t = _COMMENT_RE.sub(" ", text)
+    t = _COMMENT_RE.sub(" ", text.translate(_WIDE))
     t = _LINK_RE.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), t)
     t = _URL_RE.sub(" ", t)
     return re.sub(r"[*`~]|(?<!\w)_+|_+(?!\w)", " ", t).replace("\\", "")
@@ -207,11 +307,22 @@ def lookup(words: list[str], status_map: dict[str, str]) -> tuple[str | None, st
             return status_map[phrase], "[status_map] in jgm.toml", phrase
         if phrase in STATUS_TABLE:
             return STATUS_TABLE[phrase], "status table", phrase
+    if words and _CJK_RE.match(words[0]):  # Chinese has no spaces: "已接受並實施" starts with "已接受"
+        for table, rule in ((status_map, "[status_map] in jgm.toml"), (STATUS_TABLE, "status table")):
+            known = [k for k in table if words[0].startswith(k) and len(k) > 1]
+            if known:
+                phrase = max(known, key=len)
+                return table[phrase], rule, phrase
     return None, "", ""
 
 
+_CJK_RE = re.compile("[\u3400-\u9fff\uf900-\ufaff]")
 _RETIRING_RE = re.compile(
-    r"(?<![\w-])(" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in RETIRING_ANYWHERE) + r")(?![\w-])",
+    r"(?<![\w-])("
+    + "|".join(r"\s+".join(map(re.escape, w.split())) for w in RETIRING_ANYWHERE if not _CJK_RE.match(w))
+    + r")(?![\w-])|("
+    + "|".join(sorted((w for w in RETIRING_ANYWHERE if _CJK_RE.match(w)), key=len, reverse=True))
+    + ")",  # Chinese words stand between other characters, without spaces
     re.IGNORECASE,
 )
 
@@ -221,7 +332,7 @@ def _retiring(plain: str) -> str | None:
     m = _RETIRING_RE.search(plain)
     if m is None:
         return None
-    word = " ".join(m.group(1).lower().split())
+    word = " ".join((m.group(1) or m.group(2)).lower().split())
     return STATUS_TABLE.get(word) or STATUS_TABLE[word.split()[0]]
 
 
@@ -253,6 +364,7 @@ def _starts(words: list[str], phrase: str) -> bool:
 
 
 def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
+    text = _zh_links(text)
     words = first_words(text)
     scan = text.replace("*", "").replace("`", "")  # "**Superseded** by ADR-7" is still a link phrase
     links: dict[str, list[str]] = {}
@@ -331,10 +443,11 @@ def status_table_markdown() -> str:
         "| lifecycle |",
         "| --- | --- | --- |",
     ]
-    for status in ("accepted", "proposed", "rejected", "deprecated", "superseded"):
-        words = [w for w, s in STATUS_TABLE.items() if s == status]
-        shown = ", ".join(w[0].upper() + w[1:] for w in words)
-        rows.append(f"| {shown} | {status} | {LIFECYCLE[status]} |")
+    for chinese in (False, True):  # the Chinese words in rows of their own
+        for status in ("accepted", "proposed", "rejected", "deprecated", "superseded"):
+            words = [w for w, s in STATUS_TABLE.items() if s == status and bool(_CJK_RE.match(w)) == chinese]
+            shown = ", ".join(w[0].upper() + w[1:] for w in words)
+            rows.append(f"| {shown} | {status} | {LIFECYCLE[status]} |")
     groups: dict[tuple[str, str | None], list[str]] = {}
     for verb, rel, says in _LINK_VERBS:
         if " " in verb or rel != "superseded_by":
@@ -345,4 +458,6 @@ def status_table_markdown() -> str:
         if rel == "superseded_by" and not says:
             what, effect = "superseded (unless the word before retires it already), ", "retired"
         rows.append(f"| {', '.join(verbs)} | {what}link `{rel}` to X | {effect} |")
+    for written, english in ZH_LINK_PHRASES:
+        rows.append(f"| {written} | read as {english[0].upper() + english[1:]} | as that phrase |")
     return "\n".join(rows)
