@@ -144,8 +144,8 @@ GENERIC_TITLES = frozenset(
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _SECTION_NUM_RE = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.)\s+", re.IGNORECASE)
 _PLACEHOLDER_TITLE_RE = re.compile(r"\b(?:NNNN|XXXX)\b|^[\[{<].*[\]}>]$|^title$", re.IGNORECASE)
-_FRONT_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
-_FRONT_STATUS_RE = re.compile(r"^(?:status|stage)\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
+_FRONT_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
+_FRONT_STATUS_RE = re.compile(r"^(?:status|stage|state|狀態|状态)\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
 _FRONT_TITLE_RE = re.compile(r"^title\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
 
 
@@ -195,13 +195,14 @@ def decision_sections(heads: Iterable[tuple[int, str]]) -> tuple[tuple[str, ...]
 
 
 def is_template(path: str, title: str | None = None) -> bool:
-    """A template to copy, not a record: `template` closing or opening the file or folder name (any case:
-    `0000-TEMPLATE.md`, `adr-template.md`, `proposal-templates/`), or a placeholder title (`RFC-NNNN Title`).
-    `0014-project-templates.md` is a record about templates."""
-    if re.search(
-        r"(?:^|[-_ .])(?:template|模板|範本|范本)$|^(?:template|模板|範本|范本)(?:[-_ .]|$)", stem(path).lower()
-    ):
-        return True
+    """A template to copy, not a record: `template` closing or opening the name of a file numbered 0 or not at
+    all, or of its folder (any case: `0000-TEMPLATE.md`, `adr-template.md`, `proposal-templates/`), or a
+    placeholder title (`RFC-NNNN Title`). `0014-project-templates.md` and `0012-template.md` (numbered, with a
+    real title) are decisions."""
+    name = stem(path).lower()
+    if re.search(r"(?:^|[-_ .])(?:template|模板|範本|范本)$|^(?:template|模板|範本|范本)(?:[-_ .]|$)", name):
+        if not collection_number(name):  # no number, or 0
+            return True
     if re.search(r"(?:^|[-_ .])templates?$|^templates?(?:[-_ .]|$)", basename(dirname(path)).lower()):
         return True
     return bool(title and _PLACEHOLDER_TITLE_RE.search(title.strip()))
@@ -219,7 +220,8 @@ def generic_title(title: str) -> bool:
 _STATUS_WORD = "(?:status|狀態|状态)"
 _STATUS_HEAD_RE = re.compile(rf"^#{{1,6}}[ \t]*{_STATUS_WORD}[ \t]*[:：]?[ \t]*$", re.IGNORECASE)
 _STATUS_BULLET_RE = re.compile(rf"^\s*[*-]\s+\**{_STATUS_WORD}\**\s*[:：]", re.IGNORECASE)
-_STATUS_LINE_RE = re.compile(rf"^\s*[*_]*{_STATUS_WORD}[*_]*\s*[:：]\s*[*_]*\s*\S", re.IGNORECASE)
+_STATUS_LINE_RE = re.compile(rf"^\s*(?:[*+-]\s+)?[*_]*{_STATUS_WORD}[*_]*\s*[:：]\s*[*_]*\s*\S", re.IGNORECASE)
+_STATUS_ROW_RE = re.compile(rf"^\s*\|(?:[^|]*\|)*?\s*[*_]*{_STATUS_WORD}[*_]*\s*[:：]?\s*\|", re.IGNORECASE)
 
 
 def status_marker(text: str, lines: list[str]) -> str | None:
@@ -240,6 +242,8 @@ def status_marker(text: str, lines: list[str]) -> str | None:
             return "a `Status:` bullet"
         if i < 40 and _STATUS_LINE_RE.match(line):
             return "a `Status:` line"
+        if i < 80 and _STATUS_ROW_RE.match(line):
+            return "a `| Status |` table row"
     return None
 
 
@@ -278,6 +282,7 @@ class Evidence:
 
 def examine(path: str, text: str) -> Evidence:
     """The evidence of one decoded Markdown file (only its first part needs to be given)."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     lines = text.splitlines()
     heads = list(itertools.islice(headings(lines), 80))
     h1 = next((t for level, t in heads if level == 1), None)

@@ -40,9 +40,10 @@ def _file_stem(name: str) -> str:
 
 
 def folder_record(path: str) -> bool:
-    """True for a `README.md`/`index.md` whose folder is numbered: the folder is the record (`0006-x/README.md`)."""
+    """True for a `README.md`/`index.md` whose folder is numbered: the folder is the record (`0006-x/README.md`,
+    also with a short tag: `CIP-0031/README.md`)."""
     parent = basename(dirname(path))
-    return basename(path).lower() in FOLDER_RECORD_NAMES and bool(parent) and numbered(parent + ".md")
+    return basename(path).lower() in FOLDER_RECORD_NAMES and bool(parent) and collection_number(parent) is not None
 
 
 def stem(path: str) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from ..kinds import ADR_STATUSES as ADR_STATUSES
 from ..kinds import IN_FORCE
-from .ids import link_targets
+from .ids import link_targets, ref_id
 
 UNMAPPED_STATUS = "proposed"  # what a status in no table is read as: never in force
 # Our three lifecycle groups: what recall does with each status by default.
@@ -48,6 +48,13 @@ STATUS_TABLE: dict[str, str] = {
     "recommended": "accepted",
     "previewing": "accepted",
     "in effect": "accepted",
+    "shipped": "accepted",
+    "stable": "accepted",
+    "completed": "accepted",
+    "complete": "accepted",
+    "merged": "accepted",
+    "landed": "accepted",
+    "enacted": "accepted",
     "已接受": "accepted",
     "接受": "accepted",
     "已採納": "accepted",
@@ -85,6 +92,19 @@ STATUS_TABLE: dict[str, str] = {
     "deferred": "proposed",
     "postponed": "proposed",
     "stagnant": "proposed",
+    "dormant": "proposed",
+    "experimental": "proposed",
+    "public discussion": "proposed",
+    "in discussion": "proposed",
+    "discussion": "proposed",
+    "under consideration": "proposed",
+    "final comment period": "proposed",
+    "fcp": "proposed",
+    "prototype": "proposed",
+    "prototyping": "proposed",
+    "planned": "proposed",
+    "blocked": "proposed",
+    "needs revision": "proposed",
     "提議": "proposed",
     "提议": "proposed",
     "提議中": "proposed",
@@ -111,6 +131,9 @@ STATUS_TABLE: dict[str, str] = {
     "abandoned": "rejected",
     "returned for revision": "rejected",
     "closed": "rejected",
+    "dropped": "rejected",
+    "refused": "rejected",
+    "denied": "rejected",
     "已否決": "rejected",
     "已否决": "rejected",
     "已拒絕": "rejected",
@@ -128,6 +151,9 @@ STATUS_TABLE: dict[str, str] = {
     "retired": "deprecated",
     "archived": "deprecated",
     "moved": "deprecated",
+    "inactive": "deprecated",
+    "sunset": "deprecated",
+    "removed": "deprecated",
     "已廢棄": "deprecated",
     "已废弃": "deprecated",
     "已棄用": "deprecated",
@@ -327,13 +353,31 @@ _RETIRING_RE = re.compile(
 )
 
 
+# Words that make a retiring clause about a part of the record: "Active (some parts deprecated in favour of Z)"
+# amends the record, it does not retire it ("Accepted, later superseded by X" still does).
+PART_WORDS = frozenset({"part", "parts", "portion", "portions", "section", "sections", "some", "partly"})
+PART_WORDS |= {"partially", "aspect", "aspects", "piece", "pieces", "certain", "several", "部分", "某些"}
+_CLAUSE_START_RE = re.compile(r"[(\[,;.:!?]|\s[-–—]+\s")
+
+
+def _partial(text: str, at: int) -> bool:
+    """True when the clause that holds position `at` names a part before it ("parts deprecated by Z")."""
+    before = text[:at]
+    starts = [m.end() for m in _CLAUSE_START_RE.finditer(before)]
+    clause = before[starts[-1] if starts else 0 :].lower()
+    return any(w in PART_WORDS for w in re.findall(r"\w+", clause)) or any(
+        w in clause for w in PART_WORDS if _CJK_RE.match(w)
+    )
+
+
 def _retiring(plain: str) -> str | None:
-    """The status of the first retiring word anywhere in a value (rule 1), or None."""
-    m = _RETIRING_RE.search(plain)
-    if m is None:
-        return None
-    word = " ".join((m.group(1) or m.group(2)).lower().split())
-    return STATUS_TABLE.get(word) or STATUS_TABLE[word.split()[0]]
+    """The status of the first retiring word anywhere in a value (rule 1) that is not about a part, or None."""
+    for m in _RETIRING_RE.finditer(plain):
+        if _partial(plain, m.start()):
+            continue
+        word = " ".join((m.group(1) or m.group(2)).lower().split())
+        return STATUS_TABLE.get(word) or STATUS_TABLE[word.split()[0]]
+    return None
 
 
 @dataclass
@@ -376,7 +420,9 @@ def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
         if m.start() == 0 and verb in status_map:
             continue  # mapped as a status word: "Superseded" = "deprecated"
         end = verbs[i + 1].start() if i + 1 < len(verbs) else len(scan)
-        if rel in ("supersedes", "amends"):
+        if rel == "superseded_by" and m.start() > 0 and _partial(scan, m.start()):
+            rel = "amended_by"  # "Active (parts deprecated in favour of Z)": Z amends it
+        if rel in ("supersedes", "amends", "amended_by"):
             about_self = about_self.replace(_plain(scan[m.start() : end]), " ")
         targets = link_targets(scan[m.end() : end], path)
         have = links.setdefault(rel, [])
@@ -435,6 +481,58 @@ def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: 
     return out
 
 
+# Keys written beside the status (front matter, header bullets or lines) that say what replaced this record, or
+# what it replaces: key (lower case, `-`/`_` read as spaces) -> (relation, what it says of this record). A
+# retiring key that names a target retires the record whatever its status word says.
+LIFECYCLE_KEYS: dict[str, tuple[str, str | None]] = {
+    "superseded by": ("superseded_by", "superseded"),
+    "superceded by": ("superseded_by", "superseded"),
+    "replaced by": ("superseded_by", "superseded"),
+    "deprecated by": ("superseded_by", "deprecated"),
+    "obsoleted by": ("superseded_by", "deprecated"),
+    "supersedes": ("supersedes", None),
+    "replaces": ("supersedes", None),
+    "obsoletes": ("supersedes", None),
+    "amended by": ("amended_by", None),
+    "amends": ("amends", None),
+}
+_EMPTY_VALUES = frozenset({"", "none", "null", "n/a", "na", "-", "~", "tbd", "[]"})
+
+
+def lifecycle_key(key: str) -> tuple[str, str | None] | None:
+    """(relation, status) a key like `superseded-by`, `Superseded_By` or `supersededBy` stands for, or None."""
+    k = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key.strip())  # supersededBy
+    return LIFECYCLE_KEYS.get(" ".join(re.sub(r"[-_]+", " ", k).lower().split()))
+
+
+def read_lifecycle_keys(reading: StatusReading, items: Sequence[tuple[int | None, str, object]], path: str) -> None:
+    """Add what lifecycle keys (`superseded-by: [RFC-0107]`) say to a status reading, in place: their links, and
+    for a retiring key that names a target, the retiring status, whatever the status word said."""
+    for line, key, value in items:
+        spec = lifecycle_key(key)
+        if spec is None:
+            continue
+        rel, says = spec
+        targets: list[str] = []
+        for v in value if isinstance(value, list) else [value]:
+            text = "" if v is None else str(v).strip()
+            if text.lower() in _EMPTY_VALUES:
+                continue
+            found = link_targets(text, path)
+            if not found and re.fullmatch(r"[\w.:-]+", text):
+                found = [ref_id(text)]  # a slug
+            targets += [t for t in found if t not in targets]
+        if not targets:
+            continue
+        have = reading.links.setdefault(rel, [])
+        have.extend(t for t in targets if t not in have)
+        if says is not None and (reading.status is None or LIFECYCLE[reading.status] != "retired"):
+            reading.status, reading.unknown, reading.line = says, None, line
+            reading.rule = f"`{key}` names its replacement: retired whatever the status word says"
+            reading.written = reading.written or f"{key}: {', '.join(targets)}"
+            reading.source = f"the `{key}` key"
+
+
 def status_table_markdown() -> str:
     """The status table of docs/adr-formats.md, generated from `STATUS_TABLE` and the link phrases (tests/test_wild_status.py
     checks the page holds it verbatim)."""
@@ -458,6 +556,15 @@ def status_table_markdown() -> str:
         if rel == "superseded_by" and not says:
             what, effect = "superseded (unless the word before retires it already), ", "retired"
         rows.append(f"| {', '.join(verbs)} | {what}link `{rel}` to X | {effect} |")
+    keyed: dict[tuple[str, str | None], list[str]] = {}
+    for key, spec in LIFECYCLE_KEYS.items():
+        keyed.setdefault(spec, []).append(f"`{key.replace(' ', '-')}: X`")
+    for (rel, says), keys in keyed.items():
+        what = f"{says} whatever the status word says, " if says else ""
+        effect = "retired" if says else ("never retires" if rel.startswith("amend") else "retires X once in force")
+        rows.append(
+            f"| {', '.join(keys)} (a key beside the status: front matter, header bullet or line) | {what}link `{rel}` to X | {effect} |"
+        )
     for written, english in ZH_LINK_PHRASES:
         rows.append(f"| {written} | read as {english[0].upper() + english[1:]} | as that phrase |")
     return "\n".join(rows)
