@@ -137,3 +137,18 @@ def test_chinese_status_places_sections_and_templates():
         assert detect(f"docs/adr/{name}", "# 甲\n\n## 狀態\n\n已接受\n")[1] == TEMPLATE, name
     titled = read_record("docs/adr/0012-a.md", "# 12、採用 gRPC\n\n## 狀態\n\n已接受\n".encode()).outcome.record
     assert titled.title == "採用 gRPC"
+
+
+def test_unnumbered_chinese_file_names_get_distinct_stable_ids_and_links_resolve():
+    from jupiter_git_memory.lifecycle.resolve import resolve
+
+    old = read_record(
+        "docs/adr/使用自建資料庫.md", "# 使用自建資料庫\n\n## 狀態\n\n已被 [新決策](改用託管資料庫.md) 取代\n".encode()
+    )
+    new = read_record("docs/adr/改用託管資料庫.md", "# 改用託管資料庫\n\n## 狀態\n\n已接受\n".encode())
+    a, b = old.outcome.record, new.outcome.record
+    assert a.id != b.id and a.id.startswith("adr-") and b.id.startswith("adr-")
+    assert read_record("docs/adr/使用自建資料庫.md", b"# x\n\n## Status\n\nAccepted\n").outcome.record.id == a.id
+    res = resolve([a, b])
+    assert res.records[a.id].superseded_by == (b.id,) and res.effective[a.id] == "superseded"
+    assert not res.issues
