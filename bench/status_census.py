@@ -50,12 +50,8 @@ def census(name: str, mirror: Path, work: Path, globs: list[str] | None) -> dict
     failed = {i.path for i in k.issues if i.severity == "error"}
     decisions = {p for p in paths if matches(p, globs)} if globs else set(records)
     groups = Counter(GROUPS.get(r["effective"], "retired") for p, r in records.items() if p in decisions)
-    unmapped = Counter(
-        r.metadata["status_unmapped"] for r in res.records.values() if "status_unmapped" in r.metadata
-    )
-    no_status = sum(
-        1 for r in res.records.values() if str(r.metadata.get("status_source", "")).startswith("no status")
-    )
+    unmapped = Counter(r.metadata["status_unmapped"] for r in res.records.values() if "status_unmapped" in r.metadata)
+    no_status = sum(1 for r in res.records.values() if str(r.metadata.get("status_source", "")).startswith("no status"))
     return {
         "collection": name,
         "markdown": tree["markdown"],
