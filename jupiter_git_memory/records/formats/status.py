@@ -104,7 +104,6 @@ STATUS_TABLE: dict[str, str] = {
     "prototyping": "proposed",
     "prototyped": "proposed",
     "design review": "proposed",
-    "open": "proposed",
     "planned": "proposed",
     "blocked": "proposed",
     "needs revision": "proposed",
