@@ -9,7 +9,7 @@ import pytest
 
 from jupiter_git_memory.config import load_settings
 from jupiter_git_memory.records.formats import TEMPLATE, detect, read_record
-from jupiter_git_memory.records.formats.evidence import decision_sections, headings
+from jupiter_git_memory.records.formats.evidence import decision_sections, examine, headings
 from jupiter_git_memory.records.formats.status import read_status
 from jupiter_git_memory.seed import sources
 from jupiter_git_memory.seed.reading import read_knowledge
@@ -152,3 +152,22 @@ def test_unnumbered_chinese_file_names_get_distinct_stable_ids_and_links_resolve
     res = resolve([a, b])
     assert res.records[a.id].superseded_by == (b.id,) and res.effective[a.id] == "superseded"
     assert not res.issues
+
+
+def test_a_dated_status_log_counts_its_last_entry_and_a_vocabulary_line_says_nothing():
+    """The shape of a Chinese ADR tool: `## 状态` holds the list of words, then dated entries, oldest first."""
+    log = "列表：提议/通过/完成/已弃用/已取代\n\n2023-04-02 提议\n\n2023-04-09 通过\n2023/05/01 完成\n"
+    text = f"# 3. 缓存层使用 Redis\n\n日期: 2023/04/02\n\n## 状态\n\n{log}\n## 上下文\n\nc\n\n## 决策\n\nd\n\n## 结果\n\ne\n"
+    r = read_record("docs/adr/0003-缓存层使用-redis.md", text.encode()).outcome.record
+    assert (r.status, r.metadata["status_as_written"], r.lines["status"]) == ("accepted", "2023/05/01 完成", 12)
+    assert "last dated entry" in r.metadata["status_rule"]
+    retired = text.replace("2023/05/01 完成", "2023-06-01 已弃用")
+    assert read_record("docs/adr/0003-x.md", retired.encode()).outcome.record.status == "deprecated"
+    only_list = text.replace(log, "列表：提议/通过/完成/已弃用/已取代\n")
+    r = read_record("docs/adr/0003-x.md", only_list.encode()).outcome.record
+    assert r.status == "proposed" and "status_unmapped" not in r.metadata  # no status: the missing-status rule
+    english = read_status([(3, "2020-01-02 Proposed"), (4, "2020-03-04 Accepted")], "docs/adr/0001-a.md", {})
+    assert english.status == "accepted"
+    assert read_status([(3, "Proposed | Accepted | Rejected")], "docs/adr/0001-a.md", {}).status is None
+    assert read_status([(3, "Accepted | Implemented")], "docs/adr/0001-a.md", {}).status == "accepted"
+    assert examine("docs/adr/0003-x.md", text).structured  # 上下文, 决策 (and 状态) are a decision's sections

@@ -63,6 +63,7 @@ STRONG_SECTIONS = (
     "test plan",
     # the same sections in Chinese (Traditional and Simplified): Nygard's 背景 / 決策 / 後果, MADR's options
     "背景",
+    "上下文",
     "決策",
     "决策",
     "後果",
@@ -96,6 +97,8 @@ WEAK_SECTIONS = (
     "requirements",
     "discussion",
     "use cases",
+    "結果",
+    "结果",
     "摘要",
     "概述",
     "簡介",

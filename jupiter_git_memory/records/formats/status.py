@@ -70,6 +70,10 @@ STATUS_TABLE: dict[str, str] = {
     "已實現": "accepted",
     "已实现": "accepted",
     "已生效": "accepted",
+    "通過": "accepted",
+    "通过": "accepted",
+    "已完成": "accepted",
+    "完成": "accepted",
     # proposed
     "proposed": "proposed",
     "draft": "proposed",
@@ -145,6 +149,10 @@ STATUS_TABLE: dict[str, str] = {
     "已撤回": "rejected",
     "不採納": "rejected",
     "不采纳": "rejected",
+    "否決": "rejected",
+    "否决": "rejected",
+    "拒絕": "rejected",
+    "拒绝": "rejected",
     "deprecated": "deprecated",
     "obsolete": "deprecated",
     "obsoleted": "deprecated",
@@ -165,6 +173,10 @@ STATUS_TABLE: dict[str, str] = {
     "已过时": "deprecated",
     "已作廢": "deprecated",
     "已作废": "deprecated",
+    "廢棄": "deprecated",
+    "废弃": "deprecated",
+    "棄用": "deprecated",
+    "弃用": "deprecated",
     "superseded": "superseded",
     "superceded": "superseded",
     "replaced": "superseded",
@@ -443,16 +455,41 @@ def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
     return _Line(status, rule, opening is not None, words, links)
 
 
+_DATED_RE = re.compile(r"^[-*+]?\s*\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s*[:：,–—-]?\s*(?=\S)")  # "2017-11-22 提议"
+_CHOICE_LABEL_RE = re.compile(r"^[^:：/|]{1,24}[:：]")
+
+
+def _choice_list(text: str) -> bool:
+    """A line listing the vocabulary, not saying a status: three or more table words between `/` or `|`,
+    after an optional label ("列表：提议/通过/完成", "Proposed | Accepted | Rejected | Superseded")."""
+    value = _CHOICE_LABEL_RE.sub("", text.strip(), count=1)
+    parts = [p for p in re.split(r"[/|｜]", value) if p.strip()]
+    return len(parts) >= 3 and all(lookup(first_words(p), {})[0] is not None for p in parts)
+
+
 def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: dict[str, str]) -> StatusReading:
     """Read a status section (or one status value) given as (line number, text) pairs. The first line with a
     status sets it; a later line opening with a retiring phrase or word ("Superseded by ADR-9") overrides an
-    in-force one; prose lines after the status are ignored, link lines with verbs we do not know are kept."""
+    in-force one; in a dated log ("2017-11-22 Proposed", "2017-11-25 Accepted") the last entry counts; a line
+    listing the vocabulary says nothing; prose lines after the status are ignored, link lines with verbs we
+    do not know are kept."""
     out = StatusReading()
+    out_dated = False  # the status so far came from a dated entry: a later dated entry replaces it
     for n, raw in lines:
         text = _COMMENT_RE.sub(" ", raw).strip()
         if not text or text.startswith(">") or _PLACEHOLDER_RE.match(text) or not normalise(text):
             continue  # blank, a quoted template hint, an unfilled "{Accepted|Rejected}" choice
-        got = _read_line(text, path, status_map)
+        if _choice_list(text):
+            continue  # "列表：提议/通过/完成/已弃用/已取代", "Options: Proposed | Accepted | Rejected": the vocabulary
+        dated = _DATED_RE.match(text) is not None
+        got = _read_line(_DATED_RE.sub("", text, count=1), path, status_map)
+        if dated and out_dated and got.status is not None:  # "2017-11-22 Proposed", "2017-11-25 Accepted"
+            out.status, out.written, out.line, out.unknown = got.status, text, n, None
+            out.rule = f"the last dated entry of the status ({got.rule or 'status table'})"
+            for rel, targets in got.links.items():
+                have = out.links.setdefault(rel, [])
+                have.extend(t for t in targets if t not in have)
+            continue
         for rel, targets in got.links.items():
             have = out.links.setdefault(rel, [])
             have.extend(t for t in targets if t not in have)
@@ -461,6 +498,7 @@ def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: 
                 out.written, out.line, out.rule = text, n, "`partly superseded`: still in force, amended"
             continue
         if out.status is None and out.unknown is None:
+            out_dated = dated
             if got.status is not None:
                 out.status, out.written, out.line, out.rule = got.status, text, n, got.rule
             elif "](" in text:
