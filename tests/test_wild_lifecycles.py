@@ -70,11 +70,17 @@ def test_another_projects_kind_goes_to_the_adapter_that_fits_and_says_why():
         "proposals/0013-x.md", b"---\nkind: language-proposal\nstatus: Accepted\n---\n\n# Trait objects\n"
     )
     assert reading.format == "madr3" and reading.outcome.record.status == "accepted"
-    assert "its own `kind: language-proposal`" in reading.why and "no `id`" in reading.why
+    assert "its own `kind: language-proposal`, not one of ours" in reading.why
+    with_id = read_record("rfcs/0107-x.md", b"---\nid: RFC-0107\nkind: rfc\nstatus: implemented\n---\n# X\n")
+    assert (with_id.format, with_id.outcome.record.status, with_id.outcome.record.id) == (
+        "madr3",
+        "accepted",
+        "ADR-0107",
+    )
     ours = read_record("knowledge/a.md", b"---\nid: a\nkind: decision\nstatus: accepted\ntitle: A\n---\nx\n")
     assert ours.format == "jgm" and ours.outcome.record.kind == "decision"
     typo = read_record("knowledge/a.md", b"---\nid: a\nkind: decison\nstatus: accepted\ntitle: A\n---\nx\n")
-    assert typo.format == "jgm" and "unknown kind" in typo.outcome.issues[0].message  # ours, with an id: told
+    assert typo.format == "jgm" and "unknown kind" in typo.outcome.issues[0].message  # a typo of ours: told
 
 
 def test_windows_line_endings_and_a_bom_read_like_any_file(tmp_path):

@@ -1,7 +1,8 @@
 """Read-only format adapters: existing ADR files become the same `Record` as our own format (pure).
 
 One reader per file, chosen by detection or forced per root by `[formats]` in jgm.toml:
-- our frontmatter (a front matter with `kind`, or `id` and `status`) always wins and is parsed by `records.parse`;
+- our frontmatter (a front matter with one of our kinds, or `id` and `status`) always wins and is parsed by
+  `records.parse`; another project's own `kind:` is not ours;
 - other front matter: MADR 3/4; a `Status` section or `Status:` line: Nygard / adr-tools;
 - `* Status:` bullets: log4brains for date-named files, else MADR 2;
 - no status at all but a numbered or date-named file with a heading: an ADR without status (`plain`; a
@@ -14,6 +15,7 @@ Anything else is skipped with its reason, so `jgm seed`/`check` can say why a fi
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, replace
 
@@ -68,9 +70,10 @@ def _adapter(fmt: str, path: str, raw: bytes, text: str, options: AdapterOptions
 
 
 def _frontmatter_is_ours(text: str) -> tuple[bool, str]:
-    """(ours, why) of a front matter: ours when it has one of our kinds, or `id` with `kind` or `status` (or
-    cannot be read: our parser explains why). A site generator's `id`/`title` alone (Docusaurus, Jekyll) does
-    not make a file ours, nor does another project's own `kind: rfc` without an `id`."""
+    """(ours, why) of a front matter: ours when its `kind` is one of ours (or close to one: a typo such as
+    `decison`), or it has no `kind` but `id` and `status` (or cannot be read: our parser explains why). A site
+    generator's `id`/`title` alone (Docusaurus, Jekyll) does not make a file ours, nor does another project's
+    own `kind: rfc`, with or without an `id`: that file goes to the adapter that fits, and `why` says so."""
     end = re.search(r"^---[ \t]*\r?$", text[3:], re.MULTILINE)
     if end is None:
         return True, ""
@@ -81,16 +84,14 @@ def _frontmatter_is_ours(text: str) -> tuple[bool, str]:
     if not isinstance(meta, dict):
         return True, ""
     kind = meta.get("kind")
-    if "id" in meta and ("status" in meta or "kind" in meta):
-        return True, ""
     if kind is None:
-        return False, ""
-    if str(kind).strip().lower() in KINDS:
+        return "id" in meta and "status" in meta, ""
+    if not isinstance(kind, str):
+        return True, ""  # `kind: [decision]`: ours, written wrong, and our parser says how
+    name = str(kind).strip().lower()
+    if name in KINDS or difflib.get_close_matches(name, KINDS, n=1, cutoff=0.85):
         return True, ""
-    return (
-        False,
-        f"front matter with its own `kind: {str(kind)[:40]}` (not one of ours: {', '.join(KINDS)}) and no `id`",
-    )
+    return False, f"front matter with its own `kind: {str(kind)[:40]}`, not one of ours ({', '.join(KINDS)})"
 
 
 def detect(path: str, text: str, sidecar: Sidecar | None = None) -> tuple[str | None, str]:
@@ -101,7 +102,7 @@ def detect(path: str, text: str, sidecar: Sidecar | None = None) -> tuple[str | 
     if fenced:
         ours, foreign = _frontmatter_is_ours(text.lstrip("\ufeff"))
         if ours:
-            return NATIVE, "front matter with one of our kinds, or `id` with `kind` or `status` (our format)"
+            return NATIVE, "front matter with one of our kinds, or `id` and `status` (our format)"
     if ordinary_name(path):
         return None, ORDINARY
     if (folder := attachment_folder(path)) is not None:
