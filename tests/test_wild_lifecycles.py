@@ -169,6 +169,8 @@ def test_status_tables_and_bullets_in_every_place_teams_write_them():
     assert status("# A\n\n```\nStatus: Accepted\n```" + body)[0] == "accepted"
     replaced = read_record("rfcs/0001-a.md", b"# A\n\n* Status: Accepted\n* Replaced by: RFC 7\n" + body.encode())
     assert replaced.outcome.record.status == "superseded" and replaced.outcome.record.superseded_by == ("ADR-0007",)
+    fenced = "# A\n\n```\n| Status | Accepted |\n```\n" + body
+    assert status(fenced) == ("proposed", "no status anywhere: adr_missing_status")  # an example, not a status
     # a change log's table is the change log's: its oldest row does not become the status
     log = "# A\n\n## History\n\n| Date | Status |\n| --- | --- |\n| 2020 | Proposed |\n| 2021 | Rejected |\n"
     assert status(log) == ("rejected", "a change-log entry")

@@ -59,10 +59,13 @@ def table_status(lines: list[str], status_map: dict[str, str] | None = None) -> 
     """(line, value) of a status written in a Markdown table near the top: a `| Status | Accepted |` row, or
     the cell under a `| Status |` column heading (the first row below the separator). Change-log tables are
     the change log's (records/formats/common.py)."""
+    fence = False
     for i, line in enumerate(lines[: HEADER_LINES * 2]):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
         if _LOG_HEAD_RE.match(line.strip()):
             return None
-        cells = _cells(line)
+        cells = None if fence else _cells(line)
         if not cells or _SEPARATOR_RE.match(line):
             continue
         names = [_cell_name(c) for c in cells]
