@@ -71,12 +71,8 @@ def test_another_projects_kind_goes_to_the_adapter_that_fits_and_says_why():
     )
     assert reading.format == "madr3" and reading.outcome.record.status == "accepted"
     assert "its own `kind: language-proposal`, not one of ours" in reading.why
-    with_id = read_record("rfcs/0107-x.md", b"---\nid: RFC-0107\nkind: rfc\nstatus: implemented\n---\n# X\n")
-    assert (with_id.format, with_id.outcome.record.status, with_id.outcome.record.id) == (
-        "madr3",
-        "accepted",
-        "ADR-0107",
-    )
+    with_id = read_record("knowledge/x.md", b"---\nid: x\nkind: memo\nstatus: accepted\ntitle: X\n---\nx\n")
+    assert with_id.format == "jgm" and "unknown kind 'memo'" in with_id.outcome.issues[0].message  # ours: told
     ours = read_record("knowledge/a.md", b"---\nid: a\nkind: decision\nstatus: accepted\ntitle: A\n---\nx\n")
     assert ours.format == "jgm" and ours.outcome.record.kind == "decision"
     typo = read_record("knowledge/a.md", b"---\nid: a\nkind: decison\nstatus: accepted\ntitle: A\n---\nx\n")

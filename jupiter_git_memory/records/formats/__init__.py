@@ -71,9 +71,10 @@ def _adapter(fmt: str, path: str, raw: bytes, text: str, options: AdapterOptions
 
 def _frontmatter_is_ours(text: str) -> tuple[bool, str]:
     """(ours, why) of a front matter: ours when its `kind` is one of ours (or close to one: a typo such as
-    `decison`), or it has no `kind` but `id` and `status` (or cannot be read: our parser explains why). A site
-    generator's `id`/`title` alone (Docusaurus, Jekyll) does not make a file ours, nor does another project's
-    own `kind: rfc`, with or without an `id`: that file goes to the adapter that fits, and `why` says so."""
+    `decison`), when it has a `kind` and an `id` (our shape: a wrong kind is the author's error to fix), or no
+    `kind` but `id` and `status` (or cannot be read: our parser explains why). A site generator's `id`/`title`
+    alone (Docusaurus, Jekyll) does not make a file ours, nor does another project's own `kind: rfc` without an
+    `id`: that file goes to the adapter that fits, and `why` says so."""
     end = re.search(r"^---[ \t]*\r?$", text[3:], re.MULTILINE)
     if end is None:
         return True, ""
@@ -89,8 +90,8 @@ def _frontmatter_is_ours(text: str) -> tuple[bool, str]:
     if not isinstance(kind, str):
         return True, ""  # `kind: [decision]`: ours, written wrong, and our parser says how
     name = str(kind).strip().lower()
-    if name in KINDS or difflib.get_close_matches(name, KINDS, n=1, cutoff=0.85):
-        return True, ""
+    if name in KINDS or difflib.get_close_matches(name, KINDS, n=1, cutoff=0.85) or "id" in meta:
+        return True, ""  # ours, a typo of ours (`decison`), or our shape with a wrong kind: the error names ours
     return False, f"front matter with its own `kind: {str(kind)[:40]}`, not one of ours ({', '.join(KINDS)})"
 
 
