@@ -133,6 +133,8 @@ def test_chinese_status_places_sections_and_templates():
     assert detect("docs/adr/0001-a.md", "# 甲\n\n* 狀態: 已接受\n")[0] == "madr2"
     heads = list(headings(["# 標題", "## 背景與問題陳述", "## 考慮的選項", "## 決策結果", "## 後果"]))
     assert decision_sections(heads)[0] == ("背景", "考慮的選項", "決策結果")
+    guide = list(headings(["# 前端指南", "## 狀態管理", "## 背景資料", "## 結果頁面", "## 後果"]))
+    assert decision_sections(guide) == (("後果",), ())  # state management, background data: a guide's words
     for name in ("0000-模板.md", "模板.md", "adr-范本.md"):
         assert detect(f"docs/adr/{name}", "# 甲\n\n## 狀態\n\n已接受\n")[1] == TEMPLATE, name
     titled = read_record("docs/adr/0012-a.md", "# 12、採用 gRPC\n\n## 狀態\n\n已接受\n".encode()).outcome.record

@@ -153,11 +153,12 @@ _FRONT_TITLE_RE = re.compile(r"^title\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
 
 
 def _words_re(words: Iterable[str]) -> re.Pattern[str]:
-    """A heading that opens with one of `words` as a whole word; a Chinese one may run on (`背景與問題陳述`)."""
+    """A heading that opens with one of `words` as a whole word; a Chinese one ends the heading or is joined to
+    the next by 與/和/及 or punctuation (`背景與問題陳述`, not `狀態管理`: state management)."""
     ordered = sorted(words, key=len, reverse=True)
     latin = "|".join(re.escape(w) for w in ordered if w.isascii())
     cjk = "|".join(re.escape(w) for w in ordered if not w.isascii())
-    return re.compile(f"({latin})(?: |$)|({cjk})")
+    return re.compile(f"({latin})(?: |$)|({cjk})(?:$|[\\s與与和及、，,：:（(/])")
 
 
 _STRONG_RE, _WEAK_RE = _words_re(STRONG_SECTIONS), _words_re(WEAK_SECTIONS)
