@@ -173,3 +173,9 @@ def test_a_dated_status_log_counts_its_last_entry_and_a_vocabulary_line_says_not
     assert read_status([(3, "Proposed | Accepted | Rejected")], "docs/adr/0001-a.md", {}).status is None
     assert read_status([(3, "Accepted | Implemented")], "docs/adr/0001-a.md", {}).status == "accepted"
     assert examine("docs/adr/0003-x.md", text).structured  # 上下文, 决策 (and 状态) are a decision's sections
+
+
+def test_a_chinese_change_log_says_the_status_when_nothing_else_does():
+    text = "# 4. 甲\n\n## 背景\n\nb\n\n## 變更記錄\n\n- 2023-01-02 提議\n- 2023-02-03 已接受\n\n## 決策\n\nd\n"
+    r = read_record("docs/adr/0004-甲.md", text.encode()).outcome.record
+    assert (r.status, r.metadata["status_source"]) == ("accepted", "a change-log entry")

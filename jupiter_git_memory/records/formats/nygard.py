@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..parse import ParseOutcome
-from .common import AdapterOptions, build, clean_title, first_heading
+from .common import CHANGELOG_HEAD_RE, AdapterOptions, build, clean_title, first_heading
 from .status import first_words, lifecycle_key, lookup, read_lifecycle_keys, read_status
 
 NAME = "nygard"
@@ -20,7 +20,6 @@ _KEY_LINE_RE = re.compile(r"^\s*(?:[*+-]\s+)?[*_]*([A-Za-z][A-Za-z _-]*?)[*_]*\s
 _ROW_RE = re.compile(r"^\s*\|(.*)\|\s*$")
 _SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _STATUS_CELL = frozenset({"status", "狀態", "状态"})
-_LOG_HEAD_RE = re.compile(r"^#{1,6}\s*(?:change\s*log|changelog|history|revision\s+history|status\s+history)", re.I)
 HEADER_LINES = 40  # where a `Status:` line, a status table row or a lifecycle key line is looked for
 _DATE_LINE_RE = re.compile(r"^\s*[*_]*(?:date|日期)[*_]*\s*[:：]\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
 
@@ -63,7 +62,7 @@ def table_status(lines: list[str], status_map: dict[str, str] | None = None) -> 
     for i, line in enumerate(lines[: HEADER_LINES * 2]):
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
-        if _LOG_HEAD_RE.match(line.strip()):
+        if CHANGELOG_HEAD_RE.match(line.strip()):
             return None
         cells = None if fence else _cells(line)
         if not cells or _SEPARATOR_RE.match(line):
