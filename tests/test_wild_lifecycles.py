@@ -165,6 +165,9 @@ def test_status_tables_and_bullets_in_every_place_teams_write_them():
     assert status("# A\n\n```\nStatus: Accepted\n```" + body)[0] == "accepted"
     replaced = read_record("rfcs/0001-a.md", b"# A\n\n* Status: Accepted\n* Replaced by: RFC 7\n" + body.encode())
     assert replaced.outcome.record.status == "superseded" and replaced.outcome.record.superseded_by == ("ADR-0007",)
+    tasks = "# A\n\n| Task | Status |\n| --- | --- |\n| Write | Completed |\n| Review | Rejected |\n" + body
+    assert status(tasks) == ("proposed", "no status anywhere: adr_missing_status")  # a task list says nothing
+    assert examine("notes/2021-03-04-standup.md", "# Standup\n\n| Task | Status |\n| --- | --- |\n").marker is None
     fenced = "# A\n\n```\n| Status | Accepted |\n```\n" + body
     assert status(fenced) == ("proposed", "no status anywhere: adr_missing_status")  # an example, not a status
     # a change log's table is the change log's: its oldest row does not become the status

@@ -225,7 +225,7 @@ _STATUS_WORD = "(?:status|狀態|状态)"
 _STATUS_HEAD_RE = re.compile(rf"^#{{1,6}}[ \t]*{_STATUS_WORD}[ \t]*[:：]?[ \t]*$", re.IGNORECASE)
 _STATUS_BULLET_RE = re.compile(rf"^\s*[*-]\s+\**{_STATUS_WORD}\**\s*[:：]", re.IGNORECASE)
 _STATUS_LINE_RE = re.compile(rf"^\s*(?:[*+-]\s+)?[*_]*{_STATUS_WORD}[*_]*\s*[:：]\s*[*_]*\s*\S", re.IGNORECASE)
-_STATUS_ROW_RE = re.compile(rf"^\s*\|(?:[^|]*\|)*?\s*[*_]*{_STATUS_WORD}[*_]*\s*[:：]?\s*\|", re.IGNORECASE)
+_STATUS_ROW_RE = re.compile(rf"^\s*\|\s*[*_]*{_STATUS_WORD}[*_]*\s*[:：]?\s*\|\s*\S", re.IGNORECASE)  # | Status | X |
 
 
 def status_marker(text: str, lines: list[str]) -> str | None:

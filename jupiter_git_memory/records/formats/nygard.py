@@ -56,8 +56,8 @@ def _cell_name(cell: str) -> str:
 
 def table_status(lines: list[str], status_map: dict[str, str] | None = None) -> list[tuple[int, str]] | None:
     """(line, value) of a status written in a Markdown table near the top: a `| Status | Accepted |` row, or
-    the cell under a `| Status |` column heading (the first row below the separator). Change-log tables are
-    the change log's (records/formats/common.py)."""
+    the cell under a `| Status |` column heading of a table with one row (several rows are a list of tasks or
+    versions, not this record's status). Change-log tables are the change log's (records/formats/common.py)."""
     fence = False
     for i, line in enumerate(lines[: HEADER_LINES * 2]):
         if line.lstrip().startswith(("```", "~~~")):
@@ -77,7 +77,8 @@ def table_status(lines: list[str], status_map: dict[str, str] | None = None) -> 
         if pair:  # `| Status | Accepted |`, also as a table's first row
             return [(i + 1, right)]
         below = _cells(lines[i + 2]) if header and i + 2 < len(lines) else None
-        if below and at < len(below) and below[at]:
+        more = i + 3 < len(lines) and _cells(lines[i + 3]) is not None  # a list of tasks, not one record's row
+        if below and at < len(below) and below[at] and not more:
             return [(i + 3, below[at])]
     return None
 
