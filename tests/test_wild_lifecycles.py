@@ -168,6 +168,7 @@ def test_status_tables_and_bullets_in_every_place_teams_write_them():
     tasks = "# A\n\n| Task | Status |\n| --- | --- |\n| Write | Completed |\n| Review | Rejected |\n" + body
     assert status(tasks) == ("proposed", "no status anywhere: adr_missing_status")  # a task list says nothing
     assert examine("notes/2021-03-04-standup.md", "# Standup\n\n| Task | Status |\n| --- | --- |\n").marker is None
+    assert examine("notes/2021-03-04-standup.md", "# Standup\n\n## Actions\n\n- Status: open\n").marker is None
     fenced = "# A\n\n```\n| Status | Accepted |\n```\n" + body
     assert status(fenced) == ("proposed", "no status anywhere: adr_missing_status")  # an example, not a status
     # a change log's table is the change log's: its oldest row does not become the status

@@ -221,6 +221,10 @@ def generic_title(title: str) -> bool:
     return section_name(title) in GENERIC_TITLES
 
 
+# Sections that hold a record's header fields: a `* Status:` bullet there is the record's status (elsewhere,
+# in a dated note's action items, it is not).
+METADATA_SECTIONS = frozenset({"metadata", "meta", "info", "information", "details", "header", "document info"})
+METADATA_SECTIONS |= {"元數據", "元数据", "基本資訊", "基本信息"}
 _STATUS_WORD = "(?:status|狀態|状态)"
 _STATUS_HEAD_RE = re.compile(rf"^#{{1,6}}[ \t]*{_STATUS_WORD}[ \t]*[:：]?[ \t]*$", re.IGNORECASE)
 _STATUS_BULLET_RE = re.compile(rf"^\s*[*-]\s+\**{_STATUS_WORD}\**\s*[:：]", re.IGNORECASE)
@@ -235,16 +239,18 @@ def status_marker(text: str, lines: list[str]) -> str | None:
     if front and _FRONT_STATUS_RE.search(front.group(1)):
         return "front matter `status`/`stage`"
     section = False  # past the header: a `##` heading was seen
+    metadata = False  # in a section that holds the header's fields (`## Metadata`)
     for i, line in enumerate(lines):
         if line.startswith("##"):
             section = True
+            metadata = section_name(line.lstrip("#")) in METADATA_SECTIONS
         if "tatus" not in line and "TATUS" not in line and "狀態" not in line and "状态" not in line:
             continue
         if _STATUS_HEAD_RE.match(line.strip()):
             return "a `Status` section"
-        if not section and _STATUS_BULLET_RE.match(line):
+        if (not section or metadata) and _STATUS_BULLET_RE.match(line):
             return "a `Status:` bullet"
-        if i < 40 and _STATUS_LINE_RE.match(line):
+        if i < 40 and _STATUS_LINE_RE.match(line) and not _STATUS_BULLET_RE.match(line):
             return "a `Status:` line"
         if i < 80 and _STATUS_ROW_RE.match(line):
             return "a `| Status |` table row"
