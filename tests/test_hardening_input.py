@@ -38,7 +38,6 @@ def alias_bomb(levels: int) -> str:
 
 
 HOSTILE = {  # file -> (text, line the error must name)
-    "knowledge/bad-date.md": (rec("bad-date", extra="date: 2024-13-45\n"), 6),
     "knowledge/deep.md": (rec("deep", extra="x: " + "[" * 5000 + "]" * 5000 + "\n"), 6),
     "knowledge/surrogate.md": (rec("surrogate", title='"bad \\ud800 title"'), 5),
     "knowledge/bomb.md": (rec("bomb", extra=alias_bomb(9)), 6),
@@ -49,9 +48,10 @@ BAD_NAME = b"knowledge/name-\xff.md"
 
 
 def hostile_repo(repo: Repo) -> set[str]:
-    good = {"good-1", "good-2"}
-    for rid in good:
+    good = {"good-1", "good-2", "bad-date"}
+    for rid in good - {"bad-date"}:
         repo.record(rid, title=f"Good record {rid}", body=f"The {rid} record is fine.")
+    repo.write("knowledge/bad-date.md", rec("bad-date", extra="date: 2024-13-45\n"))  # a warning, kept (issue 40)
     for path, (text, _line) in HOSTILE.items():
         repo.write(path, text)
     Path(os.fsdecode(repo.path / os.fsdecode(BAD_NAME))).write_text(rec("bytename"), "utf-8")
@@ -69,6 +69,8 @@ def test_hostile_values_never_stop_a_seed_and_each_file_is_named(repo):
     assert "anchor or alias" in by_path["knowledge/bomb.md"]["message"]
     assert "merge key (`<<`)" in by_path["knowledge/merge.md"]["message"]
     assert set(snapshot(repo.path)["records"]) == good
+    (bad_date,) = [w for w in rep.warnings if w["path"] == "knowledge/bad-date.md"]
+    assert bad_date["line"] == 6 and "not a real date" in bad_date["message"]
     rev = Seeder(repo.path).seed(rev="HEAD")  # Git objects: the same files, the same verdicts
     assert {e["path"] for e in rev.errors} == set(by_path)
     p = jgm("check", "--json", cwd=repo.path, timeout=120)  # check and seed agree on what is an error

@@ -323,8 +323,8 @@ def test_values_are_counted_up_to_the_limit():
 
 
 def test_unreadable_values_and_lone_surrogates_are_refused_on_their_line():
-    date = _refusal("date: 2024-13-45\n")
-    assert date.line == 6 and "ValueError" in date.message and "quote" in date.fix
+    huge = _refusal("weight: " + "9" * 5000 + "\n")
+    assert huge.line == 6 and "ValueError" in huge.message and "quote" in huge.fix
     assert parse(HEAD + "date: '2024-13-45'\n---\n").record.date == "2024-13-45"
     (sur,) = parse('---\nid: A\nkind: fact\nstatus: verified\ntitle: "a \\ud800"\n---\n').issues
     assert sur.line == 5 and "surrogate" in sur.message and "escape" in sur.fix
@@ -422,3 +422,17 @@ def test_source_and_evidence_are_read_as_lists_of_citations():
     ]
     # a version parsed before citations were data (its list stored as text) reads the same
     assert citations_of({"source": "['a/b.py', 'c/']", "metadata": {"evidence": ["d"]}}) == ["a/b.py", "c/", "d"]
+
+
+def test_an_impossible_date_is_a_warning_on_its_key_and_the_record_is_kept():
+    """Issue 40: `created: 2021-26-02` cost the whole file; now the text is kept and the key is named."""
+    out = parse(HEAD + "date: 2024-13-45\ncreated: 2021-26-02\n---\nbody\n")
+    assert out.record is not None and out.record.date == "2024-13-45"
+    assert out.record.metadata["created"] == "2021-26-02"
+    assert [(i.severity, i.line, i.message.split(" is ")[0]) for i in out.issues] == [
+        ("warning", 6, "`date: 2024-13-45`"),
+        ("warning", 7, "`created: 2021-26-02`"),
+    ]
+    assert "month must be in 1..12" in out.issues[0].message and "YYYY-MM-DD" in out.issues[0].fix
+    good = parse(HEAD + "date: 2024-02-29\n---\nbody\n")
+    assert good.record.date == "2024-02-29" and good.issues == []

@@ -107,8 +107,9 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         )
     # mark lines count from fm_text's start, which sits on the opening fence's line (it keeps that newline)
     first = text[: text.find(fm_text, 3)].count("\n") + 1 if fm_text else 1
+    notes: list[tuple[int, str, str]] = []
     try:
-        meta = load_frontmatter(fm_text) if fm_text.strip() else {}
+        meta = load_frontmatter(fm_text, notes) if fm_text.strip() else {}
     except SafeYamlError as e:
         return ParseOutcome(
             issues=[Issue(path, f"frontmatter {e.problem}", e.fix, line=first + e.line if e.line is not None else 1)]
@@ -208,6 +209,7 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         return ParseOutcome(issues=issues)
 
     extra = {k: v for k, v in meta.items() if k not in KNOWN_KEYS}
+    warnings = date_warnings(path, text, first, notes)
     record = Record(
         id=rid,
         kind=kind,
@@ -226,7 +228,27 @@ def parse_record(path: str, raw: bytes) -> ParseOutcome:
         lines=lines,
         citations=tuple(dedupe(cited)),
     )
-    return ParseOutcome(record=record)
+    return ParseOutcome(record=record, issues=warnings)
+
+
+def date_warnings(path: str, text: str, first: int, notes: list[tuple[int, str, str]]) -> list[Issue]:
+    """One warning per impossible date the front matter holds (kept as its text; the record is indexed).
+    `first` is the file line the YAML text starts on."""
+    out = []
+    lines = text.splitlines()
+    for line, value, problem in notes:
+        n = first + line
+        key = lines[n - 1].split(":", 1)[0].strip() if 0 < n <= len(lines) else "a date"
+        out.append(
+            Issue(
+                path,
+                f"`{key}: {value}` is not a real date ({problem}); kept as the text written",
+                "correct it to a real date (YYYY-MM-DD) or quote it",
+                severity="warning",
+                line=n,
+            )
+        )
+    return out
 
 
 def _jsonable(value: Any) -> Any:

@@ -2,7 +2,8 @@
 
 Why not `yaml.safe_load`: it is safe against code execution, not against resource exhaustion or surprise.
 Aliases expand a few hundred bytes into gigabytes (a merged PR could take down every teammate's hooks),
-deep nesting overflows the recursion limit, a bad timestamp raises a bare ValueError, and `id: 0012`
+deep nesting overflows the recursion limit, a bad timestamp raises a bare ValueError (here it stays text,
+noted for a warning), and `id: 0012`
 becomes the integer 10. This loader refuses aliases and anchors, caps size, nesting depth and node count,
 keeps ids and link targets as the literal text written, and turns every failure into a SafeYamlError
 that carries the line. It also refuses the merge key: `<<: {id: 0012, title: yes}` sets keys no diff
@@ -56,6 +57,16 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
         Resolver.__init__(self)
         self._depth = 0
         self._nodes = 0
+        self.unreadable: list[tuple[int, str, str]] = []  # (0-based line, text, problem) of impossible dates
+
+    def construct_timestamp(self, node: yaml.ScalarNode) -> Any:
+        """A date that looks like one but is impossible (`2021-26-02`) stays the text written, noted: one bad
+        date must not cost the whole record."""
+        try:
+            return SafeConstructor.construct_yaml_timestamp(self, node)
+        except (ValueError, OverflowError) as e:
+            self.unreadable.append((node.start_mark.line, str(node.value), str(e)))
+            return str(node.value)
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event = self.peek_event()  # type: ignore[no-untyped-call]  # PyYAML stubs leave it untyped
@@ -117,6 +128,9 @@ class _Loader(Reader, Scanner, Parser, Composer, SafeConstructor, Resolver):
             ) from None
 
 
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_timestamp)  # type: ignore[type-var]
+
+
 def _keep_literal(root: yaml.Node | None) -> None:
     """Re-tag the scalars under LITERAL_KEYS as strings, so they are read as written (null stays null)."""
     if not isinstance(root, yaml.MappingNode):
@@ -130,8 +144,9 @@ def _keep_literal(root: yaml.Node | None) -> None:
                 item.tag = _STR
 
 
-def load_frontmatter(text: str) -> Any:
-    """The YAML document in `text` as Python data. Raises SafeYamlError or yaml.YAMLError (both marked)."""
+def load_frontmatter(text: str, notes: list[tuple[int, str, str]] | None = None) -> Any:
+    """The YAML document in `text` as Python data. Raises SafeYamlError or yaml.YAMLError (both marked).
+    `notes` receives (0-based line, text, problem) of each impossible date, kept as its text."""
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_BYTES:
         raise SafeYamlError(
@@ -145,6 +160,9 @@ def load_frontmatter(text: str) -> Any:
         if node is None:
             return None
         _keep_literal(node)
-        return loader.construct_document(node)
+        data = loader.construct_document(node)
+        if notes is not None:
+            notes.extend(loader.unreadable)
+        return data
     finally:
         loader.dispose()

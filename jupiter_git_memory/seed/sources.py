@@ -15,7 +15,7 @@ from ..base.git import run
 from ..config import DEFAULT_IGNORE, Settings
 from ..index.views import resolve_commit
 from ..index.workspace import git
-from ..records.formats.ids import folder_record, numbered
+from ..records.formats.ids import collection_number, folder_record
 from ..records.formats.sidecar import SIDECAR_NAMES, Sidecar, read_sidecar, sidecar_paths
 from ..records.model import Issue
 
@@ -154,7 +154,7 @@ def walk_root(base: Path, shallow: bool):
     for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         if shallow:
-            dirnames[:] = [d for d in dirnames if Path(dirpath) == base and numbered(d + ".md")]
+            dirnames[:] = [d for d in dirnames if Path(dirpath) == base and collection_number(d) is not None]
         yield dirpath, dirnames, filenames
 
 

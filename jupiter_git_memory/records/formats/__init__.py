@@ -1,7 +1,8 @@
 """Read-only format adapters: existing ADR files become the same `Record` as our own format (pure).
 
 One reader per file, chosen by detection or forced per root by `[formats]` in jgm.toml:
-- our frontmatter (a front matter with `kind`, or `id` and `status`) always wins and is parsed by `records.parse`;
+- our frontmatter (a front matter with one of our kinds, or `id` and `status`) always wins and is parsed by
+  `records.parse`; another project's own `kind:` is not ours;
 - other front matter: MADR 3/4; a `Status` section or `Status:` line: Nygard / adr-tools;
 - `* Status:` bullets: log4brains for date-named files, else MADR 2;
 - no status at all but a numbered or date-named file with a heading: an ADR without status (`plain`; a
@@ -14,11 +15,13 @@ Anything else is skipped with its reason, so `jgm seed`/`check` can say why a fi
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, replace
 
 import yaml
 
+from ..kinds import KINDS
 from ..model import MAX_RECORD_BYTES
 from ..parse import ParseOutcome, parse_record
 from . import log4brains, madr, nygard
@@ -66,25 +69,41 @@ def _adapter(fmt: str, path: str, raw: bytes, text: str, options: AdapterOptions
     return madr.read_bullets(path, raw, text, options, fmt=madr.NAME3)  # MADR 3/4 with its metadata left out
 
 
-def _frontmatter_is_ours(text: str) -> bool:
-    """True when the front matter has `kind`, or `id` with `status` (or cannot be read: our parser explains
-    why). A site generator's `id`/`title` alone (Docusaurus, Jekyll) does not make a file ours."""
-    end = re.search(r"^---[ \t]*$", text[3:], re.MULTILINE)
+def _frontmatter_is_ours(text: str) -> tuple[bool, str]:
+    """(ours, why) of a front matter: ours when its `kind` is one of ours (or close to one: a typo such as
+    `decison`), when it has a `kind` and an `id` (our shape: a wrong kind is the author's error to fix), or no
+    `kind` but `id` and `status` (or cannot be read: our parser explains why). A site generator's `id`/`title`
+    alone (Docusaurus, Jekyll) does not make a file ours, nor does another project's own `kind: rfc` without an
+    `id`: that file goes to the adapter that fits, and `why` says so."""
+    end = re.search(r"^---[ \t]*\r?$", text[3:], re.MULTILINE)
     if end is None:
-        return True
+        return True, ""
     try:
         meta = madr.load_yaml(text[3 : 3 + end.start()].lstrip("\ufeff"))
     except yaml.YAMLError:
-        return True
-    return not isinstance(meta, dict) or "kind" in meta or ("id" in meta and "status" in meta)
+        return True, ""
+    if not isinstance(meta, dict):
+        return True, ""
+    kind = meta.get("kind")
+    if kind is None:
+        return "id" in meta and "status" in meta, ""
+    if not isinstance(kind, str):
+        return True, ""  # `kind: [decision]`: ours, written wrong, and our parser says how
+    name = str(kind).strip().lower()
+    if name in KINDS or difflib.get_close_matches(name, KINDS, n=1, cutoff=0.85) or "id" in meta:
+        return True, ""  # ours, a typo of ours (`decison`), or our shape with a wrong kind: the error names ours
+    return False, f"front matter with its own `kind: {str(kind)[:40]}`, not one of ours ({', '.join(KINDS)})"
 
 
 def detect(path: str, text: str, sidecar: Sidecar | None = None) -> tuple[str | None, str]:
     """(format, why) for a decoded file; format None means "not a record". A numbered folder's README with a
     status file beside it (a KEP's kep.yaml stating a status) is a record whatever its sections."""
     fenced = _FENCE_RE.match(text)
-    if fenced and _frontmatter_is_ours(text.lstrip("\ufeff")):
-        return NATIVE, "front matter with `kind`, or `id` and `status` (our format)"
+    foreign = ""
+    if fenced:
+        ours, foreign = _frontmatter_is_ours(text.lstrip("\ufeff"))
+        if ours:
+            return NATIVE, "front matter with one of our kinds, or `id` and `status` (our format)"
     if ordinary_name(path):
         return None, ORDINARY
     if (folder := attachment_folder(path)) is not None:
@@ -97,7 +116,8 @@ def detect(path: str, text: str, sidecar: Sidecar | None = None) -> tuple[str | 
     if folder_record(path) and not stated and not examine(path, text).decision_like:
         return None, BARE_FOLDER_README
     if fenced:
-        return madr.NAME3, "front matter without our `kind` (MADR 3/4, or a `status`/`stage` key)"
+        why = "front matter without our `kind` (MADR 3/4, or a `status`/`state`/`stage` key)"
+        return madr.NAME3, f"{foreign}: read as MADR 3/4" if foreign else why
     if nygard.status_section(lines) is not None:
         return nygard.NAME, "a `Status` section"
     if madr.has_status_bullet(lines):
@@ -106,6 +126,8 @@ def detect(path: str, text: str, sidecar: Sidecar | None = None) -> tuple[str | 
         return madr.NAME2, "`* Status:` bullet"
     if nygard.status_line(lines) is not None:
         return nygard.NAME, "a `Status:` line"
+    if nygard.table_status(lines) is not None:
+        return nygard.NAME, "a `| Status |` table row"
     if numbered(path) or date_named(path):
         if heading is None and not _ANY_HEADING_RE.search(text):
             return None, NOT_A_RECORD
@@ -133,6 +155,7 @@ def read_record(
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return Reading(NATIVE, "encoding check", parse_record(path, raw))
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")  # a BOM and Windows line endings read as any file
     forced = options.forced(path)
     fmt: str | None
     if forced:

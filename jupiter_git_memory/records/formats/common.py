@@ -25,14 +25,15 @@ _H1_RE = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 # "12. Title", "ADR 12: Title", "ADR-0012 - Title", "RFC-0006 Title", "KEP-1287: Title", "Proposal: Title",
 # "Architecture Decision Record: Title": the number and the kind of document are not part of the title
 _TITLE_NUM_RE = re.compile(
-    r"^(?:(?:adr|rfc|kep|otep|eip|pep|se)[-_ #]?)?\d+\s*(?:[.:)\]]|\s[-–—])\s*"
+    r"^(?:(?:adr|rfc|kep|otep|eip|pep|se)[-_ #]?)?\d+\s*(?:[.:)\]：、]|\s[-–—])\s*"
     r"|^(?:adr|rfc|kep|otep|eip|pep|se)[-_ #]?\d+\s+"
     r"|^(?:architecture\s+decision\s+record|decision\s+record|design\s+proposal|proposal)\s*:\s*",
     re.IGNORECASE,
 )
 _NAME_PREFIX_RE = re.compile(r"^(?:\d{4}-?\d{2}-?\d{2}[-_.]|(?:[a-z]{2,6}[-_ ])?0*\d{1,7}(?:[-_. ]+|$))", re.IGNORECASE)
-_CHANGELOG_HEAD_RE = re.compile(
-    r"^(#{1,6})\s*(?:change\s*log|changelog|history|revision\s+history|status\s+history|document\s+history)\s*:?\s*$",
+CHANGELOG_HEAD_RE = re.compile(
+    r"^(#{1,6})\s*(?:change\s*log|changelog|history|revision\s+history|status\s+history|document\s+history"
+    r"|變更記錄|变更记录|變更紀錄|修訂記錄|修订记录|修訂歷史|修订历史|歷史|历史|狀態歷史|状态历史)\s*[:：]?\s*$",
     re.IGNORECASE,
 )
 _HEAD_RE = re.compile(r"^(#{1,6})\s")
@@ -106,7 +107,7 @@ def changelog_status(lines: list[str], path: str, status_map: dict[str, str]) ->
     lines = text.split("\n")
     out = StatusReading()
     for i, line in enumerate(lines):
-        head = _CHANGELOG_HEAD_RE.match(line.strip())
+        head = CHANGELOG_HEAD_RE.match(line.strip())
         if not head:
             continue
         level = len(head.group(1))

@@ -61,6 +61,24 @@ STRONG_SECTIONS = (
     "internal details",
     "future possibilities",
     "test plan",
+    # the same sections in Chinese (Traditional and Simplified): Nygard's 背景 / 決策 / 後果, MADR's options
+    "背景",
+    "上下文",
+    "決策",
+    "决策",
+    "後果",
+    "后果",
+    "狀態",
+    "状态",
+    "決策結果",
+    "决策结果",
+    "考慮的選項",
+    "考虑的选项",
+    "備選方案",
+    "备选方案",
+    "替代方案",
+    "決策驅動因素",
+    "决策驱动因素",
 )
 # Headings decision records share with ordinary pages: they count only beside a strong one.
 WEAK_SECTIONS = (
@@ -79,6 +97,22 @@ WEAK_SECTIONS = (
     "requirements",
     "discussion",
     "use cases",
+    "結果",
+    "结果",
+    "摘要",
+    "概述",
+    "簡介",
+    "简介",
+    "目標",
+    "目标",
+    "問題",
+    "问题",
+    "參考",
+    "参考",
+    "實施",
+    "实施",
+    "討論",
+    "讨论",
 )
 # File names that are never records, whatever they contain (case ignored; our own front matter still wins).
 ORDINARY_NAMES = frozenset(
@@ -108,17 +142,23 @@ ORDINARY_NAMES = frozenset(
 # First headings that name a section, not the record: the title then comes from the file name.
 GENERIC_TITLES = frozenset(
     {"summary", "abstract", "motivation", "introduction", "overview", "context", "background", "tl;dr", "tldr"}
+    | {"背景", "摘要", "概述", "簡介", "简介"}
 )
 _HEADING_RE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _SECTION_NUM_RE = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[ivx]+\.)\s+", re.IGNORECASE)
 _PLACEHOLDER_TITLE_RE = re.compile(r"\b(?:NNNN|XXXX)\b|^[\[{<].*[\]}>]$|^title$", re.IGNORECASE)
-_FRONT_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*$", re.DOTALL | re.MULTILINE)
-_FRONT_STATUS_RE = re.compile(r"^(?:status|stage)\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
+_FRONT_RE = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*\r?$", re.DOTALL | re.MULTILINE)
+_FRONT_STATUS_RE = re.compile(r"^(?:status|stage|state|狀態|状态)\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
 _FRONT_TITLE_RE = re.compile(r"^title\s*:\s*\S", re.IGNORECASE | re.MULTILINE)
 
 
 def _words_re(words: Iterable[str]) -> re.Pattern[str]:
-    return re.compile("(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")(?: |$)")
+    """A heading that opens with one of `words` as a whole word; a Chinese one ends the heading or is joined to
+    the next by 與/和/及 or punctuation (`背景與問題陳述`, not `狀態管理`: state management)."""
+    ordered = sorted(words, key=len, reverse=True)
+    latin = "|".join(re.escape(w) for w in ordered if w.isascii())
+    cjk = "|".join(re.escape(w) for w in ordered if not w.isascii())
+    return re.compile(f"({latin})(?: |$)|({cjk})(?:$|[\\s與与和及、，,：:（(/])")
 
 
 _STRONG_RE, _WEAK_RE = _words_re(STRONG_SECTIONS), _words_re(WEAK_SECTIONS)
@@ -151,19 +191,22 @@ def decision_sections(heads: Iterable[tuple[int, str]]) -> tuple[tuple[str, ...]
             break
         name = section_name(text)
         if (m := _STRONG_RE.match(name)) is not None:
-            if m.group(1) not in strong:
-                strong.append(m.group(1))
-        elif (m := _WEAK_RE.match(name)) is not None and m.group(1) not in weak:
-            weak.append(m.group(1))
+            if (word := m.group(1) or m.group(2)) not in strong:
+                strong.append(word)
+        elif (m := _WEAK_RE.match(name)) is not None and (word := m.group(1) or m.group(2)) not in weak:
+            weak.append(word)
     return tuple(strong), tuple(weak)
 
 
 def is_template(path: str, title: str | None = None) -> bool:
-    """A template to copy, not a record: `template` closing or opening the file or folder name (any case:
-    `0000-TEMPLATE.md`, `adr-template.md`, `proposal-templates/`), or a placeholder title (`RFC-NNNN Title`).
-    `0014-project-templates.md` is a record about templates."""
-    if re.search(r"(?:^|[-_ .])template$|^template(?:[-_ .]|$)", stem(path).lower()):
-        return True
+    """A template to copy, not a record: `template` closing or opening the name of a file numbered 0 or not at
+    all, or of its folder (any case: `0000-TEMPLATE.md`, `adr-template.md`, `proposal-templates/`), or a
+    placeholder title (`RFC-NNNN Title`). `0014-project-templates.md` and `0012-template.md` (numbered, with a
+    real title) are decisions."""
+    name = stem(path).lower()
+    if re.search(r"(?:^|[-_ .])(?:template|模板|範本|范本)$|^(?:template|模板|範本|范本)(?:[-_ .]|$)", name):
+        if not collection_number(name):  # no number, or 0
+            return True
     if re.search(r"(?:^|[-_ .])templates?$|^templates?(?:[-_ .]|$)", basename(dirname(path)).lower()):
         return True
     return bool(title and _PLACEHOLDER_TITLE_RE.search(title.strip()))
@@ -178,9 +221,15 @@ def generic_title(title: str) -> bool:
     return section_name(title) in GENERIC_TITLES
 
 
-_STATUS_HEAD_RE = re.compile(r"^#{1,6}[ \t]*status[ \t]*:?[ \t]*$", re.IGNORECASE)
-_STATUS_BULLET_RE = re.compile(r"^\s*[*-]\s+\**status\**\s*:", re.IGNORECASE)
-_STATUS_LINE_RE = re.compile(r"^\s*[*_]*status[*_]*\s*:\s*[*_]*\s*\S", re.IGNORECASE)
+# Sections that hold a record's header fields: a `* Status:` bullet there is the record's status (elsewhere,
+# in a dated note's action items, it is not).
+METADATA_SECTIONS = frozenset({"metadata", "meta", "info", "information", "details", "header", "document info"})
+METADATA_SECTIONS |= {"元數據", "元数据", "基本資訊", "基本信息"}
+_STATUS_WORD = "(?:status|狀態|状态)"
+_STATUS_HEAD_RE = re.compile(rf"^#{{1,6}}[ \t]*{_STATUS_WORD}[ \t]*[:：]?[ \t]*$", re.IGNORECASE)
+_STATUS_BULLET_RE = re.compile(rf"^\s*[*-]\s+\**{_STATUS_WORD}\**\s*[:：]", re.IGNORECASE)
+_STATUS_LINE_RE = re.compile(rf"^\s*(?:[*+-]\s+)?[*_]*{_STATUS_WORD}[*_]*\s*[:：]\s*[*_]*\s*\S", re.IGNORECASE)
+_STATUS_ROW_RE = re.compile(rf"^\s*\|\s*[*_]*{_STATUS_WORD}[*_]*\s*[:：]?\s*\|\s*\S", re.IGNORECASE)  # | Status | X |
 
 
 def status_marker(text: str, lines: list[str]) -> str | None:
@@ -190,17 +239,21 @@ def status_marker(text: str, lines: list[str]) -> str | None:
     if front and _FRONT_STATUS_RE.search(front.group(1)):
         return "front matter `status`/`stage`"
     section = False  # past the header: a `##` heading was seen
+    metadata = False  # in a section that holds the header's fields (`## Metadata`)
     for i, line in enumerate(lines):
         if line.startswith("##"):
             section = True
-        if "tatus" not in line and "TATUS" not in line:
+            metadata = section_name(line.lstrip("#")) in METADATA_SECTIONS
+        if "tatus" not in line and "TATUS" not in line and "狀態" not in line and "状态" not in line:
             continue
         if _STATUS_HEAD_RE.match(line.strip()):
             return "a `Status` section"
-        if not section and _STATUS_BULLET_RE.match(line):
+        if (not section or metadata) and _STATUS_BULLET_RE.match(line):
             return "a `Status:` bullet"
-        if i < 40 and _STATUS_LINE_RE.match(line):
+        if i < 40 and _STATUS_LINE_RE.match(line) and not _STATUS_BULLET_RE.match(line):
             return "a `Status:` line"
+        if i < 80 and _STATUS_ROW_RE.match(line):
+            return "a `| Status |` table row"
     return None
 
 
@@ -239,6 +292,7 @@ class Evidence:
 
 def examine(path: str, text: str) -> Evidence:
     """The evidence of one decoded Markdown file (only its first part needs to be given)."""
+    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     lines = text.splitlines()
     heads = list(itertools.islice(headings(lines), 80))
     h1 = next((t for level, t in heads if level == 1), None)

@@ -5,7 +5,8 @@ documented in docs/adr-formats.md:
    `20201016-use-slugs` (log4brains calls this the slug).
 2. A numbered file (`0012-x.md`, `12-x.md`, `adr-012-x.md`, `ADR-0012.md`) is `ADR-` plus the number
    padded to four digits: `ADR-0012`.
-3. Any other file keeps its file name: `use-postgres`.
+3. Any other file keeps its file name: `use-postgres` (a name in another script, plus a short hash of it:
+   `使用託管資料庫.md` is `adr-` and 8 hex digits).
 A `README.md` or `index.md` inside a numbered folder (`rfcs/0006-cdevents/README.md`) is named by its folder:
 `ADR-0006`. Characters outside the id alphabet become `-`. Two files sharing a number are told apart after
 parsing (`records.links.distinct_numbers`).
@@ -14,6 +15,7 @@ parsing (`records.links.distinct_numbers`).
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import re
 from posixpath import basename, dirname, join, normpath
 
@@ -40,9 +42,10 @@ def _file_stem(name: str) -> str:
 
 
 def folder_record(path: str) -> bool:
-    """True for a `README.md`/`index.md` whose folder is numbered: the folder is the record (`0006-x/README.md`)."""
+    """True for a `README.md`/`index.md` whose folder is numbered: the folder is the record (`0006-x/README.md`,
+    also with a short tag: `CIP-0031/README.md`)."""
     parent = basename(dirname(path))
-    return basename(path).lower() in FOLDER_RECORD_NAMES and bool(parent) and numbered(parent + ".md")
+    return basename(path).lower() in FOLDER_RECORD_NAMES and bool(parent) and collection_number(parent) is not None
 
 
 def stem(path: str) -> str:
@@ -112,7 +115,13 @@ def adr_id(path: str) -> tuple[str, str]:
 
 
 def _clean(s: str) -> str:
-    return _BAD_CHARS.sub("-", s).strip("-._:")[:128] or "adr"
+    """The name in the id alphabet. A name written in another script (`使用託管資料庫`) keeps what is left of
+    it plus a short hash of the whole name, so two such files never share an id."""
+    out = _BAD_CHARS.sub("-", s).strip("-._:")
+    if s.isascii():
+        return out[:128] or "adr"
+    digest = hashlib.sha1(s.encode("utf-8")).hexdigest()[:8]
+    return f"{out[:119]}-{digest}" if out else f"adr-{digest}"
 
 
 def ref_id(token: str) -> str:

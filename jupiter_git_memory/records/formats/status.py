@@ -1,8 +1,9 @@
 """ADR status words → our statuses, and status lines → status plus links (pure).
 
-`STATUS_TABLE` is the one place that says what a written status means; the table in docs/adr-formats.md ("Existing
-ADRs") is generated from it (`status_table_markdown`, checked by a test) and `[status_map]` in jgm.toml
-extends it. Reading rules, in this order, for one status value:
+`STATUS_TABLE` (records/formats/status_table.py, with the link phrases and lifecycle keys; re-exported here) is
+the one place that says what a written status means; the table in docs/adr-formats.md ("Existing ADRs") is
+generated from it and `[status_map]` in jgm.toml extends it. Reading rules, in this order, for one status
+value:
 
 1. a retiring phrase anywhere in the value wins over an in-force word before it: "Implemented. Superseded by
    [ADR-13](…)" is superseded, "Accepted (deprecated in favour of ADR-9)" deprecated;
@@ -11,6 +12,9 @@ extends it. Reading rules, in this order, for one status value:
    "Active review (…)" is "active review", not "active");
 3. a phrase in no table is *unmapped*: the record is never in force (read as proposed) and the fix names the
    one `[status_map]` key that maps it.
+Chinese link phrases are first rewritten to the English ones; a retiring clause about a part of the record
+amends it; in a status section, a dated log counts its last entry and a line listing the vocabulary says
+nothing; lifecycle keys beside the status (`superseded-by:`) retire the record whatever its word says.
 """
 
 from __future__ import annotations
@@ -20,120 +24,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..kinds import ADR_STATUSES as ADR_STATUSES
-from ..kinds import IN_FORCE
-from .ids import link_targets
+from .ids import link_targets, ref_id
+from .status_table import CJK_RE as _CJK_RE
+from .status_table import LIFECYCLE as LIFECYCLE
+from .status_table import LIFECYCLE_KEYS as LIFECYCLE_KEYS
+from .status_table import LINK_VERBS as _LINK_VERBS
+from .status_table import PART_WORDS as PART_WORDS
+from .status_table import RETIRING_ANYWHERE as RETIRING_ANYWHERE
+from .status_table import STATUS_TABLE as STATUS_TABLE
+from .status_table import UNMAPPED_STATUS as UNMAPPED_STATUS
+from .status_table import WIDE as _WIDE
+from .status_table import status_table_markdown as status_table_markdown
+from .status_table import zh_links as _zh_links
 
-UNMAPPED_STATUS = "proposed"  # what a status in no table is read as: never in force
-# Our three lifecycle groups: what recall does with each status by default.
-LIFECYCLE: dict[str, str] = {
-    s: "in force" if s in IN_FORCE else "proposed" if s == UNMAPPED_STATUS else "retired" for s in ADR_STATUSES
-}
-# written phrase (normalised: lower case, single spaces) -> our status. Grouped as docs/adr-formats.md shows it.
-STATUS_TABLE: dict[str, str] = {
-    # in force
-    "accepted": "accepted",
-    "approved": "accepted",
-    "agreed": "accepted",
-    "adopted": "accepted",
-    "decided": "accepted",
-    "active": "accepted",
-    "final": "accepted",
-    "living": "accepted",
-    "implemented": "accepted",
-    "partially implemented": "accepted",
-    "partially accepted": "accepted",
-    "implementable": "accepted",
-    "ready for release": "accepted",
-    "released": "accepted",
-    "recommended": "accepted",
-    "previewing": "accepted",
-    "in effect": "accepted",
-    # proposed
-    "proposed": "proposed",
-    "draft": "proposed",
-    "pending": "proposed",
-    "provisional": "proposed",
-    "exploring": "proposed",
-    "in progress": "proposed",
-    "work in progress": "proposed",
-    "wip": "proposed",
-    "on hold": "proposed",
-    "incomplete": "proposed",
-    "review": "proposed",
-    "in review": "proposed",
-    "under review": "proposed",
-    "active review": "proposed",
-    "awaiting review": "proposed",
-    "scheduled for review": "proposed",
-    "last call": "proposed",
-    "under discussion": "proposed",
-    "deferred": "proposed",
-    "postponed": "proposed",
-    "stagnant": "proposed",
-    # retired
-    "rejected": "rejected",
-    "declined": "rejected",
-    "not accepted": "rejected",
-    "withdrawn": "rejected",
-    "abandoned": "rejected",
-    "returned for revision": "rejected",
-    "closed": "rejected",
-    "deprecated": "deprecated",
-    "obsolete": "deprecated",
-    "obsoleted": "deprecated",
-    "discontinued": "deprecated",
-    "reverted": "deprecated",
-    "retired": "deprecated",
-    "archived": "deprecated",
-    "moved": "deprecated",
-    "superseded": "superseded",
-    "superceded": "superseded",
-    "replaced": "superseded",
-}
-# Words that retire a record wherever they stand in its status value (rule 1). Narrower than the retired
-# part of the table on purpose: "moved" or "closed" in a parenthesis do not say the decision was retired.
-RETIRING_ANYWHERE = (
-    "superseded",
-    "superceded",
-    "replaced by",
-    "deprecated",
-    "obsolete",
-    "obsoleted",
-    "withdrawn",
-    "rejected",
-    "declined",
-    "reverted",
-    "discontinued",
-    "abandoned",
-    "returned for revision",
-)
-# Link phrases, longest first. relation: the Record field the targets go to; status: what the phrase says of
-# this record when it opens the value (None: it says nothing, e.g. "Supersedes ADR-2" is about another one).
-_LINK_VERBS: tuple[tuple[str, str, str | None], ...] = (
-    ("partly superseded by", "amended_by", None),
-    ("partially superseded by", "amended_by", None),
-    ("partly superseded", "amended_by", None),
-    ("partially superseded", "amended_by", None),
-    ("partly supersedes", "amends", None),
-    ("partially supersedes", "amends", None),
-    ("deprecated in favour of", "superseded_by", "deprecated"),
-    ("deprecated in favor of", "superseded_by", "deprecated"),
-    ("deprecated by", "superseded_by", "deprecated"),
-    ("superseded by", "superseded_by", "superseded"),
-    ("superceded by", "superseded_by", "superseded"),
-    ("replaced by", "superseded_by", "superseded"),
-    ("obsoleted by", "superseded_by", "deprecated"),
-    ("in favour of", "superseded_by", None),
-    ("in favor of", "superseded_by", None),
-    ("supersedes", "supersedes", None),
-    ("supercedes", "supersedes", None),
-    ("replaces", "supersedes", None),
-    ("obsoletes", "supersedes", None),
-    ("amended by", "amended_by", None),
-    ("amends", "amends", None),
-    ("superseded", "superseded_by", "superseded"),
-    ("superceded", "superseded_by", "superseded"),
-)
 _VERB_RE = re.compile(
     r"(?<![\w-])(" + "|".join(r"\s+".join(map(re.escape, v.split())) for v, _, _ in _LINK_VERBS) + r")(?![\w-])",
     re.IGNORECASE,
@@ -155,7 +58,7 @@ _PLACEHOLDER_RE = re.compile(r"^\s*[{<\[][^}>\]]*\|[^}>\]]*[}>\]]\s*$")  # "{Acc
 def normalise(text: str) -> str:
     """A status without emoji, emphasis, trailing parenthetical or date, lower case: empty when a line holds
     no words at all. (Table lookups use `first_words`, and so do `[status_map]` keys.)"""
-    t = _COMMENT_RE.sub(" ", text).replace("*", "").replace("`", "").strip()
+    t = _COMMENT_RE.sub(" ", text.translate(_WIDE)).replace("*", "").replace("`", "").strip()
     t = _LEAD_RE.sub("", t).strip().strip("_").strip()
     prev = None
     while prev != t:
@@ -168,7 +71,7 @@ def normalise(text: str) -> str:
 
 def _plain(text: str) -> str:
     """The value without comments, link targets, bare URLs and emphasis: what a reader sees."""
-    t = _COMMENT_RE.sub(" ", text)
+    t = _COMMENT_RE.sub(" ", text.translate(_WIDE))
     t = _LINK_RE.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), t)
     t = _URL_RE.sub(" ", t)
     return re.sub(r"[*`~]|(?<!\w)_+|_+(?!\w)", " ", t).replace("\\", "")
@@ -207,22 +110,46 @@ def lookup(words: list[str], status_map: dict[str, str]) -> tuple[str | None, st
             return status_map[phrase], "[status_map] in jgm.toml", phrase
         if phrase in STATUS_TABLE:
             return STATUS_TABLE[phrase], "status table", phrase
+    if words and _CJK_RE.match(words[0]):  # Chinese has no spaces: "已接受並實施" starts with "已接受"
+        for table, rule in ((status_map, "[status_map] in jgm.toml"), (STATUS_TABLE, "status table")):
+            known = [k for k in table if words[0].startswith(k) and len(k) > 1]
+            if known:
+                phrase = max(known, key=len)
+                return table[phrase], rule, phrase
     return None, "", ""
 
 
 _RETIRING_RE = re.compile(
-    r"(?<![\w-])(" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in RETIRING_ANYWHERE) + r")(?![\w-])",
+    r"(?<![\w-])("
+    + "|".join(r"\s+".join(map(re.escape, w.split())) for w in RETIRING_ANYWHERE if not _CJK_RE.match(w))
+    + r")(?![\w-])|("
+    + "|".join(sorted((w for w in RETIRING_ANYWHERE if _CJK_RE.match(w)), key=len, reverse=True))
+    + ")",  # Chinese words stand between other characters, without spaces
     re.IGNORECASE,
 )
 
 
+_CLAUSE_START_RE = re.compile(r"[(\[,;.:!?]|\s[-–—]+\s")
+
+
+def _partial(text: str, at: int) -> bool:
+    """True when the clause that holds position `at` names a part before it ("parts deprecated by Z")."""
+    before = text[:at]
+    starts = [m.end() for m in _CLAUSE_START_RE.finditer(before)]
+    clause = before[starts[-1] if starts else 0 :].lower()
+    return any(w in PART_WORDS for w in re.findall(r"\w+", clause)) or any(
+        w in clause for w in PART_WORDS if _CJK_RE.match(w)
+    )
+
+
 def _retiring(plain: str) -> str | None:
-    """The status of the first retiring word anywhere in a value (rule 1), or None."""
-    m = _RETIRING_RE.search(plain)
-    if m is None:
-        return None
-    word = " ".join(m.group(1).lower().split())
-    return STATUS_TABLE.get(word) or STATUS_TABLE[word.split()[0]]
+    """The status of the first retiring word anywhere in a value (rule 1) that is not about a part, or None."""
+    for m in _RETIRING_RE.finditer(plain):
+        if _partial(plain, m.start()):
+            continue
+        word = " ".join((m.group(1) or m.group(2)).lower().split())
+        return STATUS_TABLE.get(word) or STATUS_TABLE[word.split()[0]]
+    return None
 
 
 @dataclass
@@ -253,6 +180,7 @@ def _starts(words: list[str], phrase: str) -> bool:
 
 
 def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
+    text = _zh_links(text)
     words = first_words(text)
     scan = text.replace("*", "").replace("`", "")  # "**Superseded** by ADR-7" is still a link phrase
     links: dict[str, list[str]] = {}
@@ -264,7 +192,9 @@ def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
         if m.start() == 0 and verb in status_map:
             continue  # mapped as a status word: "Superseded" = "deprecated"
         end = verbs[i + 1].start() if i + 1 < len(verbs) else len(scan)
-        if rel in ("supersedes", "amends"):
+        if rel == "superseded_by" and m.start() > 0 and _partial(scan, m.start()):
+            rel = "amended_by"  # "Active (parts deprecated in favour of Z)": Z amends it
+        if rel in ("supersedes", "amends", "amended_by"):
             about_self = about_self.replace(_plain(scan[m.start() : end]), " ")
         targets = link_targets(scan[m.end() : end], path)
         have = links.setdefault(rel, [])
@@ -283,16 +213,41 @@ def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
     return _Line(status, rule, opening is not None, words, links)
 
 
+_DATED_RE = re.compile(r"^[-*+]?\s*\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\s*[:：,–—-]?\s*(?=\S)")  # "2017-11-22 提议"
+_CHOICE_LABEL_RE = re.compile(r"^[^:：/|]{1,24}[:：]")
+
+
+def _choice_list(text: str) -> bool:
+    """A line listing the vocabulary, not saying a status: three or more table words between `/` or `|`,
+    after an optional label ("列表：提议/通过/完成", "Proposed | Accepted | Rejected | Superseded")."""
+    value = _CHOICE_LABEL_RE.sub("", text.strip(), count=1)
+    parts = [p for p in re.split(r"[/|｜]", value) if p.strip()]
+    return len(parts) >= 3 and all(lookup(first_words(p), {})[0] is not None for p in parts)
+
+
 def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: dict[str, str]) -> StatusReading:
     """Read a status section (or one status value) given as (line number, text) pairs. The first line with a
     status sets it; a later line opening with a retiring phrase or word ("Superseded by ADR-9") overrides an
-    in-force one; prose lines after the status are ignored, link lines with verbs we do not know are kept."""
+    in-force one; in a dated log ("2017-11-22 Proposed", "2017-11-25 Accepted") the last entry counts; a line
+    listing the vocabulary says nothing; prose lines after the status are ignored, link lines with verbs we
+    do not know are kept."""
     out = StatusReading()
+    out_dated = False  # the status so far came from a dated entry: a later dated entry replaces it
     for n, raw in lines:
         text = _COMMENT_RE.sub(" ", raw).strip()
         if not text or text.startswith(">") or _PLACEHOLDER_RE.match(text) or not normalise(text):
             continue  # blank, a quoted template hint, an unfilled "{Accepted|Rejected}" choice
-        got = _read_line(text, path, status_map)
+        if _choice_list(text):
+            continue  # "列表：提议/通过/完成/已弃用/已取代", "Options: Proposed | Accepted | Rejected": the vocabulary
+        dated = _DATED_RE.match(text) is not None
+        got = _read_line(_DATED_RE.sub("", text, count=1), path, status_map)
+        if dated and out_dated and got.status is not None:  # "2017-11-22 Proposed", "2017-11-25 Accepted"
+            out.status, out.written, out.line, out.unknown = got.status, text, n, None
+            out.rule = f"the last dated entry of the status ({got.rule or 'status table'})"
+            for rel, targets in got.links.items():
+                have = out.links.setdefault(rel, [])
+                have.extend(t for t in targets if t not in have)
+            continue
         for rel, targets in got.links.items():
             have = out.links.setdefault(rel, [])
             have.extend(t for t in targets if t not in have)
@@ -301,6 +256,7 @@ def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: 
                 out.written, out.line, out.rule = text, n, "`partly superseded`: still in force, amended"
             continue
         if out.status is None and out.unknown is None:
+            out_dated = dated
             if got.status is not None:
                 out.status, out.written, out.line, out.rule = got.status, text, n, got.rule
             elif "](" in text:
@@ -323,26 +279,38 @@ def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: 
     return out
 
 
-def status_table_markdown() -> str:
-    """The status table of docs/adr-formats.md, generated from `STATUS_TABLE` and the link phrases (tests/test_wild_status.py
-    checks the page holds it verbatim)."""
-    rows = [
-        "| written (case, emphasis, emoji, links, parentheses, dates and trailing sentences ignored) | status "
-        "| lifecycle |",
-        "| --- | --- | --- |",
-    ]
-    for status in ("accepted", "proposed", "rejected", "deprecated", "superseded"):
-        words = [w for w, s in STATUS_TABLE.items() if s == status]
-        shown = ", ".join(w[0].upper() + w[1:] for w in words)
-        rows.append(f"| {shown} | {status} | {LIFECYCLE[status]} |")
-    groups: dict[tuple[str, str | None], list[str]] = {}
-    for verb, rel, says in _LINK_VERBS:
-        if " " in verb or rel != "superseded_by":
-            groups.setdefault((rel, says), []).append(verb[0].upper() + verb[1:] + " X")
-    for (rel, says), verbs in groups.items():
-        what = f"{says}, " if says else ("the other status word (accepted if none), " if rel != "supersedes" else "")
-        effect = "retired" if says else ("never retires" if rel.startswith("amend") else "retires X once in force")
-        if rel == "superseded_by" and not says:
-            what, effect = "superseded (unless the word before retires it already), ", "retired"
-        rows.append(f"| {', '.join(verbs)} | {what}link `{rel}` to X | {effect} |")
-    return "\n".join(rows)
+_EMPTY_VALUES = frozenset({"", "none", "null", "n/a", "na", "-", "~", "tbd", "[]"})
+
+
+def lifecycle_key(key: str) -> tuple[str, str | None] | None:
+    """(relation, status) a key like `superseded-by`, `Superseded_By` or `supersededBy` stands for, or None."""
+    k = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", key.strip())  # supersededBy
+    return LIFECYCLE_KEYS.get(" ".join(re.sub(r"[-_]+", " ", k).lower().split()))
+
+
+def read_lifecycle_keys(reading: StatusReading, items: Sequence[tuple[int | None, str, object]], path: str) -> None:
+    """Add what lifecycle keys (`superseded-by: [RFC-0107]`) say to a status reading, in place: their links, and
+    for a retiring key that names a target, the retiring status, whatever the status word said."""
+    for line, key, value in items:
+        spec = lifecycle_key(key)
+        if spec is None:
+            continue
+        rel, says = spec
+        targets: list[str] = []
+        for v in value if isinstance(value, list) else [value]:
+            text = "" if v is None else str(v).strip()
+            if text.lower() in _EMPTY_VALUES:
+                continue
+            found = link_targets(text, path)
+            if not found and re.fullmatch(r"[\w.:-]+", text):
+                found = [ref_id(text)]  # a slug
+            targets += [t for t in found if t not in targets]
+        if not targets:
+            continue
+        have = reading.links.setdefault(rel, [])
+        have.extend(t for t in targets if t not in have)
+        if says is not None and (reading.status is None or LIFECYCLE[reading.status] != "retired"):
+            reading.status, reading.unknown, reading.line = says, None, line
+            reading.rule = f"`{key}` names its replacement: retired whatever the status word says"
+            reading.written = reading.written or f"{key}: {', '.join(targets)}"
+            reading.source = f"the `{key}` key"
