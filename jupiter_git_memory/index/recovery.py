@@ -25,8 +25,9 @@ class CatalogCorrupt(JgmError, RuntimeError):
 
     def __init__(self, path: Path, cause: BaseException):
         self.path = path
+        self.cause = " ".join(str(cause).split())
         super().__init__(
-            f"{path}: the catalog is corrupt ({cause}); run `jgm doctor --repair` (or `jgm seed`), "
+            f"{path}: the catalog is corrupt ({self.cause}); run `jgm doctor --repair` (or `jgm seed`), "
             "which moves it aside and rebuilds it from the record files"
         )
 
