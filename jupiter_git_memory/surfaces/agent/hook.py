@@ -107,12 +107,24 @@ def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+    refused = _daemon_refusal()
+    if refused:
+        _log(f"{event}: {refused}")
+        line = line or refused
     if text:
-        answer = {"hookSpecificOutput": {"hookEventName": CLAUDE_EVENTS[event], "additionalContext": text}}
+        answer: dict = {"hookSpecificOutput": {"hookEventName": CLAUDE_EVENTS[event], "additionalContext": text}}
+        if refused:
+            answer["systemMessage"] = refused
         out.write(json.dumps(answer) + "\n")
     elif line:
         out.write(json.dumps({"systemMessage": line}) + "\n")
     return 0
+
+
+def _daemon_refusal() -> str | None:
+    """Why the daemon's socket was refused in this process (another user's folder or peer), for the user."""
+    client = sys.modules.get(__package__.rsplit(".", 1)[0] + ".daemon.client")
+    return getattr(client, "refusal", None)
 
 
 def main(argv: list[str]) -> int:

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from ...base.store import store_path, trace, try_log
-from .client import MAX_ANSWER, PROTOCOL, env_fingerprint, version
+from .client import MAX_ANSWER, PROTOCOL, env_fingerprint, peer_uid, version
 from .paths import lock_path, socket_path
 
 DEFAULT_IDLE = 300.0
@@ -75,6 +75,10 @@ class Daemon:
                     break
                 continue
             with conn:
+                uid = peer_uid(conn)
+                if uid is not None and uid != os.getuid():  # the socket is 0600 in a 0700 folder: only root
+                    try_log(f"daemon: refused a connection from uid {uid}")
+                    continue
                 self.last = time.monotonic()
                 self.answer(conn)
                 self.last = time.monotonic()
@@ -249,7 +253,11 @@ def main() -> int:
     os.ftruncate(fd, 0)
     os.write(fd, str(os.getpid()).encode())
     os.chdir(store)
-    d = Daemon(store)
+    try:
+        d = Daemon(store)
+    except OSError as e:  # e.g. a runtime folder another user made first: say why, where someone will look
+        try_log(f"daemon: cannot start: {e}")
+        return 1
     try:
         d.bind()
         try_log(f"daemon: serving {store} on {d.path} (pid {os.getpid()})")
