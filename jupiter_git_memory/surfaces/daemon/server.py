@@ -25,11 +25,31 @@ from .paths import lock_path, socket_path
 
 DEFAULT_IDLE = 300.0
 TICK = 1.0  # seconds between idle / socket checks
+PACKAGE = Path(__file__).resolve().parents[2]
+
+
+def code_stamp(root: Path = PACKAGE) -> int:
+    """A fingerprint of every Python file of the package as it is on disk (name, size, mtime, inode): it
+    changes whenever the code does, which `__version__` does not (0.1.0 for every commit so far, and an
+    editable install or a same-version reinstall keeps it). About 2 ms for the whole package, paid per
+    request, so an edit is never answered by the code from before it (issue 35, item 4)."""
+    seen = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                try:
+                    st = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                seen.append((folder, name, st.st_size, st.st_mtime_ns, st.st_ino))
+    return hash(tuple(seen))
 
 
 class Daemon:
-    def __init__(self, store: Path):
+    def __init__(self, store: Path, code: int | None = None):
         self.store = store
+        self.code = code_stamp() if code is None else code  # the code this process runs (main takes it first)
         self.path = socket_path(store, create=True)
         self.handles: dict[tuple[str, str], object] = {}
         self.idle = DEFAULT_IDLE
@@ -122,6 +142,10 @@ class Daemon:
         if m.get("protocol") != PROTOCOL or m.get("version") != version():
             self.running = False  # a newer jgm is calling: let the next call start a daemon of its own version
             raise _Refused("another jgm version")
+        if code_stamp() != self.code:
+            self.running = False  # the package changed on disk since this process loaded it: the next call
+            try_log("daemon: the package changed on disk; exiting for a daemon of the new code")
+            raise _Refused("the code changed")  # starts one of the new code; this one answers nothing more
         op = m.get("op")
         if op == "status":
             return self.status()
@@ -243,6 +267,7 @@ OPS = {"recall": _recall, "recall-task": _recall_task, "context": _context, "hoo
 
 def main() -> int:
     """Hold the store's lock for life (a second daemon exits at once), bind, serve, exit when idle."""
+    code = code_stamp()  # before anything else is imported: the code this process will run
     store = store_path().absolute()
     store.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(lock_path(store), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
@@ -254,7 +279,7 @@ def main() -> int:
     os.write(fd, str(os.getpid()).encode())
     os.chdir(store)
     try:
-        d = Daemon(store)
+        d = Daemon(store, code)
     except OSError as e:  # e.g. a runtime folder another user made first: say why, where someone will look
         try_log(f"daemon: cannot start: {e}")
         return 1
