@@ -36,3 +36,19 @@ def test_a_prompts_receipt_keeps_its_hash_not_its_text(repo, jgm_home):
     brief = jgm("hook", "claude-code", "session-start", input=json.dumps({"cwd": str(repo.path)}))
     (bid,) = re.findall(r"rcpt_[0-9a-f]{20}", json.loads(brief.stdout)["hookSpecificOutput"]["additionalContext"])
     assert jgm("receipt", "verify", bid, cwd=repo.path).returncode == 0
+
+
+def test_an_invalid_byte_in_a_prompt_costs_it_nothing(repo):
+    """Issue 35, item 17: one invalid UTF-8 byte (or a JSON lone surrogate) lost the prompt its memory."""
+    import subprocess
+
+    from helpers import JGM_EXE
+
+    seeded(repo, RECORDS)
+    raw = b'{"cwd": "' + str(repo.path).encode() + b'", "prompt": "where do sessions live \xff\xfe?"}'
+    escaped = json.dumps({"cwd": str(repo.path), "prompt": "where do sessions live \udcff?"}).encode()
+    for stdin in (raw, escaped):
+        p = subprocess.run([JGM_EXE, "hook", "claude-code", "prompt"], input=stdin, capture_output=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        out = json.loads(p.stdout)
+        assert "systemMessage" not in out and "dec-cache" in out["hookSpecificOutput"]["additionalContext"], out

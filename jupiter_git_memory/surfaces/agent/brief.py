@@ -120,6 +120,9 @@ def named_files(root: Path, prompt: str) -> list[str]:
 
 
 def prompt_recall(recaller: Recaller, prompt: str) -> str | None:
+    # a lone surrogate (a JSON `\udcff`, a byte read with surrogateescape) is no text the tokenizer or SQLite
+    # takes: it becomes U+FFFD, as a lenient decoder would have made it
+    prompt = prompt.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     prompt = " ".join(prompt.split())[:2000]
     if not prompt:
         return None

@@ -131,8 +131,8 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stderr if len(argv) != 1 else sys.stdout)
         return 0
-    try:
-        stdin = sys.stdin.read(MAX_STDIN)
-    except (OSError, UnicodeDecodeError):
+    try:  # bytes, decoded leniently: one invalid byte in a prompt must not cost the whole prompt its memory
+        stdin = sys.stdin.buffer.read(MAX_STDIN).decode("utf-8", "replace")
+    except (OSError, AttributeError):
         stdin = ""
     return run(argv[0], argv[1], stdin)
