@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 PROTOCOL = 1
 CONNECT_DEADLINE = 3.0  # seconds for a daemon started now to bind its socket (it binds before heavy imports)
 ANSWER_TIMEOUT = 120.0  # seconds for an answer: a first one loads the model, a moved view is reseeded first
+ALIVE_DEADLINE = 2.0  # seconds for the daemon to take the request (it acknowledges before it works on it)
 MAX_ANSWER = 64 << 20
+MAX_REQUEST = 8 << 20  # a request is a command line and an environment: kilobytes
+ACK = b" "  # the daemon's "taken": JSON ignores leading whitespace, so a client that waits for none reads past it
 # The daemon answers with its own environment; a caller whose settings-bearing variables differ answers itself.
 ENV_PREFIXES = ("JGM_", "GIT_")
 ENV_IGNORED = {"JGM_HOME", "JGM_NO_DAEMON", "JGM_HOOK_DEADLINE", "JGM_AGENT", "JGM_SESSION", "JGM_DAEMON_TIMEOUT"}
@@ -190,11 +193,17 @@ def connect(store: Path, start: bool = True) -> socket.socket | None:
 
 
 def request(s: socket.socket, message: dict, timeout: float) -> dict | None:
-    """Send one request and read its one answer (a JSON line); None when the connection broke."""
+    """Send one request and read its one answer (a JSON line); None when the connection broke, or when the
+    daemon did not take the request within ALIVE_DEADLINE: a stopped (SIGSTOP) or busy daemon costs a caller
+    two seconds, not the whole answer timeout, and the caller answers in process."""
     try:
-        s.settimeout(timeout)
+        s.settimeout(min(ALIVE_DEADLINE, timeout))
         s.sendall(json.dumps(message).encode() + b"\n")
-        chunks, size = [], 0
+        first = s.recv(1 << 16)  # the acknowledgement, often with the answer after it
+        if not first:
+            return None
+        s.settimeout(timeout)
+        chunks, size = [first], len(first)
         while True:
             chunk = s.recv(1 << 16)
             if not chunk:

@@ -20,11 +20,12 @@ import time
 from pathlib import Path
 
 from ...base.store import store_path, trace, try_log
-from .client import MAX_ANSWER, PROTOCOL, env_fingerprint, peer_uid, version
+from .client import ACK, MAX_REQUEST, PROTOCOL, env_fingerprint, peer_uid, version
 from .paths import lock_path, socket_path
 
 DEFAULT_IDLE = 300.0
 TICK = 1.0  # seconds between idle / socket checks
+READ_DEADLINE = 5.0  # seconds for a whole request to arrive: one request at a time, so a slow sender waits alone
 PACKAGE = Path(__file__).resolve().parents[2]
 
 
@@ -116,15 +117,33 @@ class Daemon:
                 pass
 
     # --- one request -----------------------------------------------------------------------------------
+    def read_request(self, conn: socket.socket) -> bytes | None:
+        """The request line: within READ_DEADLINE in all and MAX_REQUEST bytes (a sender that is slow or never
+        ends its line is dropped, not waited on by every caller behind it), in linear time."""
+        deadline = time.monotonic() + READ_DEADLINE
+        data = bytearray()
+        while not data.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or len(data) > MAX_REQUEST:
+                try_log(f"daemon: dropped a request ({len(data)} bytes, {'too large' if left > 0 else 'too slow'})")
+                return None
+            conn.settimeout(left)
+            try:
+                chunk = conn.recv(1 << 20)
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            data += chunk
+        return bytes(data)
+
     def answer(self, conn: socket.socket) -> None:
-        conn.settimeout(10.0)
+        data = self.read_request(conn)
+        if data is None:
+            return
         try:
-            data = b""
-            while not data.endswith(b"\n") and len(data) < MAX_ANSWER:
-                chunk = conn.recv(1 << 16)
-                if not chunk:
-                    return
-                data += chunk
+            conn.settimeout(5.0)
+            conn.sendall(ACK)  # taken: the caller now waits for the answer, however long it takes
             message = json.loads(data)
             self.requests += 1
             reply = {"ok": self.dispatch(message)}
