@@ -62,18 +62,44 @@ def stale_read_error(e: BaseException) -> sqlite3.DatabaseError | None:
 _HEADER = 100  # bytes of the SQLite file header (https://www.sqlite.org/fileformat.html#the_database_header)
 
 
+_HELD: dict[tuple[int, int], int] = {}  # (device, inode) -> a read-only descriptor kept for the process's life
+
+
+def _header(path: Path) -> tuple[int, bytes] | None:
+    """(size, first 100 bytes) of the file at `path`, read through a descriptor this process opens once per
+    file and never closes: closing any descriptor of a file drops every POSIX lock this process holds on it,
+    SQLite's included (see `_private_file`), so a read-and-close here would let another process delete the
+    WAL under our own connections. One descriptor per catalog file (inode) a process has seen."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_dev, st.st_ino)
+    fd = _HELD.get(key)
+    if fd is None:
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        got = os.fstat(fd)
+        key = (got.st_dev, got.st_ino)  # the file as opened (it may have been swapped since the stat)
+        fd = _HELD.setdefault(key, fd)  # a racing thread's descriptor wins; this one stays open, unused
+    try:
+        return os.fstat(fd).st_size, os.pread(fd, _HEADER, 0)
+    except OSError:
+        return None
+
+
 def looks_torn(path: Path) -> str | None:
     """Why the catalog file looks cut short (a torn copy, a truncated file), or None: its header says more
     pages than the file holds, or it is no SQLite file at all. Cheap (one read of 100 bytes), so a long-lived
     reader can ask on every request: its own connection may keep answering from pages it has cached, or from
     its `-wal` beside the damaged file, and never see the damage (issue 35). Only a suspicion: a checkpoint
     cut off midway leaves the same shape while the `-wal` still holds the pages, so `damaged` confirms."""
-    try:
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            head = f.read(_HEADER)
-    except OSError:
+    got = _header(path)
+    if got is None:
         return None  # no file (never seeded, or moved aside): opening says what is wrong
+    size, head = got
     if size == 0:
         return None  # created, not written yet: a writer makes it
     if len(head) < _HEADER or not head.startswith(b"SQLite format 3\x00"):
