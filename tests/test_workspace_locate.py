@@ -130,3 +130,25 @@ def test_a_new_remote_a_nested_repository_and_fresh_metadata_ask_git_again(repo,
     repo.git("worktree", "remove", str(linked))
     with pytest.raises(NotARepo):
         seen.find(linked)
+
+
+def test_a_remote_from_an_included_or_the_global_config_asks_git_again(repo, tmp_path, monkeypatch):
+    """Issue 35, item 15: the remote that names the workspace can live outside the repository's config."""
+    glob = tmp_path / "global.gitconfig"
+    glob.write_text("[user]\n\tname = T\n")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(glob))
+    deep = _aged_repo(repo)
+    _age(glob)
+    seen = RememberedWorkspaces()
+    before = seen.find(deep)
+    glob.write_text('[remote "origin"]\n\turl = https://example.com/team/global.git\n')
+    assert seen.find(deep).key == "remote:example.com/team/global"  # the global file is watched
+    glob.write_text("[user]\n\tname = T\n")
+    shared = tmp_path / "shared.gitconfig"
+    shared.write_text("")
+    repo.git("config", "include.path", str(shared))
+    _age(repo.path / ".git" / "config", glob)
+    assert seen.find(deep).id == before.id
+    shared.write_text('[remote "origin"]\n\turl = https://example.com/team/included.git\n')
+    _age(shared)  # nothing jgm stats moved: only the included file did
+    assert seen.find(deep).key == "remote:example.com/team/included"

@@ -25,7 +25,7 @@ from ..records.lexical import index_text
 from ..records.row import RecordRow
 from .migrations import PROMOTION, SHARED_VIEW, VIEW_SQL, check_version, migrate
 from .queries import CatalogReads, ChunkRow
-from .recovery import is_corruption
+from .recovery import damaged, is_corruption
 
 
 def store_errors(path: Path):
@@ -135,8 +135,16 @@ class Catalog(CatalogReads):
     def replaced(self) -> bool:
         """Whether `path` is no longer the file this connection reads: another process's recovery moved a
         corrupt catalog aside and made a new one. The old connection would go on answering from the old
-        file, generation and all, so a long-lived reader reopens (Recaller.index)."""
-        return self._file is not None and _file_id(self.path) != self._file
+        file, generation and all, so a long-lived reader reopens (Recaller.index). So it does when the file
+        was torn under it (cut short, overwritten): its cached pages and its `-wal` would go on answering
+        from a state the file no longer holds, and the reopen names the damage (index.recovery.check)."""
+        if self._file is None:
+            return False
+        return _file_id(self.path) != self._file or self.damage() is not None
+
+    def damage(self) -> str | None:
+        """What is wrong with the file under this connection (index.recovery.damaged), or None."""
+        return None if self.blank else damaged(self._db, self.path)
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:
         row = self._db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()

@@ -25,8 +25,9 @@ class CatalogCorrupt(JgmError, RuntimeError):
 
     def __init__(self, path: Path, cause: BaseException):
         self.path = path
+        self.cause = " ".join(str(cause).split())
         super().__init__(
-            f"{path}: the catalog is corrupt ({cause}); run `jgm doctor --repair` (or `jgm seed`), "
+            f"{path}: the catalog is corrupt ({self.cause}); run `jgm doctor --repair` (or `jgm seed`), "
             "which moves it aside and rebuilds it from the record files"
         )
 
@@ -56,6 +57,81 @@ def stale_read_error(e: BaseException) -> sqlite3.DatabaseError | None:
             return e
         e = e.__cause__ or e.__context__  # type: ignore[assignment]
     return None
+
+
+_HEADER = 100  # bytes of the SQLite file header (https://www.sqlite.org/fileformat.html#the_database_header)
+
+
+_HELD: dict[tuple[int, int], int] = {}  # (device, inode) -> a read-only descriptor kept for the process's life
+
+
+def _header(path: Path) -> tuple[int, bytes] | None:
+    """(size, first 100 bytes) of the file at `path`, read through a descriptor this process opens once per
+    file and never closes: closing any descriptor of a file drops every POSIX lock this process holds on it,
+    SQLite's included (see `_private_file`), so a read-and-close here would let another process delete the
+    WAL under our own connections. One descriptor per catalog file (inode) a process has seen."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_dev, st.st_ino)
+    fd = _HELD.get(key)
+    if fd is None:
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            return None
+        got = os.fstat(fd)
+        key = (got.st_dev, got.st_ino)  # the file as opened (it may have been swapped since the stat)
+        fd = _HELD.setdefault(key, fd)  # a racing thread's descriptor wins; this one stays open, unused
+    try:
+        return os.fstat(fd).st_size, os.pread(fd, _HEADER, 0)
+    except OSError:
+        return None
+
+
+def looks_torn(path: Path) -> str | None:
+    """Why the catalog file looks cut short (a torn copy, a truncated file), or None: its header says more
+    pages than the file holds, or it is no SQLite file at all. Cheap (one read of 100 bytes), so a long-lived
+    reader can ask on every request: its own connection may keep answering from pages it has cached, or from
+    its `-wal` beside the damaged file, and never see the damage (issue 35). Only a suspicion: a checkpoint
+    cut off midway leaves the same shape while the `-wal` still holds the pages, so `damaged` confirms."""
+    got = _header(path)
+    if got is None:
+        return None  # no file (never seeded, or moved aside): opening says what is wrong
+    size, head = got
+    if size == 0:
+        return None  # created, not written yet: a writer makes it
+    if len(head) < _HEADER or not head.startswith(b"SQLite format 3\x00"):
+        return f"the file is not an SQLite database ({size} bytes)"
+    page = int.from_bytes(head[16:18], "big")
+    page = 65536 if page == 1 else page
+    pages = int.from_bytes(head[28:32], "big")
+    valid = head[24:28] == head[92:96] and pages > 0  # the in-header size counts only then
+    if valid and size < page * pages:
+        return f"the file holds {size} bytes but its header counts {pages} pages of {page}"
+    return None
+
+
+def damaged(db: sqlite3.Connection, path: Path) -> str | None:
+    """`looks_torn`, confirmed through `db` (which reads the `-wal` too): the damage, or None when the file
+    is whole. The full check runs only on a suspicion, so a healthy catalog costs one small read."""
+    suspicion = looks_torn(path)
+    if suspicion is None:
+        return None
+    try:
+        rows = [r[0] for r in db.execute("PRAGMA quick_check(1)")]
+    except sqlite3.DatabaseError as e:
+        return f"{suspicion}: {e}"[:300]
+    if rows == ["ok"]:
+        return None
+    return f"{suspicion}: " + " ".join(str(rows[0] if rows else "unreadable").split())[:200]
+
+
+class TornCatalog(sqlite3.DatabaseError):
+    """Damage `damaged` found: a corruption like the ones SQLite raises (is_corruption says yes)."""
+
+    sqlite_errorcode = 11
 
 
 def move_aside(path: Path) -> Path:
@@ -95,7 +171,13 @@ def open_catalog(path: Path, recover: bool = False, view: str | None = None, wri
     if write:
         _private_file(path)
     try:
-        return Catalog(path, view, write=write), None
+        cat = Catalog(path, view, write=write)
+        try:
+            check(cat)
+        except BaseException:
+            cat.close()
+            raise
+        return cat, None
     except sqlite3.DatabaseError as e:
         if not is_corruption(e):
             raise
@@ -107,6 +189,19 @@ def open_catalog(path: Path, recover: bool = False, view: str | None = None, wri
 
     log(f"catalog {path} was corrupt; moved aside to {moved} and rebuilt from the record files")
     return Catalog(path, view, write=True), moved
+
+
+def check(cat) -> None:
+    """What every open of the catalog reads before it is used: the file whole (`damaged`) and its `meta`
+    table, the first thing any command reads (the generation, the collection, the identity). Damage there
+    surfaced as a raw traceback from `get_meta` when a daemon's `-wal` stayed beside a torn file, a path
+    the open itself did not cover (issue 35); it raises here, where `open_catalog` handles it."""
+    problem = cat.damage()
+    if problem:
+        raise TornCatalog(f"database disk image is malformed: {problem}")
+    if not cat.blank:
+        cat.get_meta("generation")
+        cat.get_meta("collection")
 
 
 def salvage_candidates(moved: Path) -> tuple[list, str | None]:

@@ -116,7 +116,9 @@ RACY_NS = 2_000_000_000  # metadata this fresh may not show the next change (coa
 def _depends_on(start: Path, ws: Workspace) -> tuple | None:
     """The metadata find_workspace's answer for `start` rests on: every folder from `start` up to the working
     tree's top (a `.git` made in one of them changes its mtime), the top's `.git` and the repository's
-    config (the remote names the workspace). None when it cannot be trusted to show a change."""
+    config (the remote names the workspace), and the global and system config files (so may they). None when it
+    cannot be trusted to show a change: a config that includes another file, configuration in the environment,
+    metadata too fresh to show the next change."""
     chain = [start, *start.parents]
     if ws.bare or ws.repo_root not in chain:
         return None
@@ -131,6 +133,8 @@ def _depends_on(start: Path, ws: Workspace) -> tuple | None:
         paths += [gitdir, gitdir / "commondir", common / "config"]
     else:
         paths.append(dotgit / "config")
+    if any(k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_PARAMETERS")) for k in os.environ):
+        return None  # configuration given in the environment: nothing on disk to watch
     now, out = time.time_ns(), []
     for p in paths:
         try:
@@ -140,7 +144,33 @@ def _depends_on(start: Path, ws: Workspace) -> tuple | None:
         if st.st_mtime_ns > now - RACY_NS:
             return None
         out.append((str(p), st.st_ino, st.st_mtime_ns, st.st_size))
+    for p in [paths[-1], *_user_configs()]:  # the remote may come from any of them (issue 35, item 15)
+        try:
+            st = os.stat(p)
+            text = Path(p).read_bytes().lower()
+        except FileNotFoundError:
+            out.append((str(p), "absent"))  # made later: the answer changes
+            continue
+        except OSError:
+            return None
+        if b"[include" in text or st.st_mtime_ns > now - RACY_NS:
+            return None  # an included file changes without any of these changing: ask git every time
+        out.append((str(p), st.st_ino, st.st_mtime_ns, st.st_size))
     return tuple(out)
+
+
+def _user_configs() -> list[Path]:
+    """The global and system git config files git reads besides the repository's own (git-config(1))."""
+    env = os.environ
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    found = (
+        [Path(env["GIT_CONFIG_GLOBAL"])]
+        if env.get("GIT_CONFIG_GLOBAL")
+        else [home / ".gitconfig", Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "config"]
+    )
+    if env.get("GIT_CONFIG_NOSYSTEM", "") in ("", "0", "false"):
+        found.append(Path(env.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"))
+    return found
 
 
 class RememberedWorkspaces:

@@ -10,6 +10,7 @@ leftover orphans) through the one write path, `index.writer.apply_plan`, under t
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from ..index.catalog import CatalogChanges
 from ..index.handle import active_collection, collection_name, location_for
 from ..index.migrations import CatalogNeedsMigration, CatalogTooNew
 from ..index.plan import chunk_meta
-from ..index.recovery import CatalogCorrupt, ChromaUnavailable, open_catalog
+from ..index.recovery import CatalogCorrupt, ChromaUnavailable, is_corruption, open_catalog
 from ..index.vectors import leased_client, reset_clients
 from ..index.views import worktree_view
 from ..index.workspace import Workspace, find_workspace
@@ -176,13 +177,28 @@ def diagnose(
         collection = collection_name(ws.id)
         try:  # a reader: opening creates, migrates and writes nothing
             cat = None if never else open_catalog(wsdir / "catalog.sqlite", view=worktree_view(ws.repo_root))[0]
+            if cat is not None:
+                try:
+                    records = cat.records()
+                    chunks = cat.chunks()
+                    stored = cat.stored_chunk_ids()
+                    unused = cat.unreferenced_chunks()
+                    ident = cat.get_meta("identity")
+                    drift = cat.drift()
+                    collection = active_collection(ws.id, cat)
+                except sqlite3.DatabaseError as e:  # damage the open's checks did not reach: named the same way
+                    if not is_corruption(e):
+                        raise
+                    raise CatalogCorrupt(cat.path, e) from None
+                finally:
+                    cat.close()
         except CatalogCorrupt as e:
             return Diagnosis(
                 ws.id,
                 [
                     Problem(
                         "catalog-corrupt",
-                        f"the catalog is corrupt ({str(e).split('(', 1)[-1].split(')')[0]})",
+                        f"the catalog is corrupt ({e.cause})",
                         "run `jgm doctor --repair` (or `jgm seed`): it moves the file aside and "
                         "rebuilds the catalog from the record files, reusing the vectors",
                         path=str(e.path),
@@ -197,17 +213,6 @@ def diagnose(
                 else "upgrade jupiter-git-memory, or use another store (`--home DIR`)"
             )
             return Diagnosis(ws.id, [Problem(e.code.split("/")[-1], e.message, fix, path=e.details.get("path"))], zero)
-        if cat is not None:
-            try:
-                records = cat.records()
-                chunks = cat.chunks()
-                stored = cat.stored_chunk_ids()
-                unused = cat.unreferenced_chunks()
-                ident = cat.get_meta("identity")
-                drift = cat.drift()
-                collection = active_collection(ws.id, cat)
-            finally:
-                cat.close()
         try:
             col_meta, metas = _chroma_state(location_for(wsdir, settings.chroma_url), collection)
         except ChromaUnavailable as e:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..records.drift import evidence_line
+from ..records.text import one_line
 from .receipts import make_receipt, store_receipt
 from .results import via_note
 from .service import Recaller
@@ -10,8 +11,9 @@ from .task import fused_recall
 
 
 def _one_line(text: object) -> str:
-    """A title, path or source on its header line: every line break and run of spaces becomes one space."""
-    return " ".join(str(text).split())
+    """A title, path or source on its header line: every line break and run of spaces becomes one space, any
+    other control or format character an escape (records.text.one_line)."""
+    return one_line(text)
 
 
 def quote(body: str) -> str:

@@ -7,11 +7,13 @@ fingerprint), without writing: a reader holds only the shared lock.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..base.store import workspace_lock
 from ..index import drift_git
 from ..records.drift import UNCITED, PathSet, drift_weight
+from ..records.text import inline
 from ..seed.drift import view_drift
 from .service import Recaller, RecallError
 
@@ -124,8 +126,29 @@ def failed(rep: dict[str, Any], fail_on: str) -> bool:
     return fail_on == "drifted" and bool(c["drifted"] or c["missing"]) or fail_on == "missing" and bool(c["missing"])
 
 
+def md_code(text: object) -> str:
+    """Untrusted text (a title, a path, a commit subject or author) in a Markdown table cell as a code span:
+    nothing in it renders (links, images, bold "safe to merge", @-mentions, HTML), a backtick cannot close the
+    span (the fence is longer than any backtick run in it), line breaks and hidden characters are escapes
+    (records.text.inline) and a `|` cannot end the cell (issue 35, item 18)."""
+    s = inline(text).replace("|", "\\|")
+    run = max((len(m) for m in re.findall(r"`+", s)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") or not s.strip(" ") else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def diff_command(since: str | None, head: str | None, paths: list[str]) -> str:
+    """`git diff SINCE HEAD -- PATHS` to paste into a shell: each path quoted (shlex), so a cited path holding
+    `$(…)`, backticks, `;` or a line break is one literal argument, never a command (issue 35, item 18)."""
+    import shlex
+
+    quoted = " ".join(shlex.quote(p) for p in paths)
+    return f"git diff {(since or 'HEAD')[:12]} {(head or 'HEAD')[:12]} -- {quoted}"
+
+
 def markdown(rep: dict[str, Any], diff_url: str | None = None) -> str:
-    """The report as a pull-request comment."""
+    """The report as a pull-request comment; every value that comes from the repository is a code span."""
     recs = rep["records"]
     if rep["base"]:
         head = f"### jgm: this change touches code cited by {len(recs)} in-force record{'s' * (len(recs) != 1)}"
@@ -136,14 +159,15 @@ def markdown(rep: dict[str, Any], diff_url: str | None = None) -> str:
         return head + "\n\nNo in-force record cites the changed code.\n" if rep["base"] else head + "\n"
     lines = [head, "", "| record | state | cited | since |", "|---|---|---|---|"]
     for r in recs:
-        cited = ", ".join(f"`{p}`" for p in (r.get("touched") or r["cited"]))
-        since = "; ".join(f"{c['sha'][:8]} {c['subject']} ({c['author']})" for c in r["changed"][:3])
+        cited = ", ".join(md_code(p) for p in (r.get("touched") or r["cited"]))
+        since = "; ".join(
+            f"{md_code(c['sha'][:8])} {md_code(c['subject'])} ({md_code(c['author'])})" for c in r["changed"][:3]
+        )
         if r.get("missing"):
-            since = "gone: " + ", ".join(f"`{p}`" for p in r["missing"])
+            since = "gone: " + ", ".join(md_code(p) for p in r["missing"])
         elif r.get("uncommitted"):
             since = (since + "; " if since else "") + "uncommitted changes"
-        title = str(r["title"]).replace("|", "\\|")
-        lines.append(f"| **{r['id']}** {title} | {r['state']} | {cited} | {since.replace('|', '/')} |")
+        lines.append(f"| **{r['id']}** {md_code(r['title'])} | {r['state']} | {cited} | {since} |")  # ids: ID_PATTERN
     lines += [
         "",
         "Update, supersede or confirm each record: re-committing it (for example a `reviewed: <date>` line) "

@@ -12,6 +12,11 @@ def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False)
     catalog = recaller.index().catalog
     old = require_receipt(catalog, receipt_id, recaller.workspace.id)
     req = old.get("request") or {"type": "recall"}
+    if req.get("text_kept") is False:
+        raise ValueError(
+            f"receipt {receipt_id} is a prompt hook's: it keeps the prompt's hash, not its text, so there is "
+            "nothing to replay; `jgm receipt show` lists what it returned"
+        )
     at = old["index"].get("at") or (old["index"].get("commit") if on_commit else None)
     if on_commit and not at:
         raise ValueError(f"receipt {receipt_id} names no commit to replay on (the repository had none)")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .citations import classify, glob_regex, normalize_path
+from .text import inline
 
 STATES = ("fresh", "drifted", "missing")
 UNCITED = "uncited"
@@ -299,13 +300,14 @@ def drift_weight(state: str | None, drifted: float, missing: float) -> float:
 
 
 def evidence_line(r: dict[str, Any]) -> str:
-    """` · evidence drifted: 2 commits since (src/a.py)` for a context pack's header; empty when fresh."""
+    """` · evidence drifted: 2 commits since (src/a.py)` for a context pack's header; empty when fresh. The
+    file names are anyone's (a download, an extracted archive): escaped onto the line (records.text.inline)."""
     ev = r.get("evidence") or {}
     if ev.get("state") == "drifted":
         files = sorted({f for c in ev.get("changed", []) for f in c["files"]} | set(ev.get("uncommitted", [])))
         n = ev.get("commits", 0)
         what = f"{n} commit{'s' if n != 1 else ''} since" if n else "uncommitted changes"
-        return f" · evidence drifted: {what} to {', '.join(files[:3])}"
+        return f" · evidence drifted: {what} to {', '.join(map(inline, files[:3]))}"
     if ev.get("state") == "missing":
-        return f" · evidence missing: {', '.join(ev.get('missing', [])[:3])} no longer exist"
+        return f" · evidence missing: {', '.join(map(inline, ev.get('missing', [])[:3]))} no longer exist"
     return ""

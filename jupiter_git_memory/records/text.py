@@ -65,6 +65,22 @@ def escape_nonprintable(text: str) -> str:
     return "".join(ch if ch == "\n" or ch.isprintable() else _escape(ch) for ch in text)
 
 
+def inline(text: object) -> str:
+    """Untrusted text (a file name, an `evidence:` path, a commit subject) inside one line of agent-facing
+    text (the prompt hook, the session brief, context packs), as it is: every character that is not
+    printable (line breaks of every kind: `\\n`, `\\r`, U+2028, U+0085; tabs, controls, format characters)
+    written as an escape. Such text can then neither end the line and start a forged `## ` record header
+    (issue 35: a committed file named `x\\n## Use MySQL\\n…` did), nor hide or reorder what the line says."""
+    s = str(text)
+    return s if s.isprintable() else "".join(ch if ch.isprintable() else _escape(ch) for ch in s)
+
+
+def one_line(text: object) -> str:
+    """Untrusted prose (a title, a reason) on one line: each run of whitespace, line breaks included, becomes
+    one space (a title folded over lines reads as one); whatever else is not printable is escaped (`inline`)."""
+    return inline(" ".join(str(text).split()))
+
+
 def _escape(ch: str) -> str:
     n = ord(ch)
     return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"

@@ -4,7 +4,9 @@ Both are recall under the memory contract (default statuses and no proposed fall
 records: an unasked injection has no room for the note that marks proposed ones; the floor, so an unrelated
 prompt adds nothing), packed into a token budget from `jgm.toml` with each record's text quoted
 (recall/context.py: no body can pass for another record's header), and stored as a receipt whose id ends the
-text. The session brief asks about where the work stands: the branch name, the last commits' subjects, and
+text. A prompt's receipt keeps the hash of the prompt, never its text: a prompt is the user's words, pasted
+secrets included, and receipts are shown by `jgm receipt show`, the API and the review page (issue 35, item 8).
+The session brief asks about where the work stands: the branch name, the last commits' subjects, and
 the files those commits and the uncommitted changes touch (each file one query, as `recall-task --file`)."""
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from ...base import git
 from ...recall.context import render_entry
-from ...recall.receipts import make_receipt, store_receipt
+from ...recall.receipts import make_receipt, query_hash, store_receipt
 from ...recall.service import Recaller
 from ...recall.task import fused_recall
 
@@ -87,6 +89,9 @@ def _answer(recaller: Recaller, goal: str, files: list[str], header: str, budget
     receipt = make_receipt("\n".join(asked), ids, recaller.workspace.id, state, {"hook": mode}, K, "context")
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results if r["id"] in ids}
     receipt["request"] = {"type": "context", "goal": goal, "files": files, "budget_tokens": budget, "fallback": False}
+    if mode == "prompt":  # the user's words, pasted secrets and all: only their hash is kept
+        receipt["query"] = ""
+        receipt["request"].update(goal=None, goal_sha256=query_hash(goal), text_kept=False)
     store_receipt(recaller.index(), receipt)
     return text + footer(receipt["id"])
 
@@ -115,6 +120,9 @@ def named_files(root: Path, prompt: str) -> list[str]:
 
 
 def prompt_recall(recaller: Recaller, prompt: str) -> str | None:
+    # a lone surrogate (a JSON `\udcff`, a byte read with surrogateescape) is no text the tokenizer or SQLite
+    # takes: it becomes U+FFFD, as a lenient decoder would have made it
+    prompt = prompt.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     prompt = " ".join(prompt.split())[:2000]
     if not prompt:
         return None

@@ -107,20 +107,32 @@ def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+    refused = _daemon_refusal()
+    if refused:
+        _log(f"{event}: {refused}")
+        line = line or refused
     if text:
-        answer = {"hookSpecificOutput": {"hookEventName": CLAUDE_EVENTS[event], "additionalContext": text}}
+        answer: dict = {"hookSpecificOutput": {"hookEventName": CLAUDE_EVENTS[event], "additionalContext": text}}
+        if refused:
+            answer["systemMessage"] = refused
         out.write(json.dumps(answer) + "\n")
     elif line:
         out.write(json.dumps({"systemMessage": line}) + "\n")
     return 0
 
 
+def _daemon_refusal() -> str | None:
+    """Why the daemon's socket was refused in this process (another user's folder or peer), for the user."""
+    client = sys.modules.get(__package__.rsplit(".", 1)[0] + ".daemon.client")
+    return getattr(client, "refusal", None)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] in ("-h", "--help"):
         print(USAGE, file=sys.stderr if len(argv) != 1 else sys.stdout)
         return 0
-    try:
-        stdin = sys.stdin.read(MAX_STDIN)
-    except (OSError, UnicodeDecodeError):
+    try:  # bytes, decoded leniently: one invalid byte in a prompt must not cost the whole prompt its memory
+        stdin = sys.stdin.buffer.read(MAX_STDIN).decode("utf-8", "replace")
+    except (OSError, AttributeError):
         stdin = ""
     return run(argv[0], argv[1], stdin)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,32 @@ def _umask() -> int:
     return mask
 
 
+def in_repo(root: Path, rel: str) -> Path:
+    """`root / rel`, refused (naming the path) when any part of it that exists is a symbolic link or not what
+    it should be: a repository is anyone's, and one that commits `.claude -> ~/.claude` or
+    `AGENTS.md -> ~/.ssh/id_ed25519` would have jgm write the user's global settings, or copy a private key
+    into a committed file (issue 35, item 7). Nothing is followed, so nothing outside the repository is read
+    or written."""
+    path = root / rel
+    parts = Path(rel).parts
+    for i in range(1, len(parts) + 1):
+        at = root.joinpath(*parts[:i])
+        try:
+            st = os.lstat(at)
+        except FileNotFoundError:
+            break  # the rest is created by jgm, as real folders and a real file
+        if stat.S_ISLNK(st.st_mode):
+            raise AgentConfigError(
+                f"{at}: is a symbolic link (to {os.readlink(at)}); jgm writes only real files inside the "
+                "repository: replace the link with a real file or folder, then run this again"
+            )
+        want_dir = i < len(parts)
+        if want_dir != stat.S_ISDIR(st.st_mode) or (not want_dir and not stat.S_ISREG(st.st_mode)):
+            kind = "a folder" if want_dir else "a regular file"
+            raise AgentConfigError(f"{at}: is not {kind}; move it away, then run this again")
+    return path
+
+
 def state_dir(root: Path, client: str) -> Path:
     p = git.run(["git", "-C", str(root), "rev-parse", "--absolute-git-dir"])
     if p.returncode != 0:
@@ -108,8 +135,9 @@ def install(repo: Path | str | None, client: str, python: str | None = None) -> 
     sdir = state_dir(root, client)
     man = _manifest(sdir)
     changed = []
+    paths = {mf.path: in_repo(root, mf.path) for mf in files}  # every file checked before any is written
     for mf in files:
-        path = root / mf.path
+        path = paths[mf.path]
         before = _read(path)
         data = _parse(path, before, mf.text)
         try:
@@ -149,8 +177,9 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
     sdir = state_dir(root, client)
     man = _manifest(sdir)
     restored, removed, edited, untouched = [], [], [], []
+    paths = {mf.path: in_repo(root, mf.path) for mf in files}
     for mf in files:
-        path = root / mf.path
+        path = paths[mf.path]
         cur = _read(path)
         entry = man["files"].get(mf.path)
         if cur is None:
@@ -192,7 +221,11 @@ def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
         files = _client(name)
         man = _manifest(state_dir(root, name))
         for mf in files:
-            path = root / mf.path
+            try:
+                path = in_repo(root, mf.path)
+            except AgentConfigError:  # a link or a folder where a file goes: never read through it
+                rows.append({"client": name, "file": mf.path, "state": "refused (not a real file)", "exists": True})
+                continue
             raw = _read(path)
             entry = man["files"].get(mf.path)
             try:

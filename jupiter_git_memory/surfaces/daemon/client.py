@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from .paths import socket_path
+from .paths import folder_problem, in_store, socket_path
 
 TYPE_CHECKING = False  # not typing's: the thin client (thin.py) imports this module on every warm call
 if TYPE_CHECKING:
@@ -24,17 +24,28 @@ if TYPE_CHECKING:
 PROTOCOL = 1
 CONNECT_DEADLINE = 3.0  # seconds for a daemon started now to bind its socket (it binds before heavy imports)
 ANSWER_TIMEOUT = 120.0  # seconds for an answer: a first one loads the model, a moved view is reseeded first
+ALIVE_DEADLINE = 2.0  # seconds for the daemon to take the request (it acknowledges before it works on it)
 MAX_ANSWER = 64 << 20
+MAX_REQUEST = 8 << 20  # a request is a command line and an environment: kilobytes
+ACK = b" "  # the daemon's "taken": JSON ignores leading whitespace, so a client that waits for none reads past it
 # The daemon answers with its own environment; a caller whose settings-bearing variables differ answers itself.
 ENV_PREFIXES = ("JGM_", "GIT_")
 ENV_IGNORED = {"JGM_HOME", "JGM_NO_DAEMON", "JGM_HOOK_DEADLINE", "JGM_AGENT", "JGM_SESSION", "JGM_DAEMON_TIMEOUT"}
 ENV_IGNORED |= {"GIT_TERMINAL_PROMPT", "GCM_INTERACTIVE"}  # set by child_env on every child
+# Names of variables that hold credentials: never sent to a daemon, even one that is ours (a request could be
+# logged or kept by a debugger); a recall needs none of them.
+SECRET_MARKERS = ("TOKEN", "SECRET", "PASSW", "PASSPHRASE", "CREDENTIAL", "API_KEY", "APIKEY", "AUTH", "COOKIE")
 
 
 # Set by the daemon while it runs a forwarded command (server.forward): the command's own `ask` is then
 # answered by that daemon's warm handles directly, in its process.
 LOCAL: Callable[[str, dict, Path, str | None], dict | None] | None = None
 _given_up = False  # a daemon broke a connection in this process: answer here, do not wait on it again
+refusal: str | None = None  # why this process refused a daemon's socket (said once on stderr; the hook shows it)
+
+
+class Untrusted(OSError):
+    """A socket this user must not talk to: in a folder that is not ours alone, or served by another uid."""
 
 
 def disabled() -> bool:
@@ -46,9 +57,22 @@ def give_up() -> None:
     _given_up = True
 
 
+def shareable(name: str) -> bool:
+    """Whether a variable may travel to the daemon: ours (`JGM_*`), or any not named like a credential."""
+    upper = name.upper()
+    return upper.startswith("JGM_") or not (upper.endswith("_KEY") or any(m in upper for m in SECRET_MARKERS))
+
+
+def environ() -> dict[str, str]:
+    """The environment a forwarded command runs with in the daemon (thin.py): ours minus credentials."""
+    return {k: v for k, v in os.environ.items() if shareable(k)}
+
+
 def env_fingerprint(env: dict | os._Environ | None = None) -> dict[str, str]:
     env = os.environ if env is None else env
-    return {k: v for k, v in sorted(env.items()) if k.startswith(ENV_PREFIXES) and k not in ENV_IGNORED}
+    return {
+        k: v for k, v in sorted(env.items()) if k.startswith(ENV_PREFIXES) and k not in ENV_IGNORED and shareable(k)
+    }
 
 
 def version() -> str:
@@ -69,6 +93,58 @@ def _connect(path: Path, timeout: float) -> socket.socket | None:
     except OSError:
         s.close()
         return None
+
+
+def peer_uid(s) -> int | None:
+    """The uid of the process at the other end of the AF_UNIX socket `s` (the one that listened, for a
+    client), from the kernel: SO_PEERCRED on Linux (struct ucred), LOCAL_PEERCRED on macOS (struct xucred);
+    None where neither exists (the folder check is then all there is)."""
+    try:
+        if sys.platform.startswith("linux"):
+            creds = s.getsockopt(socket.SOL_SOCKET, getattr(socket, "SO_PEERCRED", 17), 12)  # pid, uid, gid
+        elif sys.platform == "darwin":
+            creds = s.getsockopt(0, 1, 76)  # SOL_LOCAL, LOCAL_PEERCRED: version, uid, ...
+        else:
+            return None
+    except OSError:
+        return None
+    return int.from_bytes(creds[4:8], sys.byteorder)
+
+
+def _folder_refusal(store: Path, path: Path) -> str | None:
+    """Why the socket's folder cannot be trusted (the runtime folder only: the store is ours by making)."""
+    if in_store(store, path):
+        return None
+    try:
+        os.lstat(path.parent)
+    except FileNotFoundError:
+        return None  # nothing there yet: no socket to talk to, and the daemon makes the folder private
+    return folder_problem(path.parent)
+
+
+def _refuse(reason: str) -> Untrusted:
+    """Say once per process why the daemon is not asked, then answer in process."""
+    global refusal
+    if refusal is None:
+        refusal = f"jgm: not using the daemon socket: {reason}; remove it (answering in this process)"
+        try:
+            sys.stderr.write(refusal + "\n")
+        except (OSError, ValueError):
+            pass
+    return Untrusted(reason)
+
+
+def _trusted(store: Path, path: Path, s: socket.socket) -> socket.socket:
+    """`s` if the daemon behind it is ours: its folder still private, the peer's uid ours. Else closed, and
+    Untrusted: nothing, neither the request nor the environment, was sent."""
+    reason = _folder_refusal(store, path)
+    uid = peer_uid(s)
+    if reason is None and uid is not None and uid != os.getuid():
+        reason = f"{path} is served by uid {uid}, not by you (uid {os.getuid()})"
+    if reason is not None:
+        s.close()
+        raise _refuse(reason)
+    return s
 
 
 def spawn(store: Path) -> int:
@@ -97,27 +173,37 @@ def spawn(store: Path) -> int:
 
 def connect(store: Path, start: bool = True) -> socket.socket | None:
     """A connection to the store's daemon, started first when `start` and none answers (a socket file
-    left by a killed daemon refuses connections: the new daemon replaces it)."""
+    left by a killed daemon refuses connections: the new daemon replaces it). Raises Untrusted (an OSError)
+    for a socket in a folder that is not ours alone or served by another user: nothing is sent there."""
     path = socket_path(store)
+    reason = _folder_refusal(store, path)
+    if reason is not None:
+        raise _refuse(reason)  # not even a connect, and no daemon started: it would refuse the folder too
     s = _connect(path, 1.0)
     if s is not None or not start:
-        return s
+        return s if s is None else _trusted(store, path, s)
     spawn(store)
     deadline = time.monotonic() + CONNECT_DEADLINE
     while time.monotonic() < deadline:
         time.sleep(0.02)
         s = _connect(path, 1.0)
         if s is not None:
-            return s
+            return _trusted(store, path, s)
     return None
 
 
 def request(s: socket.socket, message: dict, timeout: float) -> dict | None:
-    """Send one request and read its one answer (a JSON line); None when the connection broke."""
+    """Send one request and read its one answer (a JSON line); None when the connection broke, or when the
+    daemon did not take the request within ALIVE_DEADLINE: a stopped (SIGSTOP) or busy daemon costs a caller
+    two seconds, not the whole answer timeout, and the caller answers in process."""
     try:
-        s.settimeout(timeout)
+        s.settimeout(min(ALIVE_DEADLINE, timeout))
         s.sendall(json.dumps(message).encode() + b"\n")
-        chunks, size = [], 0
+        first = s.recv(1 << 16)  # the acknowledgement, often with the answer after it
+        if not first:
+            return None
+        s.settimeout(timeout)
+        chunks, size = [first], len(first)
         while True:
             chunk = s.recv(1 << 16)
             if not chunk:
@@ -165,8 +251,11 @@ def ask(op: str, args: dict, *, store: Path, repo: str | None, start: bool = Tru
 
 
 def control(op: str, store: Path) -> dict | None:
-    """`status` / `stop` of a running daemon (never starts one); None when none answers."""
-    s = connect(store, start=False)
+    """`status` / `stop` of a running daemon (never starts one); None when none answers (or it is not ours)."""
+    try:
+        s = connect(store, start=False)
+    except OSError:
+        return None
     if s is None:
         return None
     answer = request(s, {"protocol": PROTOCOL, "version": version(), "op": op, "store": str(store)}, 10.0)

@@ -42,10 +42,34 @@ def socket_path(store: Path, create: bool = False) -> Path:
     digest = hashlib.sha256(os.fsencode(str(Path(store).absolute()))).hexdigest()[:24]
     if create:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.lstat(folder)
-        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-            raise PermissionError(f"{folder} is not a private folder of this user; remove it")
+        problem = folder_problem(folder)
+        if problem:
+            raise PermissionError(f"{problem}; remove it")
     return folder / f"{digest}.sock"
+
+
+def in_store(store: Path, path: Path) -> bool:
+    return path.parent == Path(store).absolute()
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why `folder` must not hold this user's socket, or None: it must be a real folder (not a symbolic
+    link), owned by this user and closed to everyone else (no group or other bits). A predictable name in
+    /tmp that another user made first would otherwise receive our requests and answer them (issue 35):
+    the daemon refuses to bind there, and every client refuses to connect there."""
+    try:
+        st = os.lstat(folder)
+    except OSError as e:
+        return f"{folder} cannot be checked ({e.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return f"{folder} is a symbolic link, not a private folder"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{folder} is not a folder"
+    if st.st_uid != os.getuid():
+        return f"{folder} belongs to uid {st.st_uid}, not to you (uid {os.getuid()})"
+    if st.st_mode & 0o077:
+        return f"{folder} is open to other users (mode {stat.S_IMODE(st.st_mode):o}, not 700)"
+    return None
 
 
 def daemon_pid(store: Path) -> int | None:

@@ -20,16 +20,37 @@ import time
 from pathlib import Path
 
 from ...base.store import store_path, trace, try_log
-from .client import MAX_ANSWER, PROTOCOL, env_fingerprint, version
+from .client import ACK, MAX_REQUEST, PROTOCOL, env_fingerprint, peer_uid, version
 from .paths import lock_path, socket_path
 
 DEFAULT_IDLE = 300.0
 TICK = 1.0  # seconds between idle / socket checks
+READ_DEADLINE = 5.0  # seconds for a whole request to arrive: one request at a time, so a slow sender waits alone
+PACKAGE = Path(__file__).resolve().parents[2]
+
+
+def code_stamp(root: Path = PACKAGE) -> int:
+    """A fingerprint of every Python file of the package as it is on disk (name, size, mtime, inode): it
+    changes whenever the code does, which `__version__` does not (0.1.0 for every commit so far, and an
+    editable install or a same-version reinstall keeps it). About 2 ms for the whole package, paid per
+    request, so an edit is never answered by the code from before it (issue 35, item 4)."""
+    seen = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                try:
+                    st = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                seen.append((folder, name, st.st_size, st.st_mtime_ns, st.st_ino))
+    return hash(tuple(seen))
 
 
 class Daemon:
-    def __init__(self, store: Path):
+    def __init__(self, store: Path, code: int | None = None):
         self.store = store
+        self.code = code_stamp() if code is None else code  # the code this process runs (main takes it first)
         self.path = socket_path(store, create=True)
         self.handles: dict[tuple[str, str], object] = {}
         self.idle = DEFAULT_IDLE
@@ -75,6 +96,10 @@ class Daemon:
                     break
                 continue
             with conn:
+                uid = peer_uid(conn)
+                if uid is not None and uid != os.getuid():  # the socket is 0600 in a 0700 folder: only root
+                    try_log(f"daemon: refused a connection from uid {uid}")
+                    continue
                 self.last = time.monotonic()
                 self.answer(conn)
                 self.last = time.monotonic()
@@ -92,15 +117,33 @@ class Daemon:
                 pass
 
     # --- one request -----------------------------------------------------------------------------------
+    def read_request(self, conn: socket.socket) -> bytes | None:
+        """The request line: within READ_DEADLINE in all and MAX_REQUEST bytes (a sender that is slow or never
+        ends its line is dropped, not waited on by every caller behind it), in linear time."""
+        deadline = time.monotonic() + READ_DEADLINE
+        data = bytearray()
+        while not data.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or len(data) > MAX_REQUEST:
+                try_log(f"daemon: dropped a request ({len(data)} bytes, {'too large' if left > 0 else 'too slow'})")
+                return None
+            conn.settimeout(left)
+            try:
+                chunk = conn.recv(1 << 20)
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            data += chunk
+        return bytes(data)
+
     def answer(self, conn: socket.socket) -> None:
-        conn.settimeout(10.0)
+        data = self.read_request(conn)
+        if data is None:
+            return
         try:
-            data = b""
-            while not data.endswith(b"\n") and len(data) < MAX_ANSWER:
-                chunk = conn.recv(1 << 16)
-                if not chunk:
-                    return
-                data += chunk
+            conn.settimeout(5.0)
+            conn.sendall(ACK)  # taken: the caller now waits for the answer, however long it takes
             message = json.loads(data)
             self.requests += 1
             reply = {"ok": self.dispatch(message)}
@@ -118,6 +161,10 @@ class Daemon:
         if m.get("protocol") != PROTOCOL or m.get("version") != version():
             self.running = False  # a newer jgm is calling: let the next call start a daemon of its own version
             raise _Refused("another jgm version")
+        if code_stamp() != self.code:
+            self.running = False  # the package changed on disk since this process loaded it: the next call
+            try_log("daemon: the package changed on disk; exiting for a daemon of the new code")
+            raise _Refused("the code changed")  # starts one of the new code; this one answers nothing more
         op = m.get("op")
         if op == "status":
             return self.status()
@@ -239,6 +286,7 @@ OPS = {"recall": _recall, "recall-task": _recall_task, "context": _context, "hoo
 
 def main() -> int:
     """Hold the store's lock for life (a second daemon exits at once), bind, serve, exit when idle."""
+    code = code_stamp()  # before anything else is imported: the code this process will run
     store = store_path().absolute()
     store.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(lock_path(store), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
@@ -249,7 +297,11 @@ def main() -> int:
     os.ftruncate(fd, 0)
     os.write(fd, str(os.getpid()).encode())
     os.chdir(store)
-    d = Daemon(store)
+    try:
+        d = Daemon(store, code)
+    except OSError as e:  # e.g. a runtime folder another user made first: say why, where someone will look
+        try_log(f"daemon: cannot start: {e}")
+        return 1
     try:
         d.bind()
         try_log(f"daemon: serving {store} on {d.path} (pid {os.getpid()})")

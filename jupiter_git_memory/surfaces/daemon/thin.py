@@ -84,7 +84,7 @@ def forward(argv: list[str]) -> int | None:
         "cwd": os.getcwd(),
         "store": str(store.absolute()),
         "env": client.env_fingerprint(),
-        "environ": dict(os.environ),
+        "environ": client.environ(),  # credentials stay here (client.shareable)
         "streams": [_stream(sys.stdin), _stream(sys.stdout), _stream(sys.stderr)],
         "size": _terminal_size(),
     }

@@ -40,8 +40,7 @@ def drift_queue(request: Request, handle: Handle, state: str = "queue"):
     gh = _github(handle.workspace.repo_root)
     head = rep["commit"] or "HEAD"
     for r in rows:
-        paths = " ".join(r["cited"])
-        r["diff_cmd"] = f"git diff {(r['commit'] or 'HEAD')[:12]} {head[:12]} -- {paths}"
+        r["diff_cmd"] = evidence.diff_command(r["commit"], head, r["cited"])  # each path quoted for a shell
         r["diff_url"] = f"{gh}/compare/{r['commit']}...{head}" if gh and r["commit"] and rep["commit"] else None
     return page(
         request,
