@@ -593,3 +593,15 @@ def test_a_finding_with_verification_and_evidence_is_not_low_signal():
 def test_structured_fields_are_checked(extra, code, field):
     v = check(finding(**{"evidence": ["commit 4f2a9c1"], "verification": "pytest -k deadlock passes", **extra}))
     assert (v.code, v.fields) == (code, [field]), v.reason
+
+
+def test_chinese_candidates_are_measured_in_words_not_latin_letters():
+    """A Chinese title and body, written without spaces, are long enough by what they say (found by the CJK
+    work: `確認郵件由背景工作佇列發送` was refused as too short)."""
+    zh = inp(
+        title="確認郵件由背景工作佇列發送",
+        body="結帳完成後由 Celery 背景工作發送確認郵件，失敗時重試三次並記錄在監控面板上。",
+    )
+    assert check(zh).code not in ("too-short",)
+    assert check(inp(title="郵件")).code == "too-short"  # one word is still too short
+    assert check(inp(body="重試三次。")).code == "too-short"

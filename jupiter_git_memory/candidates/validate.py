@@ -29,6 +29,9 @@ MAX_SUPERSEDES = 5
 _ID_RE = re.compile(ID_PATTERN)
 _TAG_RE = re.compile(r"^[\w][\w.+/-]{0,39}$")
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'-]*")
+# Chinese, Japanese and Korean are written without spaces: a run of their characters counts one word per two
+# characters (most words are two characters long) and each character as two of the length thresholds'.
+_CJK_RUN_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 # Placeholders and non-statements. Upper-case markers are matched case-sensitively ("todo app" is fine).
 _PLACEHOLDERS = tuple(
@@ -90,7 +93,15 @@ class Verdict:
 
 
 def _words(text: str) -> list[str]:
-    return _WORD_RE.findall(text)
+    words: list[str] = _WORD_RE.findall(text)
+    for run in _CJK_RUN_RE.findall(text):
+        words.extend(run[i : i + 2] for i in range(0, max(len(run) - 1, 1), 2))
+    return words
+
+
+def _length(text: str) -> int:
+    """Characters, a CJK character counting as two (it carries about what two Latin letters do and more)."""
+    return len(text) + sum(len(run) for run in _CJK_RUN_RE.findall(text))
 
 
 def _generic_title(title: str) -> bool:
@@ -162,7 +173,7 @@ def check(inp: CandidateInput) -> Verdict:
                 "found or decided, or do not record it yet",
                 [name],
             )
-    if len(title) < MIN_TITLE_CHARS or len(_words(title)) < 2:
+    if _length(title) < MIN_TITLE_CHARS or len(_words(title)) < 2:
         return Verdict(
             "too-short",
             f"the title is too short to say anything; write a statement of at least two words "
@@ -180,7 +191,7 @@ def check(inp: CandidateInput) -> Verdict:
     # low-signal even with a one-line body, and a trigger or change counts towards the body's length
     substance = " ".join(t for t in (body, *texts.values()) if t)
     verified = inp.kind == "finding" and bool(texts["verification"]) and bool(inp.evidence or inp.source)
-    if not verified and (len(_words(substance)) < MIN_BODY_WORDS or len(substance) < MIN_BODY_CHARS):
+    if not verified and (len(_words(substance)) < MIN_BODY_WORDS or _length(substance) < MIN_BODY_CHARS):
         return Verdict(
             "too-short",
             f"the body is too short; explain it in at least {MIN_BODY_WORDS} words "
