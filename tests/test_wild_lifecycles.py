@@ -203,3 +203,12 @@ def test_template_detection_never_drops_a_numbered_decision():
     assert is_template("docs/adr/adr-template.md") and is_template("docs/adr/template.md")
     assert is_template("rfcs/0012-template.md", "RFC-NNNN Title")  # a placeholder title still says so
     assert is_template("proposal-templates/0001-x.md")  # a templates folder
+
+
+def test_tool_files_with_a_bom_and_windows_line_endings_name_their_folder(tmp_path):
+    from jupiter_git_memory.config.discover import tool_roots
+
+    (tmp_path / "design/records").mkdir(parents=True)
+    (tmp_path / ".adr-dir").write_bytes(b"\xef\xbb\xbfdesign/records\r\n")
+    (tmp_path / ".log4brains.yml").write_bytes(b"\xef\xbb\xbfproject:\r\n  adrFolder: ./docs/log\r\n")
+    assert tool_roots(tmp_path) == ["design/records", "docs/log"]
