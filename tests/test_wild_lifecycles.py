@@ -162,6 +162,8 @@ def test_status_tables_and_bullets_in_every_place_teams_write_them():
     assert status("# A\n\n| **Status:** | Withdrawn |\n" + body)[0] == "rejected"
     assert status("* Status: Approved\n* Date: 2020-01-01\n\n# A" + body) == ("accepted", "a `Status:` bullet")
     assert status("# A\n\n- **Status**: Approved" + body)[0] == "accepted"
+    above = "---\nlayout: page\n---\n* Status: Approved\n\n# A" + body  # a site generator's front matter
+    assert status(above) == ("accepted", "a `Status:` bullet")
     assert status("# A\n\n```\nStatus: Accepted\n```" + body)[0] == "accepted"
     replaced = read_record("rfcs/0001-a.md", b"# A\n\n* Status: Accepted\n* Replaced by: RFC 7\n" + body.encode())
     assert replaced.outcome.record.status == "superseded" and replaced.outcome.record.superseded_by == ("ADR-0007",)
