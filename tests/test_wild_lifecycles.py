@@ -162,6 +162,8 @@ def test_status_tables_and_bullets_in_every_place_teams_write_them():
     assert status("# A\n\n| **Status:** | Withdrawn |\n" + body)[0] == "rejected"
     assert status("* Status: Approved\n* Date: 2020-01-01\n\n# A" + body) == ("accepted", "a `Status:` bullet")
     assert status("# A\n\n- **Status**: Approved" + body)[0] == "accepted"
+    above = "---\nlayout: page\n---\n* Status: Approved\n\n# A" + body  # a site generator's front matter
+    assert status(above) == ("accepted", "a `Status:` bullet")
     assert status("# A\n\n```\nStatus: Accepted\n```" + body)[0] == "accepted"
     replaced = read_record("rfcs/0001-a.md", b"# A\n\n* Status: Accepted\n* Replaced by: RFC 7\n" + body.encode())
     assert replaced.outcome.record.status == "superseded" and replaced.outcome.record.superseded_by == ("ADR-0007",)
@@ -203,3 +205,12 @@ def test_template_detection_never_drops_a_numbered_decision():
     assert is_template("docs/adr/adr-template.md") and is_template("docs/adr/template.md")
     assert is_template("rfcs/0012-template.md", "RFC-NNNN Title")  # a placeholder title still says so
     assert is_template("proposal-templates/0001-x.md")  # a templates folder
+
+
+def test_tool_files_with_a_bom_and_windows_line_endings_name_their_folder(tmp_path):
+    from jupiter_git_memory.config.discover import tool_roots
+
+    (tmp_path / "design/records").mkdir(parents=True)
+    (tmp_path / ".adr-dir").write_bytes(b"\xef\xbb\xbfdesign/records\r\n")
+    (tmp_path / ".log4brains.yml").write_bytes(b"\xef\xbb\xbfproject:\r\n  adrFolder: ./docs/log\r\n")
+    assert tool_roots(tmp_path) == ["design/records", "docs/log"]

@@ -77,13 +77,13 @@ def tool_roots(repo: Path) -> list[str]:
     adr_dir = repo / ".adr-dir"
     if adr_dir.is_file():
         try:
-            out.append(adr_dir.read_text("utf-8").strip().splitlines()[0])
+            out.append(adr_dir.read_text("utf-8-sig").strip().splitlines()[0])  # a BOM, CRLF: as written
         except (OSError, UnicodeDecodeError, IndexError):
             pass
     l4b = repo / ".log4brains.yml"
     if l4b.is_file():
         try:
-            project = (yaml.safe_load(l4b.read_text("utf-8")) or {}).get("project") or {}
+            project = (yaml.safe_load(l4b.read_text("utf-8-sig")) or {}).get("project") or {}
             out.append(project.get("adrFolder") or "")
             out += [p.get("adrFolder") or "" for p in project.get("packages") or [] if isinstance(p, dict)]
         except (OSError, UnicodeDecodeError, yaml.YAMLError, AttributeError):

@@ -126,7 +126,9 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
         status = read_status([(key_line.get(key), str(meta[key]))], path, options.status_map)
         status.source = f"front matter `{key}`"
     else:  # a site generator's front matter (Hugo, Jekyll tags) above MADR 2 bullets
-        b = {k: (n + offset, v) for k, (n, v) in bullets(lines, h + 1 if h is not None else 0).items()}
+        found = bullets(lines, h + 1 if h is not None else 0)
+        found = found if "status" in found else {**bullets(lines), **found}  # bullets above the title too
+        b = {k: (n + offset, v) for k, (n, v) in found.items()}
         if "status" in b:
             fmt = NAME2
             status = read_status([b["status"]], path, options.status_map)
