@@ -252,6 +252,16 @@ class CatalogReads:
         rows = self._db.execute(f"SELECT * FROM records{clause} ORDER BY id LIMIT ? OFFSET ?", [*args, limit, offset])
         return total, [record_row(r) for r in rows]
 
+    def status_words(self) -> list[tuple[str, str | None, str, str | None]]:
+        """(record id, path, effective status, unmapped status word or None) of every record in the view:
+        what default recall's unmapped-majority rule reads (recall/fallback.py)."""
+        return [
+            (r[0], r[1], r[2], r[3] if isinstance(r[3], str) else None)
+            for r in self._db.execute(
+                "SELECT id, path, effective, json_extract(data, '$.metadata.status_unmapped') FROM records"
+            )
+        ]
+
     def list_field_links(self, field: str) -> Iterable[tuple[str, str]]:
         """(record id, JSON array) of every record whose data holds the list `field` (supersedes, tags ...)."""
         return self._db.execute(

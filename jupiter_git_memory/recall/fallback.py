@@ -5,10 +5,17 @@ choose statuses, the proposed records above the same floor are returned instead,
 `proposed` and the answer saying they are not in force: collections that state no status anywhere (read as
 proposed) would otherwise answer nothing at all. Retired statuses (superseded, rejected, deprecated,
 invalidated) and candidates never fall back.
+
+A collection whose status vocabulary no table knows is the other case (`unmapped_majority`): when more than
+half of a root's records carry one unmapped word, its proposed records carrying that word answer beside the
+in-force ones, marked the same way, at the weight of proposed, so a handful of mapped records cannot answer
+every question for the collection.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 
 from .results import ResultRow
@@ -24,6 +31,42 @@ def fallback_warning(query: str) -> str:
     return (
         f"no in-force record matches {shown!r}; these are proposed, not in force "
         "(`--status` chooses the statuses; `proposed_fallback = false` in jgm.toml turns this off)"
+    )
+
+
+def unmapped_majority(records: Iterable[tuple[str, str | None, str, str | None]]) -> dict[str, str]:
+    """record id -> unmapped word, of the records default recall admits beside the in-force ones.
+
+    `records` are (record id, root, effective status, unmapped status word or None). In each root, the word
+    more than half of the root's records carry (all its records count, retired ones too) admits the records
+    that carry it and are read as proposed; a record the lifecycle retired (superseded by another) or a
+    candidate is not proposed, so it never takes part. Records outside any root (candidates) count nowhere."""
+    size: Counter[str] = Counter()
+    words: dict[str, Counter[str]] = {}
+    for _rid, root, _effective, word in records:
+        if root is None:
+            continue
+        size[root] += 1
+        if word:
+            words.setdefault(root, Counter())[word] += 1
+    majority: dict[str, str] = {}
+    for root, counts in words.items():
+        word, n = min(counts.items(), key=lambda wn: (-wn[1], wn[0]))
+        if n * 2 > size[root]:
+            majority[root] = word
+    return {
+        rid: word
+        for rid, root, effective, word in records
+        if root is not None and word and effective in FALLBACK_STATUSES and majority.get(root) == word
+    }
+
+
+def unmapped_warning(words: Iterable[str]) -> str:
+    """The note an answer carries when records of an unmapped-majority collection answered beside in-force ones."""
+    said = ", ".join(repr(w) for w in sorted(set(words)))
+    return (
+        f"results marked `fallback` are proposed, not in force: most records of their collection say {said}, "
+        "a status in no table (map it in jgm.toml under [status_map]; `proposed_fallback = false` turns this off)"
     )
 
 

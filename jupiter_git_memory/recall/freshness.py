@@ -21,6 +21,7 @@ from ..index.recovery import CatalogCorrupt
 from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
 from ..index.workspace import BareRepository, Workspace
 from .errors import NotSeeded, RecallError
+from .fallback import unmapped_majority
 
 if TYPE_CHECKING:
     from ..seed.seeder import Seeder
@@ -52,11 +53,13 @@ class Views:
         self._generation = -1
         self._seeder: Seeder | None = None
         self._map: tuple[tuple[str | None, int] | tuple[()], ViewMap] = ((), {})
+        self._admitted: tuple[tuple[str | None, int] | tuple[()], dict[str, str]] = ((), {})
 
     def use_settings(self, settings: Settings) -> None:
         """New settings (same model and Chroma URL): the next refresh builds its seeder with them."""
         self.settings = settings
         self._seeder = None
+        self._admitted = ((), {})  # the roots may have changed
 
     def index(self) -> Index:
         """The open index, reopened first when a writer moved it on."""
@@ -81,6 +84,7 @@ class Views:
         """Forget the index before closing it, so a close that fails never leaves a closed one in use."""
         index, self._index = self._index, None
         self._map = ((), {})  # keyed by generation, which a replaced catalog may repeat
+        self._admitted = ((), {})
         if index is not None:
             index.close()
 
@@ -182,6 +186,18 @@ class Views:
         if self._map[0] != key:
             self._map = (key, index.catalog.view_chunk_map())
         return self._map[1]
+
+    def unmapped_admitted(self, index: Index) -> dict[str, str]:
+        """record id -> unmapped word, of the proposed records of collections most of whose records carry
+        that word (recall/fallback.py `unmapped_majority`), cached per generation like the view map."""
+        from ..seed.sources import root_of
+
+        key = (index.catalog.view, index.catalog.generation())
+        if self._admitted[0] != key:
+            rows = index.catalog.status_words()
+            roots = [(rid, root_of(path, self.settings) if path else None, eff, w) for rid, path, eff, w in rows]
+            self._admitted = (key, unmapped_majority(roots))
+        return self._admitted[1]
 
     def effective(self, index: Index) -> list[str]:
         """Each record's effective status in the current view."""

@@ -51,6 +51,7 @@ class Found:
     fallback: str | None = None
     lost: str | None = None
     rows: dict[str, Any] = field(default_factory=dict)
+    unmapped: list[str] = field(default_factory=list)  # the unmapped words of results that answered beside
 
 
 def validate_filters(kinds: list[str] | None, statuses: list[str] | None) -> list[str] | None:
@@ -230,21 +231,33 @@ def find(
     weights: dict[str, dict[str, float]],
     ask: Ask,
     may_fall_back: bool,
+    admitted: dict[str, str] | None = None,
 ) -> Found:
     """The answer's results for `ask`, falling back to proposed records when none in force passes the floor
-    and the caller allows it; never "no match" from an index that lost vectors (RecallError instead)."""
+    and the caller allows it; never "no match" from an index that lost vectors (RecallError instead).
+    With the fallback allowed, the `admitted` proposed records (recall/fallback.py `unmapped_majority`)
+    answer beside the in-force ones, marked as fallback results."""
     from .evidence import evidence_by_id
 
     embedder = _QueryOnce(embedder)  # the fallback search asks for the same query's vector
     retired: dict[str, Hit] = {}
-    got, ranked = search(index, embedder, allowed, settings, weights, ask, retired)
+    first_allowed, first_ask = allowed, ask
+    if may_fall_back and admitted:  # only the admitted proposed records join the in-force ones
+        first_allowed = {c: v for c, v in allowed.items() if v[2] not in FALLBACK_STATUSES or v[0] in admitted}
+        first_ask = replace(ask, statuses=[*ask.statuses, *FALLBACK_STATUSES])
+    got, ranked = search(index, embedder, first_allowed, settings, weights, first_ask, retired)
     if retired:  # a retired record that matched leads to its replacement (recall/forwarding.py)
         qvec = embedder.embed_query(ask.query)
         ranked = _forward(
-            index, (qvec, embedder.spec.similarity), allowed, settings, weights, ask, got, ranked, retired
+            index, (qvec, embedder.spec.similarity), first_allowed, settings, weights, first_ask, got, ranked, retired
         )
     results, rows = shape(index.catalog, ranked)
     fell_back = None
+    beside = [r for r in results if r.status in FALLBACK_STATUSES and r.id in (admitted or {})]
+    if beside:
+        ids = {r.id for r in beside}
+        results = [mark([r])[0] if r.id in ids else r for r in results]
+        fell_back = FALLBACK
     if not results and may_fall_back:
         fallback_ask = Ask(ask.query, list(FALLBACK_STATUSES), ask.kinds, ask.k, ask.mode, ask.floor)
         more, ranked = search(index, embedder, allowed, settings, weights, fallback_ask)
@@ -258,7 +271,8 @@ def find(
     cat = index.catalog
     evidence = evidence_by_id(cat, [r.id for r in results])  # whether the code each result cites moved on
     results = [replace(r, evidence=evidence[r.id], read_instead=_replacing(cat, r, rows.get(r.id))) for r in results]
-    return Found(results, got, fell_back, lost or None, rows)
+    words = sorted({(admitted or {})[r.id] for r in beside})
+    return Found(results, got, fell_back, lost or None, rows, words)
 
 
 def _forward(

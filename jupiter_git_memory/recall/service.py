@@ -15,7 +15,7 @@ from ..records.language import language_of
 from ..seed import model_choice
 from . import retrieval
 from .errors import NotSeeded, RecallError
-from .fallback import fallback_warning, mostly_proposed
+from .fallback import fallback_warning, mostly_proposed, unmapped_warning
 from .floors import FloorInfo, floor_for
 from .freshness import ViewMap, Views
 from .ranking import DEFAULT_STATUSES, Hit, check_mode, merge_weights, no_answer_reason
@@ -137,7 +137,9 @@ class Recaller:
         view, stale = self.prepare(at)
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             index = self.ensure_seeded()
-            found = retrieval.find(index, self.embedder, self.view_map(index), s, self.weights, ask, may_fall_back)
+            admitted = self.views.unmapped_admitted(index) if may_fall_back else {}
+            allowed = self.view_map(index)
+            found = retrieval.find(index, self.embedder, allowed, s, self.weights, ask, may_fall_back, admitted)
             filters = {
                 "kinds": kinds or [],
                 "statuses": ask.statuses,
@@ -154,5 +156,8 @@ class Recaller:
         lost = [f"{found.lost}; this answer may miss records"] if found.lost else []
         warnings = s.notices() + self._floor_warnings(info) + stale + lost + self.views.never_seeded(index)
         why = None if found.results else no_answer_reason(found.hits, ask.floor, mode, s.corroborate_margin)
-        warnings += left_out + ([fallback_warning(query)] if found.fallback else [])
+        if found.unmapped:  # proposed records answered beside in-force ones
+            warnings += left_out + [unmapped_warning(found.unmapped)]
+        else:
+            warnings += left_out + ([fallback_warning(query)] if found.fallback else [])
         return RecallResult(results, receipt, ask.floor, info.source, warnings, why, info.provenance, found.fallback)
