@@ -15,9 +15,14 @@ from ..base.answer import OpenModel as _Open
 
 FALLBACK_DOC = (
     "`proposed` when no in-force record passed the floor and the proposed ones that did are returned instead "
-    "(each keeps status `proposed`; not in force); null otherwise. Only when the caller chose no statuses."
+    "(each keeps status `proposed`; not in force), or when records of a collection most of whose records carry "
+    "one unmapped status word answer beside the in-force ones; each such result has `why.fallback`. null "
+    "otherwise. Only when the caller chose no statuses."
 )
-TASK_FALLBACK_DOC = "The lists (goal, `concern: …`, `error: …`) where no in-force record passed the floor, so their proposed ones were asked."
+TASK_FALLBACK_DOC = (
+    "The lists (goal, `concern: …`, `error: …`) that hold proposed results marked `why.fallback`: no in-force "
+    "record passed the floor, or a mostly unmapped collection answered beside the in-force ones."
+)
 
 
 class Receipt(_Open):

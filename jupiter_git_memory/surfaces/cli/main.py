@@ -145,11 +145,15 @@ def recall(
             f"no match above the floor ({res['floor']}); the knowledge base may not know this: {reason}.",
             markup=False,
         )
-    if res.get("fallback"):  # on stdout too: a pipe must not take these for records in force
+    marked = [bool((r.get("why") or {}).get("fallback")) for r in res["results"]]
+    if res.get("fallback") and all(marked):  # on stdout too: a pipe must not take these for records in force
         out.print("no in-force record matches; these are proposed, not in force:", markup=False)
+    elif res.get("fallback"):  # a mostly unmapped collection answered beside the in-force records
+        out.print("results marked (fallback) are proposed, not in force:", markup=False)
     for i, r in enumerate(res["results"], 1):
+        tag = " (fallback)" if marked[i - 1] and not all(marked) else ""
         out.print(
-            f"[bold]{i}. {esc(r['title'])}[/]  [dim]{esc(r['id'])} · {esc(r['kind'])}/{esc(r['status'])} · "
+            f"[bold]{i}. {esc(r['title'])}[/]  [dim]{esc(r['id'])} · {esc(r['kind'])}/{esc(r['status'])}{tag} · "
             f"score {r['score']}[/]",
             markup=True,
         )
