@@ -108,3 +108,12 @@ def test_cli_marks_each_result_that_answered_beside(adrs):
     rc, data = jgm_json("recall", MIGRATIONS_Q, cwd=adrs.path)
     assert rc == 0 and data["fallback"] == "proposed"
     assert {r["id"]: r["why"].get("fallback") for r in data["results"]}["ADR-0007"] == "proposed"
+
+
+def test_mapping_the_word_ends_it(adrs):
+    adrs.write("jgm.toml", '[status_map]\n"ratified" = "accepted"\n')
+    adrs.commit()
+    assert not Seeder(adrs.path).seed().errors
+    res = Recaller(adrs.path).recall(MIGRATIONS_Q, k=3)
+    flyway = {r["id"]: r for r in res.results}["ADR-0007"]
+    assert flyway["status"] == "accepted" and "fallback" not in flyway["why"] and res.fallback is None

@@ -189,13 +189,16 @@ class Views:
 
     def unmapped_admitted(self, index: Index) -> dict[str, str]:
         """record id -> unmapped word, of the proposed records of collections most of whose records carry
-        that word (recall/fallback.py `unmapped_majority`), cached per generation like the view map."""
+        that word (recall/fallback.py `unmapped_majority`), cached per generation like the view map. Roots as
+        seed/reading.py `status_notes` reports the words; a record without a path (a candidate) has none."""
         from ..seed.sources import root_of
 
         key = (index.catalog.view, index.catalog.generation())
         if self._admitted[0] != key:
             rows = index.catalog.status_words()
-            roots = [(rid, root_of(path, self.settings) if path else None, eff, w) for rid, path, eff, w in rows]
+            roots = [
+                (rid, (root_of(path, self.settings) or ".") if path else None, eff, w) for rid, path, eff, w in rows
+            ]
             self._admitted = (key, unmapped_majority(roots))
         return self._admitted[1]
 
