@@ -52,6 +52,18 @@ def drift_key(commit: str | None, records: Iterable[Cited], worktree_status: byt
     return h.hexdigest()[:32]
 
 
+def shallow_marker(root: Path) -> str:
+    """The repository's shallow boundary (a hash of `<git-dir>/shallow`), '' when its history is complete. A
+    drift computed in a shallow clone stops at the boundary, so it is part of what drift depends on: after
+    `git fetch --unshallow` (or a deepen) every state is computed again, not extended (issue 35, item 6)."""
+    p = git(root, "rev-parse", "--path-format=absolute", "--git-path", "shallow", check=False).decode().strip()
+    try:
+        data = Path(p).read_bytes() if p else b""
+    except OSError:
+        return ""
+    return hashlib.sha256(data).hexdigest()[:12] if data.strip() else ""
+
+
 def parse_log(out: bytes) -> list[Commit]:
     """`git log -z --numstat` in _FORMAT as commits, newest first."""
     commits: list[Commit] = []

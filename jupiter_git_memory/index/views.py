@@ -58,7 +58,7 @@ def fingerprint(root: Path | str) -> str:
     parts = [head]
     if head.startswith("ref: "):
         parts.append(_read(common / head[5:].strip()))
-    parts += [_stat(common / "packed-refs"), _stat(gitdir / "index")]
+    parts += [_stat(common / "packed-refs"), _stat(gitdir / "index"), _stat(common / "shallow")]  # an unshallow
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 

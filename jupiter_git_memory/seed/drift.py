@@ -38,12 +38,16 @@ def view_drift(
 ) -> tuple[str, list[dict[str, Any]] | None]:
     """(drift key, the view's drift rows or None when `stored_key` says they are current). `status`: the
     worktree's `git status` when the caller already read it (the seed does, for its dirty paths); `stored`:
-    reads the view's stored rows (id -> row), which a changed key extends where it can."""
+    reads the view's stored rows (id -> row), which a changed key extends where it can; pass "" and None to
+    compute every state afresh (`seed --rebuild`)."""
     cited = cited_records(rows)
     st = (drift_git.status(root) if status is None else status) if worktree else None
-    key = drift_git.drift_key(commit, cited, st)
+    shallow = drift_git.shallow_marker(root)
+    key = drift_git.drift_key(commit, cited, st) + (f":shallow={shallow}" if shallow else "")
     if key == stored_key:
         return key, None
+    if stored_key.partition(":shallow=")[2] != shallow:
+        stored = None  # computed against other history (before an unshallow): nothing of it extends
     states = compute(root, commit, cited, st, stored() if stored else {}) if cited else {}
     return key, [{"id": rid, **d} for rid, d in sorted(states.items())]
 

@@ -269,8 +269,10 @@ class Seeder:
         for i in read_issues:
             failed.setdefault(i.path, i.render())
         view_row = cat.get_view() or {}
+        # history that grew under the stored commits (an unshallowed clone): every file's last commit again
+        regrown = (view_row.get("drift_key") or "").partition(":shallow=")[2] != drift_git.shallow_marker(root)
         commits = self._commits(
-            view_row.get("commits_at") or "",
+            "" if regrown or reparse else view_row.get("commits_at") or "",
             root,
             commit,
             previous,
@@ -314,8 +316,14 @@ class Seeder:
             "fingerprint": stamp,
             "commits_at": commit or "",
         }
-        key, plan.catalog.drift = view_drift(
-            root, commit, not rev, desired, view_row.get("drift_key") or "", status, stored=cat.drift
+        key, plan.catalog.drift = view_drift(  # a rebuild means rebuild: no stored drift is kept or extended
+            root,
+            commit,
+            not rev,
+            desired,
+            "" if reparse else view_row.get("drift_key") or "",
+            status,
+            stored=None if reparse else cat.drift,
         )
         plan.catalog.view["drift_key"] = key
         plan.catalog.drop_views = stale_views(cat.views(), settings.at_views, cat.view)
@@ -384,9 +392,11 @@ class Seeder:
         self, since: str, root: Path, commit: str | None, previous: dict[str, RecordRow], committed_paths: set[str]
     ) -> dict[str, str]:
         """path -> last commit; incremental from the commit this view was last built at, full when a
-        committed path is unknown."""
+        committed path is unknown or `since` is empty (a rebuild, a history that grew)."""
         if not commit:
             return {}
+        if not since:
+            return sources.last_commits(root, commit, self.settings)
         known = {r.path: r.commit_sha for r in previous.values() if r.origin == "file" and r.commit_sha}
         if since and known and since != commit and sources.is_ancestor(root, since, commit):
             known.update(sources.last_commits(root, commit, self.settings, since=since))

@@ -24,6 +24,7 @@ everything.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -104,11 +105,25 @@ class Look:
         return h.hexdigest()
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of the package's code as this process loaded it (every `.py` file, by content). A seed's answer
+    depends on more than the parser (`options_key` covers `records/`): lifecycle, chunking, drift, the catalog
+    writes. After a fix in any of them the next seed must not be a no-op, or a record the fixed code retires
+    stays `accepted` until a record file changes (issue 35, item 5). Once per process, ~5 ms."""
+    pkg = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for p in sorted(pkg.rglob("*.py")):
+        h.update(p.relative_to(pkg).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def take_look(root: Path, settings: Settings, identity: str, view: str) -> Look:
     at = time.time_ns()
     status = drift_git.status(root)
     h = hashlib.sha256()
-    h.update(json.dumps([__version__, identity, options_key(settings), repr(settings), fingerprint(root)]).encode())
+    parts = [__version__, code_fingerprint(), identity, options_key(settings), repr(settings), fingerprint(root)]
+    h.update(json.dumps(parts).encode())
     h.update(status)
     paths: dict[str, tuple[str, int]] = {}
     for rel in status_paths(status):  # uncommitted edits to cited code, outside the roots too

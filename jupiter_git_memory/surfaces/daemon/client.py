@@ -174,21 +174,28 @@ def spawn(store: Path) -> int:
 def connect(store: Path, start: bool = True) -> socket.socket | None:
     """A connection to the store's daemon, started first when `start` and none answers (a socket file
     left by a killed daemon refuses connections: the new daemon replaces it). Raises Untrusted (an OSError)
-    for a socket in a folder that is not ours alone or served by another user: nothing is sent there."""
+    for a socket in a folder that is not ours alone or served by another user: nothing is sent there. A
+    squatted runtime folder is no reason to go without: the daemon makes its own (paths.socket_path)."""
     path = socket_path(store)
     reason = _folder_refusal(store, path)
-    if reason is not None:
-        raise _refuse(reason)  # not even a connect, and no daemon started: it would refuse the folder too
-    s = _connect(path, 1.0)
-    if s is not None or not start:
-        return s if s is None else _trusted(store, path, s)
+    if reason is None:
+        s = _connect(path, 1.0)
+        if s is not None:
+            return _trusted(store, path, s)
+    if not start:
+        return None  # a squatted folder without a folder of the daemon's own yet: the starting call makes one
     spawn(store)
     deadline = time.monotonic() + CONNECT_DEADLINE
     while time.monotonic() < deadline:
         time.sleep(0.02)
-        s = _connect(path, 1.0)
-        if s is not None:
-            return _trusted(store, path, s)
+        path = socket_path(store)  # the daemon may have published a folder of its own
+        reason = _folder_refusal(store, path)
+        if reason is None:
+            s = _connect(path, 1.0)
+            if s is not None:
+                return _trusted(store, path, s)
+    if reason is not None:
+        raise _refuse(reason)
     return None
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 MAX_SOCKET_PATH = 100  # bytes: below every platform's sun_path limit (104 on macOS, 108 on Linux) with room
 SOCKET_NAME = "daemon.sock"
 LOCK_NAME = "daemon.lock"  # held (flock) by the running daemon; holds its pid
+WHERE_NAME = "daemon.where"  # the daemon's own socket folder, when the predictable one was taken by another user
 
 
 def lock_path(store: Path) -> Path:
@@ -31,21 +32,53 @@ def _runtime_dir() -> Path:
 
 
 def socket_path(store: Path, create: bool = False) -> Path:
-    """The store's socket: in the store when the path fits, else in the private runtime folder. `create`
-    makes that folder (0700), refusing one that another user owns or others can enter."""
+    """The store's socket: in the store when the path fits, else in the private runtime folder. When another
+    user took that folder's predictable name first (or left it open), the daemon makes a folder of its own
+    under an unpredictable name (mkdtemp: 0700, ours) and writes where in the store (`daemon.where`, in the
+    0700 store), and clients look there (issue 35, item 14): a squatter can neither listen for us nor keep
+    the daemon from starting. `create` (the daemon) makes the folder."""
     inside = Path(store).absolute() / SOCKET_NAME
     if len(os.fsencode(str(inside))) <= MAX_SOCKET_PATH:
         return inside
     import hashlib  # here: only a store path too long for a socket needs it
 
     folder = _runtime_dir()
-    digest = hashlib.sha256(os.fsencode(str(Path(store).absolute()))).hexdigest()[:24]
+    name = hashlib.sha256(os.fsencode(str(Path(store).absolute()))).hexdigest()[:24] + ".sock"
     if create:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        problem = folder_problem(folder)
-        if problem:
-            raise PermissionError(f"{problem}; remove it")
-    return folder / f"{digest}.sock"
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            pass  # e.g. a file by that name: folder_problem says what is wrong with it
+        if folder_problem(folder) is None:
+            return folder / name
+        return _elsewhere(store, folder) / name
+    if os.path.lexists(folder) and folder_problem(folder) is not None:
+        published = _published(store)
+        if published is not None:
+            return published / name
+    return folder / name
+
+
+def _elsewhere(store: Path, squatted: Path) -> Path:
+    """A new private folder beside the squatted one, its path published in the store."""
+    import tempfile
+
+    made = Path(tempfile.mkdtemp(prefix=f"{squatted.name}-", dir=str(squatted.parent)))  # 0700, ours
+    tmp = Path(store) / f"{WHERE_NAME}.{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(str(made))
+    os.replace(tmp, Path(store) / WHERE_NAME)
+    return made
+
+
+def _published(store: Path) -> Path | None:
+    """The folder `daemon.where` names, when it is a private folder of ours; else None."""
+    try:
+        where = Path((Path(store) / WHERE_NAME).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return where if where.is_absolute() and folder_problem(where) is None else None
 
 
 def in_store(store: Path, path: Path) -> bool:

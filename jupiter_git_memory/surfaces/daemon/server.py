@@ -110,6 +110,11 @@ class Daemon:
             self.sock.close()
         if self.socket_is_ours():
             self.path.unlink(missing_ok=True)
+            if self.path.parent.name.startswith(f"jgm-{os.getuid()}-"):  # a folder of its own (paths._elsewhere)
+                try:
+                    self.path.parent.rmdir()
+                except OSError:
+                    pass
         for h in self.handles.values():
             try:
                 h.close()  # type: ignore[attr-defined]
