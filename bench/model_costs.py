@@ -84,9 +84,15 @@ def child_seed(repo: Path, mode: str) -> dict:
     orig = emb.embed_passages
     texts: list[str] = []
 
+    inside = [0.0, 0.0]  # wall and CPU seconds the seed spent inside embed_passages
+
     def recording(batch: list[str]):
         texts.extend(batch)
-        return orig(batch)
+        t0, c0 = time.perf_counter(), cpu()
+        vecs = orig(batch)
+        inside[0] += time.perf_counter() - t0
+        inside[1] += cpu() - c0
+        return vecs
 
     emb.embed_passages = recording  # type: ignore[method-assign]  # pass-through: the seed's texts, in order
     orig(["warm-up passage one", "warm-up passage two, a little longer than the first"])
@@ -108,6 +114,8 @@ def child_seed(repo: Path, mode: str) -> dict:
         "chunks": rep.chunks,
         "embedded_chunks": rep.embedded_chunks,
         "texts_embedded": len(texts),
+        "inside_embed_s": round(inside[0], 3),  # the rest of `seconds` is the seed's own work
+        "inside_embed_cpu_s": round(inside[1], 3),
         "tokens": sum(emb.count_tokens(x) for x in texts),
         "loadavg_start": la,
         "loadavg_end": load(),
@@ -138,12 +146,16 @@ def spread(values: list[float]) -> dict:
     return {"min": round(min(values), 3), "max": round(max(values), 3), "median": round(statistics.median(values), 3)}
 
 
-def bench_seed(work: Path, records: int, runs: int) -> dict:
+def bench_seed(work: Path, records: int, runs: int, previous: dict | None = None) -> dict:
+    """`runs` more cold-seed runs per model; `previous` (this corpus's earlier runs from --out) are kept."""
     repo = work / f"repo-{records}"
     if not (repo / ".git").is_dir():
         generate(repo, records)
     per: dict[str, list[dict]] = {m: [] for m in MODELS}
-    for r in range(runs):
+    if previous and previous.get("repo_records") == records:
+        per = {m: list(previous["runs"][m]) for m in MODELS}
+    first = len(per[MODELS[0]])
+    for r in range(first, first + runs):
         order = MODELS if r % 2 == 0 else MODELS[::-1]
         for m in order:
             home = work / f"home-seed-{m}-{r}"
@@ -167,6 +179,10 @@ def bench_seed(work: Path, records: int, runs: int) -> dict:
             "raw_s": spread([x["raw"]["seconds"] for x in rows]),
             "raw_over_seed_wall": spread([x["raw"]["seconds"] / x["seed"]["seconds"] for x in rows]),
             "raw_over_seed_cpu": spread([x["raw"]["cpu_s"] / x["seed"]["cpu_s"] for x in rows]),
+            "seed_own_work_share_wall": spread(
+                [1 - x["seed"]["inside_embed_s"] / x["seed"]["seconds"] for x in rows if "inside_embed_s" in x["seed"]]
+                or [float("nan")]
+            ),
             "seed_peak_rss_mb": spread([x["seed_peak_rss_mb"] for x in rows]),
             "startup_s": spread([x["startup_s"] for x in rows]),
             "loadavg_1m_during": spread(
@@ -234,6 +250,7 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--sections", default="seed,recall")
+    ap.add_argument("--fresh", action="store_true", help="drop the cold-seed runs already in --out (else: add runs)")
     ap.add_argument("--workdir", type=Path, help="keep repos and recall stores here (a re-run reuses them)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "model_costs.json")
     ap.add_argument("--child", nargs=2, metavar=("MODE", "REPO"), help=argparse.SUPPRESS)
@@ -255,7 +272,8 @@ def main() -> None:
     t = time.perf_counter()
     try:
         if "seed" in sections:
-            report["cold_seed"] = bench_seed(work, args.records, args.runs)
+            kept = json.loads(args.out.read_text()).get("cold_seed") if args.out and args.out.is_file() else None
+            report["cold_seed"] = bench_seed(work, args.records, args.runs, None if args.fresh else kept)
         if "recall" in sections:
             report["recall"] = bench_recall(work, args.recall_chunks, args.requests, args.rounds)
     finally:
