@@ -15,7 +15,9 @@ from jupiter_git_memory.candidates.validate import check
 
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 RANDOM32 = "gh7Kq9LmP2xR4" + "vT8wZ1yB3nC5dF6hJ0k"
-AWS_SECRET_40 = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+AWS_SECRET_40 = (
+    "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYzQ1x9PLMKY"
+)  # not AWS's documented example (…EXAMPLEKEY), which is allowed
 GIT_SHA = "3f2a9c1e8b7d6a5f4e3d" + "2c1b0a9f8e7d6c5b4a39"
 
 

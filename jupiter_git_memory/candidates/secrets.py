@@ -35,7 +35,15 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}\b"),
         ("a Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}\b"),
         ("a Slack webhook URL", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-        ("a Stripe key", r"\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),
+        ("a Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),  # `pk_` keys are public by design
+        ("a Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/=]{32,}"),
+        ("a HashiCorp Vault token", r"\bhv[sb]\.[A-Za-z0-9_-]{24,}"),
+        ("a Docker Hub token", r"\bdckr_pat_[A-Za-z0-9_-]{27,}"),
+        ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
+        ("an Atlassian API token", r"\bAT[AC]TT3[A-Za-z0-9_=-]{150,}"),
+        ("a DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
+        ("a Grafana token", r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}"),
+        ("a Databricks token", r"\bdapi[a-f0-9]{32}\b"),
         ("an OpenAI/Anthropic-style API key", r"\bsk-(?:[A-Za-z]+-)*[A-Za-z0-9_-]{20,}"),
         ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
         ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}\b"),
@@ -66,15 +74,16 @@ _DETECT_SECRETS = (
     ("ibm_cos_hmac", "IbmCosHmacDetector"),
 )
 # A password on a command line: `mysql -pS3cret` (attached: `-p secret` makes mysql prompt and reads a database
-# name), `--password=…` / `--password …` for any tool, `docker login -p …`, `sshpass -p …`, `redis-cli -a …`.
+# name), `curl -u user:pw`, `--password=…` / `--password …` for any tool, `docker login -p …`, `sshpass -p …`, `redis-cli -a …`.
 _CLI_PASSWORDS = tuple(
     re.compile(rx)
     for rx in (
-        r"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b)[^\n;|&]*?\s-p(?P<q>[\"']?)(?P<val>[^\s\"']+)",
+        r"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b)[^\n;|&]{0,200}?\s-p(?P<q>[\"']?)(?P<val>[^\s\"']+)",
         r"(?i:--password)(?:=|[ \t]+)(?P<q>[\"']?)(?P<val>[^\s\"']+)",
-        r"(?i:\bdocker\s+login\b)[^\n;|&]*?\s-p(?:=|[ \t]+)?(?P<q>[\"']?)(?P<val>[^\s\"'-][^\s\"']*)",
+        r"(?i:\bdocker\s+login\b)[^\n;|&]{0,200}?\s-p(?:=|[ \t]+)?(?P<q>[\"']?)(?P<val>[^\s\"'-][^\s\"']*)",
         r"(?i:\bsshpass)\s+-p[ \t]*(?P<q>[\"']?)(?P<val>[^\s\"']+)",
-        r"(?i:\bredis-cli\b)[^\n;|&]*?\s-a[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"']+)",
+        r"(?i:\bcurl\b)[^\n;|&]{0,200}?\s(?:-u[ \t]*|--user(?:=|[ \t]+))(?P<q>[\"']?)[^\s:\"']{1,256}:(?P<val>[^\s\"']+)",
+        r"(?i:\bredis-cli\b)[^\n;|&]{0,200}?\s-a[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"']+)",
     )
 )
 # "the password is hunter2", "our API token was `…`": a secret word, a copula, then one value.
@@ -82,7 +91,7 @@ _PROSE = re.compile(
     r"(?i)\b(?P<key>password|passwd|passphrase|passcode|secret|token|api[ _-]?key|access[ _-]?key)\s+"
     r"(?:is|was|will be|would be|is set to|=)\s*:?[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
 )
-_CODE_SPAN = re.compile(r"```[^\n]*\n(?P<block>.*?)(?:```|\Z)|`(?P<inline>[^`\n]+)`", re.DOTALL)
+_CODE_SPAN = re.compile(r"```[^\n`]{0,100}\n(?P<block>.*?)(?:```|\Z)|`(?P<inline>[^`\n]+)`", re.DOTALL)
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
 _HASH_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|blake\w*)[-:=]$")  # `sha512-…` integrity hashes are not secrets
@@ -90,17 +99,25 @@ _HEXISH = re.compile(r"^[0-9a-fA-F-]+$")  # git SHAs, digests, UUIDs
 MAX_PIECE = 2.8  # mean letters per camel-case piece of a random token (random base64: 1.9, p99 2.8)
 _PEM_LINE = re.compile(r"^[ \t>]*[A-Za-z0-9+/]{60,76}={0,2}[ \t]*$")
 # scheme://user:password@host — the password part is what matters; masked examples are allowed.
-_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@[^\s/@]+", re.IGNORECASE)
+# Every repetition that can restart at each position is bounded (scheme, user, CLI gap, value), so a scan is
+# linear in the text: unbounded ones made a 128 KiB body of dotted words or `token:` pairs take minutes.
+_URL_PASSWORD = re.compile(
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@]{0,256}:([^\s/@]{1,256})@[^\s/@]", re.IGNORECASE
+)
 _MASKED = re.compile(r"^(?:\*+|x+|X+|\.\.\.|…|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[^%]+%|\{\{[^}]*\}\})$")
 # `name = value` in every common form: env (`DB_PASSWORD=…`, `export GITHUB_TOKEN=…`), code (`api_key = '…'`),
 # YAML (`password: …`) and JSON (`"SecretAccessKey": "…"`). After detect-secrets' keyword detector: the name
 # must contain a secret-ish word (split on `_`, `-`, `.` and camelCase, so `MYSQL_ROOT_PASSWORD` counts and
 # `tokenizer` does not); the value must not be a reference or placeholder, and tokens must look random
 # (its high-entropy idea), because prose like `token: rotated daily` is not a secret.
-_KEY_SEP = re.compile(r"(?P<kq>[\"'`]?)(?P<key>[A-Za-z_][A-Za-z0-9_.-]{1,80})(?P=kq)[ \t]*(?P<sep>:=|=>|[:=])[ \t]*")
-_VALUE = re.compile(r"(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{6,})(?P=q)")  # matched where a `name =` ends
+MAX_VALUE = 256  # longest value read after a `name =`; a longer one is judged by its first 256 characters
+_KEY_SEP = re.compile(
+    r"(?P<kq>[\"'`]?)(?<![A-Za-z0-9_.-])(?P<key>[A-Za-z_][A-Za-z0-9_.-]{1,80})(?P=kq)[ \t]*(?P<sep>:=|=>|[:=])[ \t]*"
+)
+# matched where a `name =` ends; a value cut at MAX_VALUE needs no closing quote
+_VALUE = re.compile(rf"(?P<q>[\"'`]?)(?P<val>[^\s\"'`,;]{{6,{MAX_VALUE}}})(?:(?P=q)|(?=[^\s\"'`,;]))")
 _PASSWORD_WORDS = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "passcode"})
-_SECRET_WORDS = frozenset({"secret", "token", "apikey", "credential", "credentials", "auth"}) | _PASSWORD_WORDS
+_SECRET_WORDS = frozenset({"secret", "token", "apikey", "credential", "credentials", "auth", "pat"}) | _PASSWORD_WORDS
 _KEY_QUALIFIERS = frozenset(
     {
         "api",
@@ -146,6 +163,19 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 
 
+# Documented example keys (AWS's `…EXAMPLE`, `…EXAMPLEKEY`) and placeholders: `ghp_xxxx…`, `dop_v1_0000…`,
+# `xoxb-your-token-here`. A run of six equal characters or a delimited filler word never occurs in a real token
+# by chance (under 1e-5 per token), so this allow-list costs no real secret.
+_EXAMPLE = re.compile(
+    r"EXAMPLE|(.)\1{5}|(?<![A-Za-z0-9])(?i:your|here|goes|placeholder|redacted|dummy|sample|changeme|fixme)(?![A-Za-z0-9])"
+)
+
+
+def is_example(token: str) -> bool:
+    """A documented example key or a placeholder, not a secret."""
+    return bool(_EXAMPLE.search(token))
+
+
 def _key_kind(key: str) -> str | None:
     """ "password", "token" or None for a key name, by its words."""
     words = [w.lower() for w in _WORD_RE.findall(key)]
@@ -169,7 +199,9 @@ def entropy(value: str) -> float:
 
 
 def _assignment_is_secret(kind: str | None, key: str, sep: str, quoted: str, value: str) -> bool:
-    if _MASKED.match(value) or any(c in value for c in "()[]") or value.startswith(("$", "%", "<", "{", "http")):
+    if _MASKED.match(value) or value.startswith(("$", "%", "<", "{", "http")):
+        return False
+    if (not quoted and any(c in value for c in "()[]")) or is_example(value):  # a call or lookup: `get_key()`
         return False
     if (
         (_REFERENCE.match(value) and not quoted)
@@ -232,18 +264,20 @@ def _providers() -> tuple[tuple[str, Callable[[str], Iterable[str]]], ...]:
 def _hits(text: str) -> Iterable[str]:
     """Every kind of secret in normalised `text`, in rule order (may repeat)."""
     for name, rx in _PATTERNS:
-        if rx.search(text):
+        if any(not is_example(m.group(0)) for m in rx.finditer(text)):
             yield name
     for what, analyze in _providers():
-        if next(iter(analyze(text)), None) is not None:
+        if any(not is_example(found) for found in analyze(text)):
             yield what
     for m in _URL_PASSWORD.finditer(text):
-        if not _MASKED.match(m.group(1)):
+        if not _MASKED.match(m.group(1)) and not is_example(m.group(1)) and not m.group(1).startswith("$"):
             yield "a password in a URL"
             break
-    for k in _KEY_SEP.finditer(text):  # keys first, so `config: password = "x"` still sees `password`
+    pos = 0
+    while k := _KEY_SEP.search(text, pos):  # keys first, so `config: password = "x"` still sees `password`
         kind = _key_kind(k.group("key"))
         v = _VALUE.match(text, k.end()) if kind else None
+        pos = v.end() if v else k.end()  # past a value read: `token:token:…` would read each char 256 times
         sep = "=" if k.group("sep") == "=" and not any(c in k.group(0) for c in " \t") else k.group("sep") + " "
         if v and _assignment_is_secret(kind, k.group("key"), sep, v.group("q") or k.group("kq"), v.group("val")):
             yield f"a value assigned to {k.group('key').lower()}"
@@ -265,7 +299,11 @@ def _hits(text: str) -> Iterable[str]:
             yield "a random-looking token in code"
             break
     for t in _AWS_SECRET.finditer(text):  # bare anywhere, with or without digits, e.g. `wJalrXUtnFEMI/K7MDENG/…`
-        if looks_random(t.group(0), 4.3, 0.3, digits=False, words=False) and not _after_hash(text, t.start()):
+        if (
+            looks_random(t.group(0), 4.3, 0.3, digits=False, words=False)
+            and not _after_hash(text, t.start())
+            and not is_example(t.group(0))
+        ):
             yield "a 40-character secret (the shape of an AWS secret access key)"
             break
     lines = [
