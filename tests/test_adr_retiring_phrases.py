@@ -145,3 +145,17 @@ def test_the_docs_table_names_the_new_rules():
     table = status_table_markdown()
     for shown in ("Revoked", "Overturned", "No longer valid", "X → Y", "`~~X~~ Y`", "tentatively"):
         assert shown in table
+
+
+@pytest.mark.parametrize(
+    "value,status",
+    [("'Accepted, later revoked'", "deprecated"), ("'Accepted (draft)'", "proposed"), ("'Accepted?'", "proposed")],
+)
+def test_front_matter_status_reads_the_same_way(value, status):
+    text = f"---\nstatus: {value}\ndate: 2022-03-01\n---\n# Keep build caches on the runners\n\n## Decision Outcome\n\nCache.\n"
+    out = read_record("docs/decisions/0004-build-caches.md", text.encode()).outcome
+    assert out.record is not None and out.record.status == status
+
+
+def test_chinese_revoked_retires():
+    assert read_status([(5, "已接受，後來已撤銷")], "docs/adr/0001-a.md", {}).status == "deprecated"
