@@ -5,11 +5,16 @@ the one place that says what a written status means; the table in docs/adr-forma
 generated from it and `[status_map]` in jgm.toml extends it. Reading rules, in this order, for one status
 value:
 
+0. struck-through text says nothing ("~~Accepted~~ Revoked" is revoked), and across arrows the last part that
+   says a status counts ("Proposed → Accepted → Revoked");
 1. a retiring phrase anywhere in the value wins over an in-force word before it: "Implemented. Superseded by
-   [ADR-13](…)" is superseded, "Accepted (deprecated in favour of ADR-9)" deprecated;
+   [ADR-13](…)" is superseded, "Accepted (deprecated in favour of ADR-9)" deprecated, "Approved; overturned"
+   deprecated; words that also say what a decision did to something else ("removed", "no longer valid") only
+   in a clause of their own ("Implemented, later removed", not "Accepted (removed the cache)");
 2. otherwise the first phrase counts, ignoring links, parentheses, votes, dates and trailing sentences: the
    longest table phrase the value starts with ("Implemented (Swift 5.9)", "Accepted on 2021-03-04",
    "Active review (…)" is "active review", not "active");
+2b. a hedge makes an in-force word proposed: "Accepted?", "Accepted (draft)", "Tentatively accepted";
 3. a phrase in no table is *unmapped*: the record is never in force (read as proposed) and the fix names the
    one `[status_map]` key that maps it.
 Chinese link phrases are first rewritten to the English ones; a retiring clause about a part of the record
@@ -25,13 +30,19 @@ from dataclasses import dataclass, field
 
 from ..kinds import ADR_STATUSES as ADR_STATUSES
 from .ids import link_targets, ref_id
+from .status_table import ARROW_RE as _ARROW_RE
+from .status_table import BARE_AFTER as _BARE_AFTER
+from .status_table import BARE_FILLERS as _BARE_FILLERS
 from .status_table import CJK_RE as _CJK_RE
+from .status_table import HEDGES as HEDGES
 from .status_table import LIFECYCLE as LIFECYCLE
 from .status_table import LIFECYCLE_KEYS as LIFECYCLE_KEYS
 from .status_table import LINK_VERBS as _LINK_VERBS
 from .status_table import PART_WORDS as PART_WORDS
 from .status_table import RETIRING_ANYWHERE as RETIRING_ANYWHERE
+from .status_table import RETIRING_BARE as RETIRING_BARE
 from .status_table import STATUS_TABLE as STATUS_TABLE
+from .status_table import STRUCK_RE as _STRUCK_RE
 from .status_table import UNMAPPED_STATUS as UNMAPPED_STATUS
 from .status_table import WIDE as _WIDE
 from .status_table import status_table_markdown as status_table_markdown
@@ -142,14 +153,52 @@ def _partial(text: str, at: int) -> bool:
     )
 
 
+_BARE_RE = re.compile(
+    r"(?<![\w-])(" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in RETIRING_BARE) + r")(?![\w-])",
+    re.IGNORECASE,
+)
+_CLAUSE_END_RE = re.compile(r"[)\](,;.:!?]|\s[-–—]+\s")
+
+
+def _bare(text: str, start: int, end: int) -> bool:
+    """True when a word of `RETIRING_BARE` stands in a clause of its own ("Implemented, later removed", "removed
+    in v3"), not with a subject or an object ("the v1 tokens are no longer valid", "removed the cache")."""
+    starts = [m.end() for m in _CLAUSE_START_RE.finditer(text[:start])]
+    before = re.findall(r"\w+", text[starts[-1] if starts else 0 : start].lower())
+    if any(w not in _BARE_FILLERS and not w.isdigit() for w in before):
+        return False
+    stop = _CLAUSE_END_RE.search(text, end)
+    after = re.findall(r"\w+", text[end : stop.start() if stop else len(text)].lower())
+    return not after or after[0] in _BARE_AFTER or after[0].isdigit()
+
+
 def _retiring(plain: str) -> str | None:
     """The status of the first retiring word anywhere in a value (rule 1) that is not about a part, or None."""
-    for m in _RETIRING_RE.finditer(plain):
-        if _partial(plain, m.start()):
+    hits = [(m.start(), m.group(1) or m.group(2)) for m in _RETIRING_RE.finditer(plain)]
+    hits += [(m.start(), m.group(1)) for m in _BARE_RE.finditer(plain) if _bare(plain, m.start(), m.end())]
+    for at, found in sorted(hits):
+        if _partial(plain, at):
             continue
-        word = " ".join((m.group(1) or m.group(2)).lower().split())
+        word = " ".join(found.lower().split())
         return STATUS_TABLE.get(word) or STATUS_TABLE[word.split()[0]]
     return None
+
+
+_QUESTION_RE = re.compile(r"^[^(\[{.:;,|/!?]*?\?")  # "Accepted?", "**Accepted** ?": a question mark ends the phrase
+
+
+def _hedged(text: str, words: list[str], phrase: str) -> bool:
+    """True when the value doubts its in-force word: a hedge among the words of its first phrase ("Accepted
+    draft", "Tentatively accepted"), a parenthesis opening with one ("Accepted (draft)") or a question mark
+    after the phrase ("Accepted?", "Accepted (?)")."""
+    plain = _LEAD_RE.sub("", _plain(text).strip())
+    if _QUESTION_RE.match(plain) or any(w in HEDGES for w in words if w not in phrase.split()):
+        return True
+    for inner in re.findall(r"\(([^()]*)\)", plain):
+        said = re.findall(r"[\w?]+", inner.lower())
+        if said and (said[0] in HEDGES or said[0] == "?" or said[:2] == ["not", "final"]):
+            return True
+    return False
 
 
 @dataclass
@@ -179,7 +228,36 @@ def _starts(words: list[str], phrase: str) -> bool:
     return (" ".join(words) + " ").startswith(phrase + " ")
 
 
+def _arrow_parts(text: str) -> list[str]:
+    """The text split at arrows outside parentheses and brackets ("see (ADR-3 -> ADR-5)" is one part)."""
+    parts, at = [], 0
+    for m in _ARROW_RE.finditer(text):
+        before = text[: m.start()]
+        if before.count("(") == before.count(")") and before.count("[") == before.count("]"):
+            parts.append(text[at : m.start()])
+            at = m.end()
+    return [*parts, text[at:]]
+
+
 def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
+    """One status line. Across arrows ("Proposed → Accepted → Revoked") the last part that says anything counts
+    and the links of every part are kept."""
+    parts = [p for p in _arrow_parts(_zh_links(text)) if first_words(p)]
+    read = [_read_part(p, path, status_map) for p in parts]
+    said = [r for r in read if r.status is not None]
+    if len(parts) < 2 or not said:
+        return _read_part(text, path, status_map)
+    got = said[-1]
+    for other in (r for r in read if r is not got):
+        for rel, targets in other.links.items():
+            have = got.links.setdefault(rel, [])
+            have.extend(t for t in targets if t not in have)
+    if got is not read[0]:
+        got.rule = f"an arrow moves the status to the phrase after it ({got.rule or 'status table'})"
+    return got
+
+
+def _read_part(text: str, path: str, status_map: dict[str, str]) -> _Line:
     text = _zh_links(text)
     words = first_words(text)
     scan = text.replace("*", "").replace("`", "")  # "**Superseded** by ADR-7" is still a link phrase
@@ -199,7 +277,9 @@ def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
         targets = link_targets(scan[m.end() : end], path)
         have = links.setdefault(rel, [])
         have.extend(t for t in targets if t not in have)
-    status, rule, _ = lookup(words, status_map)
+    status, rule, phrase = lookup(words, status_map)
+    if status is None and len(words) > 1 and words[0] in HEDGES:  # "Tentatively accepted"
+        status, rule, phrase = lookup(words[1:], status_map)
     mapped = rule == "[status_map] in jgm.toml"
     opening = next(((v, st) for v, _, st in _LINK_VERBS if _starts(words, v) and v not in status_map), None)
     if opening is not None and not mapped:
@@ -210,6 +290,8 @@ def _read_line(text: str, path: str, status_map: dict[str, str]) -> _Line:
         status, rule = "superseded", "a retiring phrase (`superseded by`, `replaced by`, `in favour of`) wins"
     elif opening is None and (retired := _retiring(about_self)) is not None:
         status, rule = retired, "a retiring word anywhere in the status wins"
+    elif status is not None and LIFECYCLE[status] == "in force" and _hedged(text, words, phrase):
+        status, rule = UNMAPPED_STATUS, f"a hedge (`?`, draft, tentative, …) makes `{phrase}` proposed"
     return _Line(status, rule, opening is not None, words, links)
 
 
@@ -234,7 +316,7 @@ def read_status(lines: Sequence[tuple[int | None, str]], path: str, status_map: 
     out = StatusReading()
     out_dated = False  # the status so far came from a dated entry: a later dated entry replaces it
     for n, raw in lines:
-        text = _COMMENT_RE.sub(" ", raw).strip()
+        text = _STRUCK_RE.sub(" ", _COMMENT_RE.sub(" ", raw)).strip()  # "~~Accepted~~ Revoked": revoked
         if not text or text.startswith(">") or _PLACEHOLDER_RE.match(text) or not normalise(text):
             continue  # blank, a quoted template hint, an unfilled "{Accepted|Rejected}" choice
         if _choice_list(text):

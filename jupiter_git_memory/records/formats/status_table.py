@@ -138,6 +138,9 @@ STATUS_TABLE: dict[str, str] = {
     "dropped": "rejected",
     "refused": "rejected",
     "denied": "rejected",
+    "retracted": "rejected",
+    "cancelled": "rejected",
+    "canceled": "rejected",
     "已否決": "rejected",
     "已否决": "rejected",
     "已拒絕": "rejected",
@@ -162,6 +165,18 @@ STATUS_TABLE: dict[str, str] = {
     "inactive": "deprecated",
     "sunset": "deprecated",
     "removed": "deprecated",
+    "revoked": "deprecated",
+    "rescinded": "deprecated",
+    "overturned": "deprecated",
+    "overruled": "deprecated",
+    "repealed": "deprecated",
+    "annulled": "deprecated",
+    "invalidated": "deprecated",
+    "no longer valid": "deprecated",
+    "no longer in effect": "deprecated",
+    "no longer in force": "deprecated",
+    "no longer applies": "deprecated",
+    "no longer applicable": "deprecated",
     "已廢棄": "deprecated",
     "已废弃": "deprecated",
     "已棄用": "deprecated",
@@ -175,6 +190,9 @@ STATUS_TABLE: dict[str, str] = {
     "废弃": "deprecated",
     "棄用": "deprecated",
     "弃用": "deprecated",
+    "已撤銷": "deprecated",
+    "已撤销": "deprecated",
+    "已失效": "deprecated",
     "superseded": "superseded",
     "superceded": "superseded",
     "replaced": "superseded",
@@ -200,6 +218,16 @@ RETIRING_ANYWHERE = (
     "discontinued",
     "abandoned",
     "returned for revision",
+    "revoked",
+    "rescinded",
+    "overturned",
+    "overruled",
+    "repealed",
+    "annulled",
+    "retracted",
+    "已撤銷",
+    "已撤销",
+    "已失效",
     "已被取代",
     "已取代",
     "被取代",
@@ -213,6 +241,40 @@ RETIRING_ANYWHERE = (
     "已拒絕",
     "已拒绝",
     "已撤回",
+)
+# Retiring words that also describe what a decision did to something else ("Accepted (removed the cache)", "the
+# v1 tokens are no longer valid"): they retire the record only in a clause of their own, with nothing before
+# them but `BARE_FILLERS` ("later", "since 2023", "was") and no object after them ("removed in v3" retires).
+RETIRING_BARE = (
+    "removed",
+    "dropped",
+    "cancelled",
+    "canceled",
+    "retired",
+    "invalidated",
+    "no longer valid",
+    "no longer in effect",
+    "no longer in force",
+    "no longer applies",
+    "no longer applicable",
+)
+BARE_FILLERS = frozenset(
+    "later since now then subsequently eventually afterwards and but was were is has have had been being it this "
+    "that decision adr record proposal rfc officially formally also fully entirely completely as of on in".split()
+)
+BARE_AFTER = frozenset("in on since by at from after for with due because as per when following and or".split())
+# Hedges that make an in-force word proposed: "Accepted (draft)", "Accepted (tentative)", "Tentatively accepted",
+# "Accepted draft"; so does a question mark after it ("Accepted?", "Accepted (?)"). "Accepted (revised 2021)"
+# and "Accepted (pending implementation)" stay accepted: revising or building a decision does not doubt it.
+HEDGES = frozenset(
+    "draft tentative tentatively provisional provisionally preliminary preliminarily unconfirmed maybe probably "
+    "perhaps wip tbc".split()
+)
+# Arrows in a status line: the status moved to the phrase after the last one ("Proposed → Accepted → Revoked").
+ARROW_RE = re.compile(r"\s*(?:→|⟶|⇒|➔|➜|➡\ufe0f?|-+>|=+>)\s*")
+# Struck-through text says nothing: "~~Accepted~~ Revoked" is revoked, a line that is all struck is skipped.
+STRUCK_RE = re.compile(
+    r"~~.*?~~|(?<![~\w])~(?=\S)[^~\n]*?(?<=\S)~(?![~\w])|<(del|s|strike)>.*?</\1>", re.IGNORECASE | re.DOTALL
 )
 # Link phrases, longest first. relation: the Record field the targets go to; status: what the phrase says of
 # this record when it opens the value (None: it says nothing, e.g. "Supersedes ADR-2" is about another one).
@@ -307,6 +369,18 @@ def status_table_markdown() -> str:
             words = [w for w, s in STATUS_TABLE.items() if s == status and bool(CJK_RE.match(w)) == chinese]
             shown = ", ".join(w[0].upper() + w[1:] for w in words)
             rows.append(f"| {shown} | {status} | {LIFECYCLE[status]} |")
+    anywhere = ", ".join(w for w in RETIRING_ANYWHERE if not CJK_RE.match(w))
+    bare = ", ".join(RETIRING_BARE)
+    rows += [
+        f"| X then a retiring word anywhere: {anywhere} (`Accepted, later revoked`, `Approved; overturned`) "
+        "| that word's status above (a clause naming a part amends instead) | retired |",
+        f"| X then, in a clause of its own, {bare} (`Implemented, later removed`, `Accepted; no longer valid`; "
+        "not `Accepted (removed the cache)`) | that word's status above | retired |",
+        "| X → Y, X -> Y, X => Y (an arrow outside parentheses; the last part that says a status) | Y | as Y |",
+        "| `~~X~~ Y`, `~X~ Y`, `<del>X</del> Y` (struck through) | Y (a line all struck says nothing) | as Y |",
+        f"| X?, X (?), X (h), h X, X h, with a hedge h: {', '.join(sorted(HEDGES))}, or (not final) "
+        "| proposed when X is in force | proposed |",
+    ]
     groups: dict[tuple[str, str | None], list[str]] = {}
     for verb, rel, says in LINK_VERBS:
         if " " in verb or rel != "superseded_by":
