@@ -14,7 +14,7 @@ from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.recall.task import recall_task
 from jupiter_git_memory.records.citations import governs
 from jupiter_git_memory.records.drift import PathSet
-from jupiter_git_memory.records.globs import glob_match
+from jupiter_git_memory.records.globs import Glob, glob_match
 from jupiter_git_memory.seed.seeder import Seeder
 
 NESTED = "**/" * 16 + "*.zzz"
@@ -65,7 +65,8 @@ def test_the_matcher_answers_as_the_old_regex_on_ordinary_globs(pat, path):
         old = old_glob_regex(pattern)
     except re.error:  # `[!]`: the old regex could not compile it (it now means the character `!`)
         return
-    assert glob_match(pattern, text) == bool(old.match(text)), (pattern, text)
+    want = bool(old.match(text))
+    assert glob_match(pattern, text) == want and Glob(pattern).run(text) == want, (pattern, text)
 
 
 def test_sample_globs_keep_their_meaning():
@@ -81,9 +82,9 @@ def test_a_deeply_nested_glob_answers_at_once_whatever_the_path():
     paths = [f"{DEEP}/f.py", f"{DEEP}/f.zzz", f"{DEEP}/" + "x" * 500, "a" * 2000]
     for pattern in (NESTED, "**" * 16 + ".zzz", "*a" * 16 + "b", "**/*a" * 16 + "/b", "?**/" * 16 + "z"):
         t = time.perf_counter()
-        got = [glob_match(pattern, p) for p in paths]
+        got = [glob_match(pattern, p) for p in paths] + [Glob(pattern).run(p) for p in paths]
         assert time.perf_counter() - t < 2.0, pattern
-        assert got[0] is False
+        assert got[0] is False and got[: len(paths)] == got[len(paths) :]
     assert glob_match(NESTED, f"{DEEP}/f.zzz") and glob_match(NESTED, "f.zzz")
     t = time.perf_counter()
     assert governs(NESTED, f"{DEEP}/f.py") is None and governs(NESTED, f"{DEEP}/f.zzz") == "glob"
