@@ -135,10 +135,11 @@ _REGEX = {_LIT: "", _SEG: "[^/]", _STAR: "[^/]*", _ANY: ".*", _SEGS: "(?:[^/]+/)
 
 
 def _safe_regex(nodes: list[tuple[int, object]]) -> re.Pattern[str] | None:
-    """The same glob as a regex when that cannot backtrack beyond (path x glob): no more than one `**/` and
-    one `*`, or one `**`, or one `*` (the usual `src/**/*.py`; C is faster than stepping in Python)."""
+    """The same glob as a regex when that cannot backtrack beyond (path x glob): one `**/`, `**` or `*`, or a
+    `**/` then a `*` (the usual `src/**/*.py`; C is faster than stepping in Python). A `*` before a `**/`
+    could retry every folder count at every split of its folder name: quadratic, so the automaton."""
     kinds = [k for k, _ in nodes if k in (_STAR, _ANY, _SEGS)]
-    if len(kinds) > 2 or (len(kinds) == 2 and sorted(kinds) != [_STAR, _SEGS]):
+    if len(kinds) > 2 or (len(kinds) == 2 and kinds != [_SEGS, _STAR]):
         return None
     out = []
     for kind, arg in nodes:
