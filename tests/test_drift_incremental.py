@@ -338,12 +338,12 @@ _SEGS = hs.sampled_from(["src", "a", "b.py", "x.txt", "[x", "m1", "*", "**", "?.
 @given(hs.lists(hs.lists(_SEGS, min_size=1, max_size=4), max_size=12), hs.lists(_SEGS, min_size=1, max_size=4))
 def test_a_glob_scans_only_under_its_literal_prefix_with_the_answer_of_a_full_scan(paths, ref):
     """PathSet answers a glob from the paths under its literal prefix; the answer is a scan of them all."""
-    from jupiter_git_memory.records.citations import classify, glob_regex
+    from jupiter_git_memory.records.citations import classify
     from jupiter_git_memory.records.drift import PathSet
+    from jupiter_git_memory.records.globs import glob_match
 
     files, pattern = ["/".join(p) for p in paths], "/".join(ref)
     ps = PathSet(files)
     if classify(pattern) == "glob":
-        rx = glob_regex(pattern)
-        assert ps.covered(pattern) == [p for p in sorted(set(files)) if rx.match(p)]
+        assert ps.covered(pattern) == [p for p in sorted(set(files)) if glob_match(pattern, p)]
     assert ps.names_any(pattern) == bool(ps.covered(pattern))

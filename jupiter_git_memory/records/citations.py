@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .globs import glob_match
+
 CITATION_KEYS = ("source", "evidence")
 CITATION_TYPES = ("url", "commit", "glob", "folder", "file", "text")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$", re.IGNORECASE)
@@ -64,35 +66,6 @@ def normalize_path(path: str) -> str:
     return out + "/" if trail and out else out
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob as a regex over whole repository paths: `*` and `?` stay within one folder, `**` spans any
-    number of them (`a/**/b.py` matches `a/b.py`), `[...]` is a character class."""
-    out, i, n = [], 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            out.append("[" + ("^" + re.escape(body[1:]) if body.startswith("!") else re.escape(body)) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 def governs(ref: str, file: str) -> str | None:
     """How citation `ref` covers repository file `file` (`exact`, `folder` or `glob`), or None."""
     kind = classify(ref)
@@ -100,7 +73,7 @@ def governs(ref: str, file: str) -> str | None:
     if not file or not ref or kind in ("url", "commit") or " " in ref:
         return None
     if kind == "glob":
-        return "glob" if glob_regex(ref).match(file) else None
+        return "glob" if glob_match(ref, file) else None
     if ref.rstrip("/") == file:
         return "exact"
     return "folder" if file.startswith(ref.rstrip("/") + "/") else None

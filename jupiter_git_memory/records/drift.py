@@ -21,7 +21,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .citations import classify, glob_regex, normalize_path
+from .citations import classify, normalize_path
+from .globs import compile_glob
 from .text import inline
 
 STATES = ("fresh", "drifted", "missing")
@@ -88,7 +89,6 @@ class PathSet:
     def __init__(self, paths: Iterable[str]):
         self.sorted = sorted(set(paths))
         self._set = set(self.sorted)
-        self._globs: dict[str, re.Pattern[str]] = {}
 
     def _under(self, prefix: str) -> Iterator[str]:
         i = bisect.bisect_left(self.sorted, prefix)
@@ -98,8 +98,8 @@ class PathSet:
 
     def _iter(self, ref: str) -> Iterator[str]:
         if classify(ref) == "glob":
-            rx = self._globs.setdefault(ref, glob_regex(ref))
-            yield from (p for p in self._under(_LITERAL.split(ref, 1)[0]) if rx.match(p))
+            glob = compile_glob(ref)
+            yield from (p for p in self._under(_LITERAL.split(ref, 1)[0]) if glob.match(p))
             return
         base = ref.rstrip("/")
         if base in self._set and not ref.endswith("/"):
