@@ -361,7 +361,7 @@ def test_revise_and_forget_work_on_candidates_only(seeded):
     with pytest.raises(CandidateError) as e:
         svc.revise(a.id, body="TBD")
     assert e.value.code.startswith("candidate/") and e.value.status == 422
-    res = svc.forget(a.id)
+    res = svc.forget(a.id, agent="agent-1")
     assert res == {"id": a.id, "forgotten": True, "state": "open"}
     assert candidate_rows(seeded) == {}
     idx = svc.seeder.open()
@@ -373,6 +373,47 @@ def test_revise_and_forget_work_on_candidates_only(seeded):
         with pytest.raises(CandidateError) as e:
             op()
         assert e.value.code == "memory/not-found"
+
+
+DOCS_FACT = ("The docs site is built with mkdocs", "The docs site is built with mkdocs from `docs/`, see `mkdocs.yml`.")
+
+
+def test_forget_only_an_open_candidate_and_only_by_its_recorder_or_a_reviewer(seeded, cli):
+    svc = service(seeded)
+    a = svc.record(fact(*CACHE_FACT, run_key="r1"))
+    for who in ("agent-2", None):  # another agent, or one naming none ("unknown" as when recording)
+        with pytest.raises(CandidateError) as e:
+            svc.forget(a.id, agent=who)
+        assert (e.value.code, e.value.status, e.value.exit_code) == ("memory/not-owner", 403, 1)
+        assert e.value.details["recorded_by"] == "agent-1"
+    r = cli("forget", a.id, "--agent", "agent-2", "--json", "--repo", seeded.path)
+    assert r.exit_code == 1 and "memory/not-owner" in r.output
+    # a rejected candidate is never forgotten, not even by its recorder or a reviewer: the reason stays
+    svc.reject(a.id, "the cache key also covers the Python version; see ci.yml")
+    for kw in ({"agent": "agent-1"}, {"reviewer": True}):
+        with pytest.raises(CandidateError) as e:
+            svc.forget(a.id, **kw)
+        assert (e.value.code, e.value.status, e.value.exit_code) == ("memory/invalid-state", 409, 1)
+        assert "rejected_before" in e.value.message
+    r = cli("forget", a.id, "--reviewer", "--json", "--repo", seeded.path)
+    assert r.exit_code == 1 and "memory/invalid-state" in r.output
+    assert svc.show(a.id)["reason"].startswith("the cache key also covers")
+    again = svc.record(fact(*CACHE_FACT, agent="agent-3", run_key="r2"))
+    assert again.rejected_before["id"] == a.id and "Python version" in again.rejected_before["reason"]
+    # a proposed one has a branch: rejected, not forgotten
+    b = svc.record(fact(*DOCS_FACT))
+    assert b.decision == "created", b
+    svc.mark_proposed(b.id, {"branch": "jgm/proposal", "path": "knowledge/facts/x.md"})
+    with pytest.raises(CandidateError) as e:
+        svc.forget(b.id, agent="agent-1")
+    assert (e.value.code, e.value.details["state"]) == ("memory/invalid-state", "proposed")
+    assert {a.id, b.id} <= set(candidate_rows(seeded))
+    # its own open candidate: the recorder forgets it (CLI: --agent / JGM_AGENT); a reviewer forgets any
+    r = cli("forget", again.id, "--agent", "agent-3", "--json", "--repo", seeded.path)
+    assert r.exit_code == 0 and '"forgotten": true' in r.output, r.output
+    c = svc.record(fact("Integration tests need Docker", "Integration tests start Postgres in Docker, see `tests/it`."))
+    assert svc.forget(c.id, reviewer=True)["forgotten"] is True
+    assert set(candidate_rows(seeded)) == {a.id, b.id}
 
 
 def test_file_backed_records_are_edited_in_git_service_and_cli(seeded):

@@ -131,7 +131,13 @@ def test_api_review_revise_forget_propose_reject(api):
     shown = h.get(f"{ws}/candidates/{made[0]}").json()["candidate"]  # the revision is shown, provenance kept
     assert shown["provenance"]["agent"] == "agent-1"
     assert [(x["agent"], x["fields"]) for x in shown["revisions"]] == [("api-reviser", ["title", "body"])]
-    r = h.delete(f"{ws}/records/{made[1]}")
+    # only the recorder forgets its candidate: another agent (or one that names none) gets 403 memory/not-owner
+    for params in ({}, {"agent": "agent-2"}):
+        r = h.delete(f"{ws}/records/{made[1]}", params=params)
+        assert r.status_code == 403 and error_code(r) == "memory/not-owner", r.text
+        assert r.json()["error"]["recorded_by"] == "agent-1"
+    assert h.get(f"{ws}/candidates/{made[1]}").status_code == 200
+    r = h.delete(f"{ws}/records/{made[1]}", params={"agent": "agent-1"})
     assert r.status_code == 200 and r.json()["forgotten"] is True
     assert h.get(f"{ws}/candidates/{made[1]}").status_code == 404
     r = h.post(f"{ws}/candidates/{made[0]}/propose", json={"status": "accepted"})
@@ -143,6 +149,10 @@ def test_api_review_revise_forget_propose_reject(api):
     assert r.status_code == 200 and r.json()["candidate"]["state"] == "rejected"
     r = h.post(f"{ws}/candidates/{made[2]}/propose")
     assert r.status_code == 409 and error_code(r) == "memory/invalid-state"
+    for rid in made[0], made[2]:  # proposed (it has a branch) and rejected (its reason is kept): never forgotten
+        r = h.delete(f"{ws}/records/{rid}", params={"agent": "agent-1"})
+        assert r.status_code == 409 and error_code(r) == "memory/invalid-state", r.text
+    assert "only verified for small parts" in h.get(f"{ws}/candidates/{made[2]}").json()["candidate"]["reason"]
     states = {c["id"]: c["state"] for c in h.get(f"{ws}/candidates", params={"state": "all"}).json()["candidates"]}
     assert states[made[0]] == "proposed" and states[made[2]] == "rejected" and made[1] not in states
     # the reviewer's conclusions (candidates/review.py), as the review UI offers them
@@ -204,8 +214,9 @@ def test_mcp_candidate_tools(mcp_env):
         out["forget_file"] = await client.call_tool("forget", {"id": RID})
         cid = out["created"].structured_content["id"]
         out["revise"] = await client.call_tool("revise", {"id": cid, "tags": ["ci"], "agent": "mcp-reviser"})
-        out["forget"] = await client.call_tool("forget", {"id": cid})
-        out["forget_again"] = await client.call_tool("forget", {"id": cid})
+        out["forget_other"] = await client.call_tool("forget", {"id": cid, "agent": "mcp-other"})
+        out["forget"] = await client.call_tool("forget", {"id": cid, "agent": "mcp-agent"})
+        out["forget_again"] = await client.call_tool("forget", {"id": cid, "agent": "mcp-agent"})
         return out
 
     out = mcp_run(session, home, repo)
@@ -231,6 +242,7 @@ def test_mcp_candidate_tools(mcp_env):
     revised = out["revise"].structured_content["candidate"]
     assert revised["tags"] == ["ci"] and revised["provenance"]["agent"] == "mcp-agent"
     assert [(x["agent"], x["fields"]) for x in revised["revisions"]] == [("mcp-reviser", ["tags"])]
+    assert out["forget_other"].is_error and "[memory/not-owner]" in text_of(out["forget_other"])
     assert out["forget"].structured_content["forgotten"] is True
     assert out["forget_again"].is_error and "[memory/not-found]" in text_of(out["forget_again"])
     assert files_containing(home, SECRET) == []

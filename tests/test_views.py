@@ -209,6 +209,7 @@ def test_a_candidate_promoted_on_a_branch_stays_in_review_in_other_worktrees(rep
     there, not in main (where the file is not merged yet), and main's seeds do not take it back there."""
     from candidates_helpers import recall_ids, seed_repo
 
+    from jupiter_git_memory.candidates.errors import CandidateError
     from jupiter_git_memory.candidates.model import CandidateInput
     from jupiter_git_memory.candidates.propose import propose
     from jupiter_git_memory.candidates.service import CandidateService
@@ -237,8 +238,15 @@ def test_a_candidate_promoted_on_a_branch_stays_in_review_in_other_worktrees(rep
     repo.git("merge", "-q", "--no-ff", res["branch"], "-m", "Merge candidate PR")
     Seeder(repo.path).seed()
     assert svc.show(a.id)["state"] == "promoted" and recall_ids(repo, q)[0] == res["record_id"]
-    svc.forget(a.id)  # forgetting the candidate forgets it in every view
-    assert not CandidateService(wt).exists(a.id)
+    with pytest.raises(CandidateError) as e:  # a promoted candidate is its record's history: kept
+        svc.forget(a.id, agent="a")
+    assert e.value.code == "memory/invalid-state"
+    b = svc.record(
+        CandidateInput("fact", "The docs site is built with mkdocs", "Built from `docs/` by `mkdocs.yml`.", agent="b")
+    )
+    assert CandidateService(wt).exists(b.id)
+    svc.forget(b.id, agent="b")  # forgetting a candidate forgets it in every view
+    assert not CandidateService(wt).exists(b.id)
     for path in (repo.path, wt):
         d = diagnose(path)
         assert d.ok, [p.render() for p in d.problems]

@@ -73,6 +73,7 @@ REQUEST_BAD_TARGET = _code("request/bad-target", 400, 1, "A review action names 
 MEMORY_CANDIDATE_FULL = _code("memory/candidate-full", 409, 1, "A duplicate's evidence would take the target candidate past its size limit; nothing changed")
 MEMORY_FILE_BACKED = _code("memory/file-backed", 409, 4, "The record lives in a file: edit and commit it instead")
 MEMORY_INVALID_STATE = _code("memory/invalid-state", 409, 1, "The candidate's review state does not allow the action")
+MEMORY_NOT_OWNER = _code("memory/not-owner", 403, 1, "Only the agent that recorded a candidate (or a reviewer) can forget it")
 MEMORY_UNAVAILABLE = _code("memory/unavailable", 503, 2, "The candidate service could not start (model or workspace unavailable)")
 REVISION_NOT_FOUND = _code("revision/not-found", 404, 2, "`--at`/`--rev`/`at` names no commit")
 REVISION_NO_MERGE_BASE = _code("revision/no-merge-base", 409, 2, "`jgm drift --base REV`: REV shares no history with the view's commit")

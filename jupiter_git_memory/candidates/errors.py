@@ -44,6 +44,18 @@ def invalid_state(rid: str, state: str, fix: str) -> CandidateError:
     return CandidateError(E.MEMORY_INVALID_STATE, f"candidate {rid} is {state}: {fix}", id=rid, state=state)
 
 
+def not_owner(rid: str, caller: str, recorder: str) -> CandidateError:
+    """Agents share one store: one agent's mistake must not delete another's observation."""
+    return CandidateError(
+        E.MEMORY_NOT_OWNER,
+        f"candidate {rid} was recorded by agent {recorder!r}, not {caller!r}: only its recorder (name it as "
+        "when recording: --agent / JGM_AGENT, `agent`) or a reviewer can forget it; a reviewer can reject it",
+        id=rid,
+        agent=caller,
+        recorded_by=recorder,
+    )
+
+
 def unavailable(cause: BaseException) -> CandidateError:
     """The candidate service could not start (the model or the workspace is unavailable)."""
     return CandidateError(

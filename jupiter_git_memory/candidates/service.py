@@ -63,9 +63,9 @@ class CandidateService(CandidateAccess):
         """Edit an open candidate in the store (re-checked like a new one). File-backed: memory/file-backed."""
         return transitions.revise(self, rid, title, body, tags, source, agent)
 
-    def forget(self, rid: str) -> dict[str, Any]:
-        """Delete a candidate (row, chunks, vectors). File-backed records: memory/file-backed."""
-        return transitions.forget(self, rid)
+    def forget(self, rid: str, agent: str | None = None, reviewer: bool = False) -> dict[str, Any]:
+        """Delete an open candidate, by its recorder `agent` or a reviewer (transitions.forget says why)."""
+        return transitions.forget(self, rid, agent, reviewer)
 
 
 _by_handle: weakref.WeakKeyDictionary[Any, CandidateService] = weakref.WeakKeyDictionary()

@@ -14,8 +14,8 @@ from typing import Any
 from ..base import error_codes as E
 from ..records.checks import check_id
 from .access import CandidateAccess
-from .errors import CandidateError, invalid_state
-from .model import OPEN, PROPOSED, REJECTED, CandidateInput, revision_entry, with_data
+from .errors import CandidateError, invalid_state, not_owner
+from .model import OPEN, PROMOTED, PROPOSED, REJECTED, CandidateInput, revision_entry, with_data
 from .validate import check
 
 MAX_REASON_CHARS = 2000
@@ -85,12 +85,29 @@ def revise(
         return access.save_indexed(index, new)
 
 
-def forget(access: CandidateAccess, rid: str) -> dict[str, Any]:
-    """Delete a candidate (row, chunks, vectors). File-backed records: memory/file-backed."""
+def forget(access: CandidateAccess, rid: str, agent: str | None = None, reviewer: bool = False) -> dict[str, Any]:
+    """Delete an open candidate (row, chunks, vectors): only its recorder (`agent`, None is "unknown" as when
+    recording) or a reviewer may. A rejected one is kept (its reason is what `rejected_before` warns the next
+    agent with), a proposed one has a branch to close. File-backed records: memory/file-backed."""
     with access.open_index(exclusive=True) as index:
         row = access.candidate(index, check_id(rid))
+        state = str(row.data.get("state"))
+        if state != OPEN:
+            raise invalid_state(rid, state, _KEPT.get(state, "only open candidates can be forgotten"))
+        recorder = row.data.get("provenance", {}).get("agent") or "unknown"
+        if not reviewer and (agent or "unknown") != recorder:
+            raise not_owner(rid, agent or "unknown", recorder)
         access.reindex(index, rid, None)
-        return {"id": rid, "forgotten": True, "state": row.data.get("state")}
+        return {"id": rid, "forgotten": True, "state": state}
+
+
+_KEPT = {
+    REJECTED: "a rejected candidate is never forgotten: its reason is kept so the same observation, "
+    "recorded again, answers with `rejected_before`",
+    PROMOTED: "a promoted candidate is the history of the record it became; it is kept",
+    PROPOSED: "only open candidates can be forgotten; a proposed one has a branch: reject it "
+    "(and close its pull request) instead",
+}
 
 
 def checked_reason(why: str) -> str:

@@ -174,10 +174,13 @@ def register_candidate_tools(server, handle) -> None:
     @server.tool(annotations=FORGET, title="Forget a candidate")
     def forget(
         id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
+        agent: Name | None = None,
     ) -> Forgotten:
-        """Delete a candidate from the store. File-backed records are removed in Git, not here."""
+        """Delete an open candidate you recorded (`agent`: the name you recorded it with). A rejected one is
+        kept (its reason warns the next agent), another agent's gives memory/not-owner; file-backed records
+        are removed in Git, not here."""
         try:
-            res = svc().forget(id)
+            res = svc().forget(id, agent=agent)
         except JgmError as e:
             raise tool_error(e) from None
         return Forgotten.model_validate(dict(res, workspace=wsid))

@@ -22,6 +22,7 @@ from ...candidates.transitions import MAX_REASON_CHARS
 from ...records.model import ID_PATTERN
 from ..candidate_fields import (
     MAX_ID_CHARS,
+    MAX_NAME,
     Body,
     CandidateScope,
     Change,
@@ -42,6 +43,9 @@ from .schemas import Strict
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
 StateFilter = Literal[("queue", "all", *STATES)]  # type: ignore[valid-type]
 RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="Record or candidate id")]
+ForgetAgent = Annotated[
+    str | None, Query(max_length=MAX_NAME, description="The agent that recorded the candidate (as sent when recording)")
+]
 RESPONSES: dict[int | str, dict[str, Any]] = {
     **COMMON_RESPONSES,
     409: {
@@ -202,11 +206,14 @@ def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
 
 @router.delete(
     "/records/{record_id}",
-    summary="Forget a candidate (file-backed records: remove them in Git)",
+    summary="Forget an open candidate its recorder names (file-backed records: remove them in Git)",
+    responses={403: {"model": ErrorBody, "description": "Workspace not granted, or another agent's candidate"}},
     **typed(Forgotten),
 )
-def forget(record_id: RecordId, scope: Scope):
-    return dict(_svc(scope).forget(record_id), workspace=scope.id)
+def forget(record_id: RecordId, scope: Scope, agent: ForgetAgent = None):
+    """Only the agent that recorded it (`agent`, as sent when recording) forgets a candidate, and only while
+    it is open: a rejected one keeps its reason, another agent's answers 403 `memory/not-owner`."""
+    return dict(_svc(scope).forget(record_id, agent=agent), workspace=scope.id)
 
 
 _CONCLUDE = {

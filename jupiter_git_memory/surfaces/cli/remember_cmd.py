@@ -164,15 +164,19 @@ def revise(
 
 def forget(
     record_id: str = typer.Argument(..., help="A candidate id (file-backed records are removed in Git)."),
+    agent: str | None = typer.Option(
+        None, "--agent", envvar="JGM_AGENT", help="You, the agent that recorded it (as when recording)."
+    ),
+    reviewer: bool = typer.Option(False, "--reviewer", help="Forget it as the reviewer, whoever recorded it."),
     repo: Path | None = RepoOpt,
     as_json: bool = JsonOpt,
 ):
-    """Delete a candidate from the store (its row, chunks and vectors)."""
+    """Delete an open candidate from the store (its row, chunks and vectors): its recorder or a reviewer."""
     from ...base.errors import JgmError
 
     svc = service(repo, as_json)
     try:
-        res = svc.forget(record_id)
+        res = svc.forget(record_id, agent=agent, reviewer=reviewer)
     except JgmError as e:
         fail_with(e, as_json)
     if as_json:

@@ -203,5 +203,5 @@ def do_revise(request: Request, handle: Handle, cid: str, form: Form):
 
 @router.post("/candidates/{cid}/forget")
 def do_forget(request: Request, handle: Handle, cid: str, form: Form):
-    _svc(handle).forget(check_id(cid))
+    _svc(handle).forget(check_id(cid), reviewer=True)  # the UI's session is the reviewer's
     return _to_queue(request, handle, f"forgot {cid}")
