@@ -117,7 +117,9 @@ def test_e5_engine_threads_wait_passively_unless_the_user_says_otherwise(preset,
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     if preset:
         env["OMP_WAIT_POLICY"] = preset
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, timeout=300
+    ).stdout
     assert json.loads(out) == [False, True, expected]
 
 
