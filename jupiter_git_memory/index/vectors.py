@@ -40,9 +40,9 @@ class IdentityMismatch(JgmError, RuntimeError):
 
 def _name(identity: dict) -> str:
     """The shipped spec name of an identity's model, or its model id."""
-    from ..embedding.specs import SHIPPED
+    from ..embedding.specs import shipped_name
 
-    return next((n for n, s in SHIPPED.items() if s.model_id == identity.get("model")), str(identity.get("model")))
+    return shipped_name(identity.get("model")) or str(identity.get("model"))
 
 
 def _summary(identity: dict) -> dict:

@@ -105,8 +105,11 @@ def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict
         return dict(col.metadata or {}), metas
 
 
-def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordRow]) -> tuple[list[Problem], int]:
-    """Records in the catalog against the record files of the working tree (what `jgm seed` would index)."""
+def _file_problems(
+    ws: Workspace, settings: Settings, records: dict[str, RecordRow]
+) -> tuple[list[Problem], int, dict[str, int]]:
+    """Records in the catalog against the record files of the working tree (what `jgm seed` would index);
+    also the languages those files are written in (model_report), from the same read."""
     files, read_issues = read_worktree(ws.repo_root, settings)
     k = read_knowledge(files, records, settings)  # unchanged bytes reuse the catalog's parse
     failed, resolution = k.collected.failed, k.resolution
@@ -154,7 +157,7 @@ def _file_problems(ws: Workspace, settings: Settings, records: dict[str, RecordR
                 [rid],
             )
         )
-    return problems, len(files)
+    return problems, len(files), model_choice.file_languages(files)
 
 
 def diagnose(
@@ -274,20 +277,20 @@ def diagnose(
                 wrong,
             )
         )
-    file_problems, n_files = _file_problems(ws, settings, records)
+    file_problems, n_files, languages_now = _file_problems(ws, settings, records)
     problems += file_problems
     counts = {"records": len(records), "chunks": len(chunks), "vectors": len(vector_ids), "files": n_files}
     # evidence drift (docs/drift.md) is no inconsistency of the index: counted, for `jgm drift` to list
     counts["drifted"] = sum(1 for d in drift.values() if d["state"] == "drifted")
     counts["evidence_missing"] = sum(1 for d in drift.values() if d["state"] == "missing")
-    return Diagnosis(ws.id, problems, counts, identity_mismatch, model_report(ws, settings, store_root))
+    model = model_report(ws, settings, store_root, languages_now)
+    return Diagnosis(ws.id, problems, counts, identity_mismatch, model)
 
 
-def model_report(ws: Workspace, settings: Settings, store_root: Path | None) -> dict:
+def model_report(ws: Workspace, settings: Settings, store_root: Path | None, now: dict[str, int]) -> dict:
     """The workspace's model and why, the languages its records are written in now, and advice when the
     model cannot read them (the choice is made once, at the first seed; a corpus can change language)."""
     choice = model_choice.resolve(settings, ws, store_root)
-    now = model_choice.corpus_languages(ws, settings)
     out = dict(choice.to_dict(), name=choice.model, languages_now=now, advice=None)
     spec = SHIPPED.get(choice.model)
     if spec is not None and needs_multilingual(now) and not set(now) - {"en"} <= set(spec.languages):

@@ -75,9 +75,9 @@ def measure(recaller: Recaller, probes: list[str]) -> list[tuple[str, float, str
         if not ids:
             out.append((p, 0.0, None))
             continue
-        o = recaller.embedder.spec.similarity_origin  # the common scale recall decides on (ModelSpec.similarity)
         raw = matrix @ recaller.embedder.embed_query(p).astype(np.float32)
-        cos = np.round((raw - o) / (1.0 - o) if o else raw, COS_DECIMALS)
+        # on the common scale recall decides on: the spec's own formula, applied to the whole row at once
+        cos = np.round(recaller.embedder.spec.similarity(raw), COS_DECIMALS)
         best = int(np.argmax(cos))  # the first of equal maxima: ids are sorted
         out.append((p, float(cos[best]), allowed[ids[best]][0]))
     return out

@@ -247,10 +247,7 @@ def find(
         first_ask = replace(ask, statuses=[*ask.statuses, *FALLBACK_STATUSES])
     got, ranked = search(index, embedder, first_allowed, settings, weights, first_ask, retired)
     if retired:  # a retired record that matched leads to its replacement (recall/forwarding.py)
-        qvec = embedder.embed_query(ask.query)
-        ranked = _forward(
-            index, (qvec, embedder.spec.similarity), first_allowed, settings, weights, first_ask, got, ranked, retired
-        )
+        ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, ranked, retired)
     results, rows = shape(index.catalog, ranked)
     fell_back = None
     beside = [r for r in results if r.status in FALLBACK_STATUSES and r.id in (admitted or {})]
@@ -277,7 +274,7 @@ def find(
 
 def _forward(
     index: Index,
-    query_vector: tuple[Any, Any],  # the query's vector and its model's similarity scale
+    embedder: Any,  # find's _QueryOnce: the query's vector is the search's, not embedded again
     allowed: ViewMap,
     settings: Settings,
     weights: dict[str, dict[str, float]],
@@ -294,9 +291,10 @@ def _forward(
     from .evidence import factors
 
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
-    cat, vec = index.catalog, index.vectors
-    qvec, sim = query_vector
-    more = forwarded_hits(cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift, sim)
+    cat, vec, qvec = index.catalog, index.vectors, embedder.embed_query(ask.query)
+    more = forwarded_hits(
+        cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift, embedder.spec.similarity
+    )
     return sorted(ranked + more, key=lambda h: (-h.score, -h.cos, h.record_id))[: ask.k]
 
 

@@ -19,17 +19,21 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.files import atomic_write
 from ..base.store import private_dir, workspace_dir
 from ..config import Settings
 from ..embedding import registry
-from ..embedding.specs import DEFAULT_MODEL, E5_SMALL_Q4, SHIPPED
+from ..embedding.specs import DEFAULT_MODEL, E5_SMALL_Q4, shipped_name
 from ..index.workspace import Workspace
 from ..records.language import languages, needs_multilingual
+
+if TYPE_CHECKING:
+    from .sources import SourceFile
 
 CHOICE_FILE = "model.json"
 MULTILINGUAL = E5_SMALL_Q4.name
@@ -86,10 +90,7 @@ def _indexed_model(wsdir: Path) -> str | None:
         stored = json.loads(row[0]) if row else None
     except (sqlite3.Error, ValueError):
         return None
-    for name, spec in SHIPPED.items():
-        if stored and stored.get("model") == spec.model_id:
-            return name
-    return None
+    return shipped_name(stored.get("model")) if isinstance(stored, dict) else None
 
 
 def decide(counts: dict[str, int], multilingual_ok: bool, why_not: str = "") -> tuple[str, str, tuple[str, ...]]:
@@ -110,9 +111,14 @@ def corpus_languages(workspace: Workspace, settings: Settings) -> dict[str, int]
     """The languages of the worktree's record files (a bare repository has none to read: empty)."""
     if workspace.bare:
         return {}
-    from .sources import read_worktree
+    from .sources import read_worktree  # reading the tree is a first seed's work: not on every import
 
     files, _ = read_worktree(workspace.repo_root, settings)
+    return file_languages(files)
+
+
+def file_languages(files: Sequence[SourceFile]) -> dict[str, int]:
+    """The languages of record files already read (a seed's or doctor's read; at most SCAN_LIMIT of them)."""
     texts = [f.data.decode("utf-8", "replace") for f in files[:SCAN_LIMIT] if f.data is not None]
     return languages(texts)
 

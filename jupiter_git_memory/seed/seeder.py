@@ -134,12 +134,11 @@ class Seeder:
         # layer above (recall.calibrate.after_seed); without it a seed only writes the index
         self.calibrate = calibrate
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
-        settings = settings or load_settings(self.workspace.repo_root)
-        # the workspace's model: the user's setting, the stored choice, or chosen now from the records' languages
-        self.settings = settings
+        self.settings = settings or load_settings(self.workspace.repo_root)
         self._injected = embedder is not None
         self._reported = False  # this seed stored a choice made now: its report says which and why
-        self.model_choice = model_choice.resolve(settings, self.workspace, store_root, deciding=not self._injected)
+        # the workspace's model: the user's setting, the stored choice, or chosen now from the records' languages
+        self.model_choice = model_choice.resolve(self.settings, self.workspace, store_root, deciding=not self._injected)
         self.embedder = embedder or load_embedder(self.model_choice.model)
         self.identity = vector_identity(self.embedder.spec)
         self.wsdir = workspace_dir(self.workspace.id, store_root, create=False)  # the write lock creates it
