@@ -38,7 +38,7 @@ def child(repo: Path, writes: int, variant: str) -> None:
         limit_arenas()
     if variant == "as_before":
         vectors.give_back = lambda: None  # the stopped epoch's pages stay in the arenas
-    from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
+    from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 
     handle = WorkspaceHandle.for_repo(repo)
 

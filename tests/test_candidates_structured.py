@@ -10,11 +10,11 @@ import anyio
 from candidates_helpers import CACHE_FACT, RETRY_RECORD, fact, jgm_json, seed_repo, service
 from mcp import Client
 
+from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 from jupiter_git_memory.candidates.model import CandidateInput
 from jupiter_git_memory.candidates.propose import propose
 from jupiter_git_memory.records.parse import parse_record
-from jupiter_git_memory.surfaces.mcp_server import build_server
-from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
+from jupiter_git_memory.surfaces.mcp.server import build_server
 
 FINDING = ("Orders deadlock when workers lock rows in different orders", "Lock by id.")
 STRUCTURE = {
@@ -43,7 +43,7 @@ def test_structured_candidate_is_proposed_with_sections_and_a_supersede(repo):
     assert shown["verification"] == STRUCTURE["verification"] and shown["scope"] == "transferable"
     assert shown["files"] == ["storage/orders_repo.py"] and shown["supersedes"] == [RETRY_RECORD[0]]
     # the candidate's proposal is no supersede link: the record it names stays in force until the PR merges
-    from jupiter_git_memory.surfaces import records_ops as ops
+    from jupiter_git_memory.app import records_ops as ops
 
     with svc.open_index(exclusive=False) as index:
         assert ops.relations(index.catalog, RETRY_RECORD[0], "ws")["superseded_by"] == []

@@ -10,11 +10,11 @@ import sqlite3
 import pytest
 from helpers import jgm
 
+from jupiter_git_memory.app import records_ops
 from jupiter_git_memory.index.migrations import SCHEMA_VERSION
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.records.lexical import lexical_key
 from jupiter_git_memory.seed.seeder import Seeder
-from jupiter_git_memory.surfaces import records_ops
 
 RECORDS = {  # written in Traditional Chinese, English mixed in as such teams write
     "dec-orders-db": {

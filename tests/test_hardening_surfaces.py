@@ -6,10 +6,10 @@ from __future__ import annotations
 import anyio
 from mcp import Client
 
+from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces.api.app import create_app
-from jupiter_git_memory.surfaces.mcp_server import build_server
-from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
+from jupiter_git_memory.surfaces.mcp.server import build_server
 
 
 def call(repo, *calls):
@@ -45,7 +45,7 @@ def test_mcp_refuses_what_the_api_refuses(repo):
     task = tools["recall_for_task"]["properties"]
     for key in ("errors", "files"):
         assert task[key]["maxItems"] == api[key]["maxItems"]
-    assert tools["list_records"]["properties"]["offset"]["maximum"] == 10_000_000  # surfaces/limits.py
+    assert tools["list_records"]["properties"]["offset"]["maximum"] == 10_000_000  # app/limits.py
 
 
 def test_a_crashing_tool_leaves_its_traceback_in_the_store_log(repo, jgm_home, monkeypatch):

@@ -202,7 +202,7 @@ def test_a_seeded_english_store_upgrades_without_reembedding(repo, jgm_home):
 def test_a_warm_server_handle_follows_model_use(repo):
     """The daemon, API and MCP keep a WorkspaceHandle warm: after `jgm model use` it answers with the new
     model's vectors instead of refusing them (or answering from a model that no longer matches)."""
-    from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
+    from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 
     _write_zh(repo, extra_en=0)
     jgm("seed", cwd=repo.path, check=True, env=dict(os.environ, JGM_MODEL=DEFAULT_MODEL))  # an English-model index

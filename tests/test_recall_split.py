@@ -1,9 +1,9 @@
 """The Recaller split by job (issue 26): a long-lived holder changes the settings through `use_settings`
 (never private state), and a result keeps the JSON shape every surface prints."""
 
+from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
-from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
 
 RESULT_KEYS = [
     "id",

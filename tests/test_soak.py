@@ -163,8 +163,8 @@ def test_mcp_http_crash_is_our_json_500(repo):
 
     from starlette.testclient import TestClient
 
-    from jupiter_git_memory.surfaces.mcp_server import build_server, http_app
-    from jupiter_git_memory.surfaces.workspace_handle import WorkspaceHandle
+    from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
+    from jupiter_git_memory.surfaces.mcp.server import build_server, http_app
 
     class NoFds:
         def authenticate(self, secret):

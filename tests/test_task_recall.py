@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import jgm_json
 
+from jupiter_git_memory.app import records_ops as ops
 from jupiter_git_memory.recall.concerns import split_concerns
 from jupiter_git_memory.recall.context import build_context
 from jupiter_git_memory.recall.fusion import fuse
@@ -18,7 +19,6 @@ from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.recall.task import recall_task
 from jupiter_git_memory.records.citations import body_paths, governs
 from jupiter_git_memory.seed.seeder import Seeder
-from jupiter_git_memory.surfaces import records_ops as ops
 
 TASK_REPO = Path(__file__).parent / "eval" / "task_repo"
 

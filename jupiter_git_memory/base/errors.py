@@ -2,7 +2,7 @@
 needs to report it without a table of its own: a stable `code` (clients branch on it, never on prose),
 the HTTP `status` (API), the process `exit_code` (CLI) and `details` (ids, paths) that never quote
 user text. Codes, with their default status and exit code, come from the catalogue (base/error_codes.py). Each surface has one mapper (CLI: surfaces/cli/common.py, API: surfaces/api/errors.py, MCP:
-surfaces/mcp_errors.py); an exception that is not a JgmError is a bug and is reported as an internal error.
+surfaces/mcp/errors.py); an exception that is not a JgmError is a bug and is reported as an internal error.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from typing import Annotated
 from fastapi import Depends, Path, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
-from ..workspace_handle import WorkspaceHandle
 from .errors import ApiError
 from .tokens import TokenInfo, TokenStore
 

@@ -8,13 +8,13 @@ from fastapi import APIRouter, Depends, Path
 from pydantic import BaseModel
 
 from ... import __version__
+from ...app.record_answers import WorkspaceInfo, WorkspaceList
+from ...app.workspaces import describe
 from ...base.errors import as_error
 from ...base.store import workspace_dir
 from ...recall.answers import Receipt, Verification
 from ...records.model import ID_PATTERN
 from ...seed.answers import SeedAnswer
-from ..record_answers import WorkspaceInfo, WorkspaceList
-from ..workspaces import describe
 from .deps import ApiState, Scope, get_state, require_token
 from .errors import COMMON_RESPONSES, typed
 from .schemas import SeedRequest

@@ -14,13 +14,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from ...base import error_codes as E
-from ...candidates import service as candidate_service
-from ...candidates.answers import CandidateAnswer, CandidateList, CandidateShown, Forgotten, Proposal
-from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
-from ...candidates.transitions import MAX_REASON_CHARS
-from ...records.model import ID_PATTERN
-from ..candidate_fields import (
+from ...app.candidate_fields import (
     MAX_ID_CHARS,
     MAX_NAME,
     Body,
@@ -36,6 +30,12 @@ from ..candidate_fields import (
     Trigger,
     Verification,
 )
+from ...base import error_codes as E
+from ...candidates import service as candidate_service
+from ...candidates.answers import CandidateAnswer, CandidateList, CandidateShown, Forgotten, Proposal
+from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
+from ...candidates.transitions import MAX_REASON_CHARS
+from ...records.model import ID_PATTERN
 from .deps import Scope
 from .errors import COMMON_RESPONSES, ErrorBody, typed
 from .schemas import Strict

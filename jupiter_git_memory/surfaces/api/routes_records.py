@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
 
+from ...app import records_ops as ops
+from ...app.limits import MAX_OFFSET, MAX_PAGE
+from ...app.record_answers import RecordAnswer, RecordPage, Relations
 from ...records.model import ID_PATTERN
-from .. import records_ops as ops
-from ..limits import MAX_OFFSET, MAX_PAGE
-from ..record_answers import RecordAnswer, RecordPage, Relations
 from .deps import Scope
 from .errors import COMMON_RESPONSES, typed
 from .schemas import Kind, Status

@@ -25,8 +25,8 @@ def mcp(
     from ...base.memory import limit_arenas
 
     limit_arenas()  # before any thread starts (base/memory.py)
-    from ..mcp_server import build_server, http_app, warm
-    from ..workspace_handle import WorkspaceHandle
+    from ...app.workspace_handle import WorkspaceHandle
+    from ..mcp.server import build_server, http_app, warm
     from .common import reported
 
     with reported(False):

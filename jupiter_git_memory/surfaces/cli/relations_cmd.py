@@ -16,12 +16,12 @@ def relations(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
+    from ...app.records_ops import relations as rel_of
     from ...base import error_codes as E
     from ...base.store import workspace_dir, workspace_lock
     from ...index.catalog import Catalog
     from ...index.views import worktree_view
     from ...index.workspace import find_workspace
-    from ..records_ops import relations as rel_of
 
     with reported(as_json):
         ws = find_workspace(repo)
@@ -35,8 +35,8 @@ def relations(
             finally:
                 cat.close()
     if as_json:
+        from ...app.record_answers import Relations
         from ...recall.answers import dump
-        from ..record_answers import Relations
 
         emit_json(dump(Relations, dict(rel, workspace=ws.id)))
         return

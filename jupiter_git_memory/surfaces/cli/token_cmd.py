@@ -19,7 +19,7 @@ def _store():
 
 
 def _warn_unknown(ids: list[str]) -> None:
-    from ..workspaces import list_workspaces
+    from ...app.workspaces import list_workspaces
 
     known = {w["id"] for w in list_workspaces()}
     for w in ids:

@@ -11,8 +11,8 @@ from .common import emit_json, esc, out
 
 def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """List workspaces: id, name, root, records, last seeded commit, global flag."""
+    from ...app.workspaces import list_workspaces
     from ...base.home import current_store
-    from ..workspaces import list_workspaces
 
     store = current_store()
     rows = list_workspaces()

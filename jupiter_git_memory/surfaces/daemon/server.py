@@ -192,7 +192,7 @@ class Daemon:
 
     def handle(self, repo: str | None):
         """The warm handle of the worktree `repo` names (as the caller gave it, read from the caller's cwd)."""
-        from ..workspace_handle import WorkspaceHandle
+        from ...app.workspace_handle import WorkspaceHandle
 
         if self._workspaces is None:
             from ...index.workspace import RememberedWorkspaces

@@ -15,9 +15,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
+from ...app.workspace_handle import WorkspaceHandle
 from ...base.git import git
 from ...recall import evidence
-from ..workspace_handle import WorkspaceHandle
 from .app import page, require_workspace
 
 router = APIRouter()

@@ -19,10 +19,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
+from ...app.workspace_handle import WorkspaceHandle
 from ...base.git import child_env
 from ...base.home import store_env
 from ...base.store import store_path
-from ..workspace_handle import WorkspaceHandle
 from .app import page, require_workspace, state_of
 from .inspect import floor_info
 

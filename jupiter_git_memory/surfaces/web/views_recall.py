@@ -10,12 +10,12 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
 from ...recall.ranking import DEFAULT_STATUSES, MODES
 from ...recall.receipts import get_receipt
 from ...recall.verify import verify_receipt
 from ...records.model import ALL_EFFECTIVE, ID_PATTERN, KINDS
-from ..workspace_handle import WorkspaceHandle
 from .app import Form, Refused, base, page, require_workspace
 from .inspect import cuts, embed_once
 

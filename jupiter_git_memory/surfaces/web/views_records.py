@@ -10,13 +10,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
+from ...app import records_ops as ops
+from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
 from ...base.git import run
 from ...candidates import review
 from ...lifecycle.promote import CANDIDATE_ID_PREFIX
 from ...records.model import ALL_EFFECTIVE, KINDS
-from .. import records_ops as ops
-from ..workspace_handle import WorkspaceHandle
 from . import graph, render
 from .app import Refused, base, page, require_workspace
 

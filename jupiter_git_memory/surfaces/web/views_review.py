@@ -17,6 +17,8 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
+from ...app.records_ops import check_id
+from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
 from ...base.store import workspace_lock
 from ...candidates import dedup, review
@@ -26,8 +28,6 @@ from ...candidates.propose import propose
 from ...candidates.warngroups import grouped
 from ...candidates.worddiff import word_diff
 from ..api.routes_candidates import ProposeRequest
-from ..records_ops import check_id
-from ..workspace_handle import WorkspaceHandle
 from .app import Form, Refused, base, page, require_workspace
 
 router = APIRouter()

@@ -14,17 +14,20 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from .. import __version__
-from ..base.error_codes import AUTH_INVALID_TOKEN, WORKSPACE_FORBIDDEN
-from ..base.errors import JgmError
-from ..recall.ranking import MODES
-from ..recall.service import NotSeeded, RecallError
-from ..records.model import ALL_EFFECTIVE, KINDS
-from . import records_ops as ops
-from .limits import MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_OFFSET, MAX_PAGE, MAX_RECALL_K, MAX_TEXT, MIN_BUDGET
-from .mcp_candidates import register_candidate_tools
-from .mcp_errors import log_crashes, tool_error
-from .record_answers import (
+from ... import __version__
+from ...app import records_ops as ops
+from ...app.limits import (
+    MAX_BUDGET,
+    MAX_ERRORS,
+    MAX_FILES,
+    MAX_K,
+    MAX_OFFSET,
+    MAX_PAGE,
+    MAX_RECALL_K,
+    MAX_TEXT,
+    MIN_BUDGET,
+)
+from ...app.record_answers import (
     ContextEvidence,
     PageEvidence,
     RecallEvidence,
@@ -33,8 +36,15 @@ from .record_answers import (
     RelationsEvidence,
     TaskEvidence,
 )
-from .records_ops import EVIDENCE_NOTE
-from .workspace_handle import WorkspaceHandle
+from ...app.records_ops import EVIDENCE_NOTE
+from ...app.workspace_handle import WorkspaceHandle
+from ...base.error_codes import AUTH_INVALID_TOKEN, WORKSPACE_FORBIDDEN
+from ...base.errors import JgmError
+from ...recall.ranking import MODES
+from ...recall.service import NotSeeded, RecallError
+from ...records.model import ALL_EFFECTIVE, KINDS
+from .candidates import register_candidate_tools
+from .errors import log_crashes, tool_error
 
 INSTRUCTIONS = (
     "Long-term project memory from the repository's knowledge records (decisions, facts, findings, history). "
@@ -123,7 +133,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         records governing its files (they cite the file, a folder above it or a glob; `governs` says which).
         Status ok | no-matches; an unseeded workspace is an error `[memory/not-seeded]` naming the store and
         the command to run."""
-        from ..recall.task import recall_task
+        from ...recall.task import recall_task
 
         try:
             res = handle.read(
@@ -204,7 +214,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
     ) -> ContextEvidence:
         """The best records for a new task (found as recall_for_task finds them) as Markdown trimmed to a
         token budget, with provenance."""
-        from ..recall.context import build_context
+        from ...recall.context import build_context
 
         try:
             res = handle.read(
@@ -227,7 +237,7 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         )
 
     register_candidate_tools(server, handle)  # record_candidate, validate_candidate, revise, forget
-    from .mcp_prompts import register_prompts
+    from .prompts import register_prompts
 
     register_prompts(server)  # recall_before_designing, write_back
     return server
@@ -273,8 +283,8 @@ class BearerGate:
 
 
 def http_app(server: MCPServer, handle: WorkspaceHandle, tokens, host: str = "127.0.0.1"):
-    from .api.errors import CrashGuard
-    from .api.limits import BodySizeLimit
+    from ..api.errors import CrashGuard
+    from ..api.limits import BodySizeLimit
 
     return CrashGuard(
         BodySizeLimit(BearerGate(server.streamable_http_app(host=host), tokens, handle.workspace.id)), "mcp"

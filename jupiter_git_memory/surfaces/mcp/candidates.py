@@ -13,11 +13,7 @@ from typing import Annotated, Literal
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from ..base.errors import JgmError
-from ..candidates import service as candidate_service
-from ..candidates.answers import CandidateAnswer, CandidateShown, Forgotten
-from ..candidates.model import REQUESTABLE_KINDS, CandidateInput
-from .candidate_fields import (
+from ...app.candidate_fields import (
     MAX_ID_CHARS,
     Body,
     CandidateScope,
@@ -32,7 +28,11 @@ from .candidate_fields import (
     Trigger,
     Verification,
 )
-from .mcp_errors import tool_error
+from ...base.errors import JgmError
+from ...candidates import service as candidate_service
+from ...candidates.answers import CandidateAnswer, CandidateShown, Forgotten
+from ...candidates.model import REQUESTABLE_KINDS, CandidateInput
+from .errors import tool_error
 
 RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
 RECORD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)

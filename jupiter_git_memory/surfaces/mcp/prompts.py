@@ -12,8 +12,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ..candidates.model import REQUESTABLE_KINDS
-from .limits import MAX_TEXT
+from ...app.limits import MAX_TEXT
+from ...candidates.model import REQUESTABLE_KINDS
 
 Goal = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, description="What you are about to design or change.")]
 

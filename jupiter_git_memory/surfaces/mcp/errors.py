@@ -8,9 +8,9 @@ from pathlib import Path
 
 from mcp.server.mcpserver.exceptions import ToolError
 
-from ..base import error_codes as E
-from ..base.errors import as_error
-from ..base.store import log
+from ...base import error_codes as E
+from ...base.errors import as_error
+from ...base.store import log
 
 SDK_LOGGER = "mcp.server.mcpserver"  # where the SDK reports a tool that crashed, with its traceback
 

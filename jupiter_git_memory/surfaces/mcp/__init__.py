@@ -1,0 +1,1 @@
+"""The MCP surface: tools and prompts over the application layer (stdio or streamable HTTP)."""
