@@ -38,7 +38,6 @@ class FieldSpec:
     min_length: int | None = None
     max_items: int | None = None
     choices: tuple[str, ...] = ()
-
     nullable: bool = False  # None is a value of its own (revise: keep the candidate's); lists too
 
     @property
@@ -72,9 +71,12 @@ class FieldSpec:
 
 
 def _specs(cls: type) -> tuple[FieldSpec, ...]:
-    return tuple(
-        FieldSpec(f.name, **f.metadata) if f.metadata else FieldSpec(f.name, None) for f in dataclasses.fields(cls)
-    )
+    undeclared = [f.name for f in dataclasses.fields(cls) if "required" not in f.metadata]
+    if undeclared:  # a programming error: every surface needs the field's description and bounds
+        raise TypeError(
+            f"{cls.__name__} fields {undeclared} need their declaration: `= about(...)` (candidates/fields.py)"
+        )
+    return tuple(FieldSpec(f.name, **f.metadata) for f in dataclasses.fields(cls))
 
 
 CANDIDATE_FIELDS = _specs(CandidateInput)
