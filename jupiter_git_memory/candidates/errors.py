@@ -6,6 +6,8 @@ Messages never quote candidate text (it may hold a secret); they name ids, paths
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base import error_codes as E
 from ..base.errors import OperationError
 
@@ -62,3 +64,13 @@ def unavailable(cause: BaseException) -> CandidateError:
         E.MEMORY_UNAVAILABLE,
         f"the candidate service could not start: {cause.__class__.__name__}: {cause}",
     )
+
+
+class CandidateRejected(CandidateError):
+    """The checks refused an observation (app/candidates.record raises it): the code is `candidate/<reason>`,
+    and `answer` is the full answer (its reason, offending fields, a reviewer's earlier reason) that every
+    surface still shows: the API in its 422 body, the CLI on its output, MCP as the tool's result."""
+
+    def __init__(self, reason_code: str, reason: str, answer: Any):
+        super().__init__(E.rejection(reason_code), reason)
+        self.answer = answer

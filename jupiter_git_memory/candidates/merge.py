@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .fields import MAX_BODY_BYTES
 from .model import CandidateInput, content_hash, evidence_entry
-from .validate import MAX_BODY_BYTES
 
 MAX_CANDIDATE_BYTES = MAX_BODY_BYTES
 FULL = "candidate-full"

@@ -8,8 +8,6 @@ never makes one. Its *effective* status says what recall sees: `candidate` while
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
@@ -23,73 +21,11 @@ from ..lifecycle.promote import REJECTED as REJECTED
 from ..lifecycle.promote import STATES as STATES
 from ..records.kinds import REQUESTABLE_KINDS as REQUESTABLE_KINDS
 from ..records.row import RecordRow
-
-SCOPES = ("project", "transferable")  # project-specific, or a lesson that holds beyond this repository
-# The structured write-back fields: optional, each rendered as a section of the proposed record file.
-TEXT_FIELDS = ("trigger", "change", "verification")
-
-
-@dataclass
-class CandidateInput:
-    """One observation. `evidence` lists what backs it (paths, URLs, commands, commits)."""
-
-    kind: str
-    title: str
-    body: str
-    tags: list[str] = field(default_factory=list)
-    source: str | None = None
-    evidence: list[str] = field(default_factory=list)
-    agent: str | None = None
-    session: str | None = None
-    work_item: str | None = None  # a work item or bundle id
-    run_key: str | None = None
-    trigger: str | None = None  # what prompted it (the symptom, the error, the request)
-    change: str | None = None  # what was changed
-    verification: str | None = None  # how it was checked (a command, a test, a measurement)
-    scope: str | None = None  # `project` or `transferable` (SCOPES)
-    files: list[str] = field(default_factory=list)  # repository files it is about (cited by the record)
-    supersedes: list[str] = field(default_factory=list)  # in-force record ids it proposes to retire
-
-    def structured(self) -> dict[str, Any]:
-        """The structured fields that were given (what the proposed file renders and the run key compares)."""
-        d: dict[str, Any] = {k: (getattr(self, k) or "").strip() for k in (*TEXT_FIELDS, "scope")}
-        d["files"] = [f.strip() for f in self.files or [] if f.strip()]
-        d["supersedes"] = [s.strip() for s in self.supersedes or [] if s.strip()]
-        return {k: v for k, v in d.items() if v}
-
-    def provenance(self) -> dict[str, str]:
-        p = {"agent": self.agent, "session": self.session, "work_item": self.work_item, "run_key": self.run_key}
-        return {k: v for k, v in p.items() if v}
-
-    def text_fields(self) -> dict[str, str]:
-        """Every caller-supplied text, by field name (what the secret scan covers)."""
-        out = {"title": self.title or "", "body": self.body or "", "source": self.source or ""}
-        for i, t in enumerate(self.tags or []):
-            out[f"tags[{i}]"] = str(t)
-        for i, e in enumerate(self.evidence or []):
-            out[f"evidence[{i}]"] = str(e)
-        for k, v in self.provenance().items():
-            out[f"provenance.{k}"] = v
-        for k in TEXT_FIELDS:
-            out[k] = getattr(self, k) or ""
-        for key in ("files", "supersedes"):
-            for i, v in enumerate(getattr(self, key) or []):
-                out[f"{key}[{i}]"] = str(v)
-        return out
-
-    def content_sha(self) -> str:
-        return content_hash(self.title, self.body)
-
-    def run_sha(self) -> str:
-        """What a reused run key must carry again: the text and, when given, the structured fields and
-        evidence (equal to content_sha without them, so runs recorded before these fields compare alike)."""
-        extra = {**self.structured(), "evidence": list(self.evidence or []), "source": self.source or ""}
-        extra = {k: v for k, v in extra.items() if v}
-        if not extra:
-            return self.content_sha()
-        return hashlib.sha256(
-            json.dumps([self.title.strip(), self.body.strip(), extra], sort_keys=True).encode()
-        ).hexdigest()
+from .fields import REVISABLE as REVISABLE
+from .fields import SCOPES as SCOPES
+from .fields import TEXT_FIELDS as TEXT_FIELDS
+from .fields import CandidateInput as CandidateInput
+from .fields import content_hash as content_hash
 
 
 @dataclass
@@ -128,10 +64,6 @@ class Answer:
                 "or run `jgm seed`, to finish indexing"
             )
         return d
-
-
-def content_hash(title: str, body: str) -> str:
-    return hashlib.sha256(json.dumps([title.strip(), body.strip()]).encode("utf-8")).hexdigest()
 
 
 def new_candidate_id() -> str:

@@ -51,17 +51,10 @@ class CandidateService(CandidateAccess):
     def mark_proposed(self, cid: str, proposal: dict[str, Any]) -> dict[str, Any]:
         return transitions.mark_proposed(self, cid, proposal)
 
-    def revise(
-        self,
-        rid: str,
-        title: str | None = None,
-        body: str | None = None,
-        tags: list[str] | None = None,
-        source: str | None = None,
-        agent: str | None = None,
-    ) -> dict[str, Any]:
-        """Edit an open candidate in the store (re-checked like a new one). File-backed: memory/file-backed."""
-        return transitions.revise(self, rid, title, body, tags, source, agent)
+    def revise(self, rid: str, agent: str | None = None, **changes: Any) -> dict[str, Any]:
+        """Edit an open candidate in the store: `changes` are REVISABLE fields (None keeps one); re-checked
+        like a new one. File-backed: memory/file-backed."""
+        return transitions.revise(self, rid, changes, agent)
 
     def forget(self, rid: str, agent: str | None = None, reviewer: bool = False) -> dict[str, Any]:
         """Delete an open candidate, by its recorder `agent` or a reviewer (transitions.forget says why)."""

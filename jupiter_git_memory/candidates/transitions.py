@@ -9,13 +9,14 @@ review.py.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from ..base import error_codes as E
 from ..records.checks import check_id
 from .access import CandidateAccess
 from .errors import CandidateError, invalid_state, not_owner
-from .model import OPEN, PROMOTED, PROPOSED, REJECTED, CandidateInput, revision_entry, with_data
+from .model import OPEN, PROMOTED, PROPOSED, REJECTED, REVISABLE, CandidateInput, revision_entry, with_data
 from .validate import check
 
 MAX_REASON_CHARS = 2000
@@ -39,16 +40,13 @@ def mark_proposed(access: CandidateAccess, cid: str, proposal: dict[str, Any]) -
         return access.save_indexed(index, with_data(row, state=PROPOSED, proposal=proposal))
 
 
-def revise(
-    access: CandidateAccess,
-    rid: str,
-    title: str | None = None,
-    body: str | None = None,
-    tags: list[str] | None = None,
-    source: str | None = None,
-    agent: str | None = None,
-) -> dict[str, Any]:
-    """Edit an open candidate in the store (re-checked like a new one). File-backed: memory/file-backed."""
+def revise(access: CandidateAccess, rid: str, changes: Mapping[str, Any], agent: str | None = None) -> dict[str, Any]:
+    """Edit an open candidate in the store (re-checked like a new one). `changes`: REVISABLE fields, None
+    keeps the candidate's. File-backed: memory/file-backed."""
+    if set(changes) - set(REVISABLE):
+        raise TypeError(
+            f"revise changes only {', '.join(REVISABLE)}, not {', '.join(sorted(set(changes) - set(REVISABLE)))}"
+        )
     with access.open_index(exclusive=True) as index:
         row = access.candidate(index, check_id(rid))
         if row.data.get("state") != OPEN:
@@ -59,29 +57,23 @@ def revise(
                 "is edited on its branch, a rejected one is recorded anew",
             )
         d = row.data
-        inp = CandidateInput(
-            row.kind,
-            d["title"] if title is None else title,
-            d["body"] if body is None else body,
-            list(d.get("tags", [])) if tags is None else tags,
-            d.get("source") if source is None else source,
-            [],
-            agent or d.get("provenance", {}).get("agent"),
-        )
+        now = {k: (list(d.get(k, [])) if k == "tags" else d.get(k)) for k in REVISABLE}
+        given = {k: v for k, v in changes.items() if v is not None}
+        inp = CandidateInput(row.kind, **{**now, **given}, agent=agent or d.get("provenance", {}).get("agent"))
         verdict = check(inp)
         if verdict.code:
             raise CandidateError(E.rejection(verdict.code), verdict.reason, id=rid, fields=verdict.fields)
-        changes = {
+        stored = {
             "title": inp.title.strip(),
             "body": inp.body.strip(),
             "tags": list(inp.tags),
             "source": inp.source,
         }
-        changed = [k for k, v in changes.items() if v != d.get(k, [] if k == "tags" else None)]
+        changed = [k for k, v in stored.items() if v != d.get(k, [] if k == "tags" else None)]
         revisions = list(d.get("revisions", []))
         if changed:  # who changed what, beside the untouched provenance of the agent who recorded it
             revisions.append(revision_entry(agent, changed, time.time(), {k: d.get(k) for k in changed}))
-        new = with_data(row, **changes, revisions=revisions, warnings=verdict.warnings)
+        new = with_data(row, **stored, revisions=revisions, warnings=verdict.warnings)
         return access.save_indexed(index, new)
 
 

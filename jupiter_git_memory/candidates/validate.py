@@ -12,20 +12,15 @@ import re
 from dataclasses import dataclass, field
 
 from ..records.kinds import REQUESTABLE_KINDS
-from ..records.model import ID_PATTERN, MAX_RECORD_BYTES
+from ..records.model import ID_PATTERN
 from ..records.text import describe_hidden
-from .model import SCOPES, TEXT_FIELDS, CandidateInput
+from .fields import MAX_BODY_BYTES, MAX_FIELD_CHARS, MAX_FILES, MAX_SUPERSEDES, MAX_TAGS, MAX_TITLE_CHARS, SCOPES
+from .model import TEXT_FIELDS, CandidateInput
 from .secrets import scan_fields
 
 MIN_TITLE_CHARS = 8
 MIN_BODY_WORDS = 6
 MIN_BODY_CHARS = 30
-MAX_TITLE_CHARS = 200
-MAX_BODY_BYTES = MAX_RECORD_BYTES - 8 * 1024  # room for the frontmatter when the record is proposed
-MAX_TAGS = 20
-MAX_FIELD_CHARS = 4000  # trigger, change, verification: a paragraph each
-MAX_FILES = 50
-MAX_SUPERSEDES = 5
 _ID_RE = re.compile(ID_PATTERN)
 _TAG_RE = re.compile(r"^[\w][\w.+/-]{0,39}$")
 _WORD_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_'-]*")

@@ -13,14 +13,13 @@ from .kinds import EFFECTIVE_ONLY as EFFECTIVE_ONLY
 from .kinds import IN_FORCE as IN_FORCE
 from .kinds import KINDS as KINDS
 from .kinds import STATUSES as STATUSES
+from .limits import MAX_RECORD_BYTES as MAX_RECORD_BYTES
 
 REQUIRED = ("id", "kind", "status", "title")
 KNOWN_KEYS = frozenset(REQUIRED + ("supersedes", "superseded_by", "tags", "date", "source", "scope"))
 # Link fields of a record. `amends`/`amended_by` never retire anything (e.g. "Partly superseded by").
 LINK_KEYS = ("supersedes", "superseded_by", "amends", "amended_by")
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
-# Documented size limit of one record file (bytes): larger files are reported, not indexed.
-MAX_RECORD_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)

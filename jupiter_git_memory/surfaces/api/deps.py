@@ -18,12 +18,12 @@ from pathlib import Path as FsPath
 from typing import Annotated
 
 from fastapi import Depends, Path, Request, Security
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 
 from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
 from .errors import ApiError
-from .tokens import TokenInfo, TokenStore
+from .tokens import TokenInfo, TokenStore, bearer_secret
 
 WS_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 
@@ -54,7 +54,14 @@ def get_state(request: Request) -> ApiState:
     return request.app.state.jgm
 
 
-bearer = HTTPBearer(
+class Bearer(HTTPBearer):
+    """The OpenAPI `bearer` scheme; the header itself is read by tokens.bearer_secret, as MCP reads it."""
+
+    async def __call__(self, request: Request) -> str | None:  # type: ignore[override]
+        return bearer_secret(request.headers.get("Authorization"))
+
+
+bearer = Bearer(
     auto_error=False,
     scheme_name="bearer",
     description="The token from `$JGM_HOME/api-token` (or one made with `jgm token create`).",
@@ -63,15 +70,15 @@ bearer = HTTPBearer(
 
 def require_token(
     state: Annotated[ApiState, Depends(get_state)],
-    creds: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+    secret: Annotated[str | None, Security(bearer)],
 ) -> TokenInfo:
-    if creds is None or not creds.credentials:
+    if not secret:
         raise ApiError(
             E.AUTH_MISSING_TOKEN,
             "send `Authorization: Bearer <token>`; the default token is in $JGM_HOME/api-token",
             headers={"WWW-Authenticate": "Bearer"},
         )
-    info = state.tokens.authenticate(creds.credentials)
+    info = state.tokens.authenticate(secret)
     if info is None:
         raise ApiError(
             E.AUTH_INVALID_TOKEN,

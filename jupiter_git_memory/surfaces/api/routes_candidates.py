@@ -12,35 +12,17 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
-from pydantic import Field
 
-from ...app.candidate_fields import (
-    MAX_ID_CHARS,
-    MAX_NAME,
-    Body,
-    CandidateScope,
-    Change,
-    Evidence,
-    Files,
-    Name,
-    Short,
-    Supersedes,
-    Tags,
-    Title,
-    Trigger,
-    Verification,
-)
-from ...base import error_codes as E
-from ...candidates import service as candidate_service
+from ...app import candidates as ops
+from ...app.candidate_requests import CandidateRequest, ConcludeRequest, ProposeRequest, RejectRequest, ReviseRequest
 from ...candidates.answers import CandidateAnswer, CandidateList, CandidateShown, Forgotten, Proposal
-from ...candidates.model import REQUESTABLE_KINDS, STATES, CandidateInput
-from ...candidates.transitions import MAX_REASON_CHARS
+from ...candidates.errors import CandidateRejected
+from ...candidates.fields import MAX_ID_CHARS, MAX_NAME
+from ...candidates.model import STATES
 from ...records.model import ID_PATTERN
 from .deps import Scope
 from .errors import COMMON_RESPONSES, ErrorBody, typed
-from .schemas import Strict
 
-RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
 StateFilter = Literal[("queue", "all", *STATES)]  # type: ignore[valid-type]
 RecordId = Annotated[str, Path(pattern=ID_PATTERN, max_length=MAX_ID_CHARS, description="Record or candidate id")]
 ForgetAgent = Annotated[
@@ -57,76 +39,8 @@ RESPONSES: dict[int | str, dict[str, Any]] = {
 router = APIRouter(tags=["candidates"], responses=RESPONSES)
 
 
-class CandidateRequest(Strict):
-    kind: RequestedKind = Field(description="Requested kind; the result is always a candidate of that kind.")
-    title: Title
-    body: Body
-    tags: Tags = []
-    source: Short | None = Field(None, description="Where it comes from (path, URL, command).")
-    evidence: Evidence = []
-    agent: Name | None = Field(None, description="Who observed it.")
-    session: Name | None = None
-    work_item: Name | None = Field(None, description="Work item or bundle id.")
-    run_key: Name | None = Field(
-        None, description="Idempotency key: the same (agent, run_key) never creates a second candidate."
-    )
-    trigger: Trigger | None = None
-    change: Change | None = None
-    verification: Verification | None = None
-    scope: CandidateScope | None = Field(None, description="project (this repository only) or transferable.")
-    files: Files = []
-    supersedes: Supersedes = []
-
-    def to_input(self) -> CandidateInput:
-        return CandidateInput(
-            self.kind,
-            self.title,
-            self.body,
-            list(self.tags),
-            self.source,
-            list(self.evidence),
-            self.agent,
-            self.session,
-            self.work_item,
-            self.run_key,
-            self.trigger,
-            self.change,
-            self.verification,
-            self.scope,
-            list(self.files),
-            list(self.supersedes),
-        )
-
-
-class ProposeRequest(Strict):
-    status: Literal["proposed", "accepted"] = "proposed"
-    base: Annotated[str, Field(max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._/^~-]*$")] | None = None
-    open_pr: bool = False
-
-
-class RejectRequest(Strict):
-    why: str = Field(min_length=1, max_length=MAX_REASON_CHARS, description="Kept with the candidate for the agent.")
-
-
-class ConcludeRequest(Strict):
-    target: str = Field(
-        pattern=ID_PATTERN,
-        max_length=MAX_ID_CHARS,
-        description="The record or candidate it duplicates, merges into or supersedes.",
-    )
-    reviewer: Name | None = None
-
-
-class ReviseRequest(Strict):
-    title: Title | None = None
-    body: Body | None = None
-    tags: Tags | None = None
-    source: Short | None = None
-    agent: Name | None = None
-
-
-def _svc(scope):
-    return candidate_service.for_handle(scope)  # its errors keep their own codes (config/invalid, ...)
+def _json(answer: Any) -> dict[str, Any]:
+    return answer.model_dump(mode="json", exclude_unset=True)
 
 
 @router.post(
@@ -144,33 +58,30 @@ def _svc(scope):
     },
 )
 def record_candidate(body: CandidateRequest, scope: Scope):
-    a = _svc(scope).record(body.to_input())
-    data = dict(a.to_json(), workspace=scope.id)
-    if a.decision == "rejected":
-        return JSONResponse(
-            {"error": {"code": E.rejection(a.reason_code).code, "message": a.reason}, "answer": data}, status_code=422
-        )
+    try:
+        a = ops.Candidates.for_handle(scope).record(body)
+    except CandidateRejected as e:
+        error = {"code": e.code, "message": e.message}
+        return JSONResponse({"error": error, "answer": _json(e.answer)}, status_code=422)
     status = 202 if a.index_error else (201 if a.decision == "created" and a.written else 200)
-    return JSONResponse(data, status_code=status)
+    return JSONResponse(_json(a), status_code=status)
 
 
 @router.post(
     "/candidates/validate", summary="Run the candidate checks without writing anything", **typed(CandidateAnswer)
 )
 def validate_candidate(body: CandidateRequest, scope: Scope):
-    a = _svc(scope).validate(body.to_input())
-    return dict(a.to_json(), workspace=scope.id)
+    return ops.Candidates.for_handle(scope).validate(body)
 
 
 @router.get("/candidates", summary="Candidates, oldest first (the review queue by default)", **typed(CandidateList))
-def list_candidates(scope: Scope, state: Annotated[StateFilter, Query()] = "queue") -> dict[str, Any]:
-    rows = _svc(scope).list(state)
-    return {"candidates": rows, "workspace": scope.id}
+def list_candidates(scope: Scope, state: Annotated[StateFilter, Query()] = "queue"):
+    return ops.Candidates.for_handle(scope).listing(state)
 
 
 @router.get("/candidates/{candidate_id}", summary="One candidate with provenance and evidence", **typed(CandidateShown))
 def show_candidate(candidate_id: RecordId, scope: Scope):
-    return {"candidate": _svc(scope).show(candidate_id), "workspace": scope.id}
+    return ops.Candidates.for_handle(scope).show(candidate_id)
 
 
 @router.post(
@@ -179,17 +90,14 @@ def show_candidate(candidate_id: RecordId, scope: Scope):
     **typed(Proposal),
 )
 def propose_candidate(candidate_id: RecordId, scope: Scope, body: ProposeRequest | None = None):
-    from ...candidates.propose import propose
-
-    body = body or ProposeRequest()
-    return dict(propose(_svc(scope), candidate_id, body.status, body.base, body.open_pr), workspace=scope.id)
+    return ops.Candidates.for_handle(scope).propose(candidate_id, body or ProposeRequest())
 
 
 @router.post(
     "/candidates/{candidate_id}/reject", summary="Reject a candidate; the reason is kept", **typed(CandidateShown)
 )
 def reject_candidate(candidate_id: RecordId, body: RejectRequest, scope: Scope):
-    return {"candidate": _svc(scope).reject(candidate_id, body.why), "workspace": scope.id}
+    return ops.Candidates.for_handle(scope).reject(candidate_id, body)
 
 
 @router.patch(
@@ -198,10 +106,7 @@ def reject_candidate(candidate_id: RecordId, body: RejectRequest, scope: Scope):
     **typed(CandidateShown),
 )
 def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
-    c = _svc(scope).revise(
-        record_id, title=body.title, body=body.body, tags=body.tags, source=body.source, agent=body.agent
-    )
-    return {"candidate": c, "workspace": scope.id}
+    return ops.Candidates.for_handle(scope).revise(record_id, body)
 
 
 @router.delete(
@@ -213,32 +118,16 @@ def revise(record_id: RecordId, body: ReviseRequest, scope: Scope):
 def forget(record_id: RecordId, scope: Scope, agent: ForgetAgent = None):
     """Only the agent that recorded it (`agent`, as sent when recording) forgets a candidate, and only while
     it is open: a rejected one keeps its reason, another agent's answers 403 `memory/not-owner`."""
-    return dict(_svc(scope).forget(record_id, agent=agent), workspace=scope.id)
+    return ops.Candidates.for_handle(scope).forget(record_id, agent=agent)
 
 
-_CONCLUDE = {
-    "duplicate": (
-        "Close a candidate as a duplicate of a record or candidate; its evidence is kept on the target",
-        "duplicate_of",
-    ),
-    "merge": ("Merge a candidate into an open candidate: its text becomes an observation of the target", "merge_into"),
-    "supersede": (
-        "Make the candidate's proposal supersede an in-force record (`supersedes:` in its file)",
-        "supersedes",
-    ),
-}
-
-
-def _conclude_route(action: str, summary: str, fn_name: str) -> None:
-    from ...candidates import review
-
+def _conclude_route(action: str, summary: str) -> None:
     def conclude(candidate_id: RecordId, body: ConcludeRequest, scope: Scope):
-        fn = getattr(review, fn_name)
-        return {"candidate": fn(_svc(scope), candidate_id, body.target, body.reviewer or "api"), "workspace": scope.id}
+        return ops.Candidates.for_handle(scope).conclude(candidate_id, action, body, reviewer="api")
 
     conclude.__name__ = f"{action}_candidate"
     router.post(f"/candidates/{{candidate_id}}/{action}", summary=summary, **typed(CandidateShown))(conclude)
 
 
-for _action, (_summary, _fn) in _CONCLUDE.items():
-    _conclude_route(_action, _summary, _fn)
+for _action, (_, _summary) in ops.CONCLUSIONS.items():
+    _conclude_route(_action, _summary)

@@ -28,6 +28,13 @@ DEFAULT = "default"
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
+def bearer_secret(authorization: str | None) -> str | None:
+    """The secret of an `Authorization: Bearer <secret>` header (the scheme in any case), else None: how
+    every server reads a token (the API's routes, MCP over HTTP, its tools' grants)."""
+    scheme, _, secret = (authorization or "").partition(" ")
+    return (secret.strip() or None) if scheme.lower() == "bearer" else None
+
+
 class TokenError(JgmError, ValueError):
     entry = E.AUTH_TOKEN
 

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from .common import emit_json, err, fail_with, out
-from .remember_cmd import JsonOpt, RepoOpt, service
+from .common import err, out, reported
+from .remember_cmd import JsonOpt, RepoOpt, candidates, emit
 
 app = typer.Typer(help="Review agents' candidates: list, show, propose as a PR branch, reject.", no_args_is_help=True)
+
+
+def _run(repo: Path | None, as_json: bool, op: Callable[[Any], Any]) -> Any:
+    """Run `op` on the repository's candidate operations (app/candidates.py); `--json` prints its typed
+    answer. A failure leaves through the CLI's one error path with its code and exit."""
+    ops = candidates(repo, as_json)
+    with reported(as_json):
+        answer = op(ops)
+    if as_json:
+        emit(answer)
+    return answer
 
 
 @app.command("list")
@@ -21,19 +34,10 @@ def list_(
     as_json: bool = JsonOpt,
 ):
     """Candidates, oldest first (the review queue by default)."""
-    from ...base.errors import JgmError
-
-    svc = service(repo, as_json)
-    try:
-        rows = svc.list(state)
-    except JgmError as e:
-        fail_with(e, as_json)
+    answer = _run(repo, as_json, lambda ops: ops.listing(state))
     if as_json:
-        from ...candidates.answers import CandidateList
-        from ...recall.answers import dump
-
-        emit_json(dump(CandidateList, {"candidates": rows, "workspace": svc.workspace.id}))
         return
+    rows = [c.model_dump() for c in answer.candidates]
     if not rows:
         out.print(f"no candidates ({state})")
     for c in rows:
@@ -54,19 +58,10 @@ def list_(
 @app.command()
 def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """One candidate with its provenance and evidence."""
-    from ...base.errors import JgmError
-
-    svc = service(repo, as_json)
-    try:
-        c = svc.show(candidate_id)
-    except JgmError as e:
-        fail_with(e, as_json)
+    answer = _run(repo, as_json, lambda ops: ops.show(candidate_id))
     if as_json:
-        from ...candidates.answers import CandidateShown
-        from ...recall.answers import dump
-
-        emit_json(dump(CandidateShown, {"candidate": c, "workspace": svc.workspace.id}))
         return
+    c = answer.candidate.model_dump()
     out.print(
         f"{c['id']} · requested kind {c['kind']} · status candidate · state {c['state']}"
         f"{'' if c.get('indexed') else ' · not indexed'}",
@@ -112,20 +107,12 @@ def propose(
     as_json: bool = JsonOpt,
 ):
     """Write the record file on a new branch (your branch and working tree are not touched)."""
-    from ...base.errors import JgmError
-    from ...candidates.propose import propose as do_propose
+    from ...app.candidate_requests import ProposeRequest
 
-    svc = service(repo, as_json)
-    try:
-        res = do_propose(svc, candidate_id, status, base, open_pr)
-    except JgmError as e:
-        fail_with(e, as_json)
-    if as_json:
-        from ...candidates.answers import Proposal
-        from ...recall.answers import dump
-
-        emit_json(dump(Proposal, res))
-    else:
+    request = ProposeRequest.model_construct(status=status, base=base, open_pr=open_pr)  # checked when written
+    answer = _run(repo, as_json, lambda ops: ops.propose(candidate_id, request))
+    res = answer.model_dump()
+    if not as_json:
         again = " (already proposed)" if res.get("already_proposed") else ""
         out.print(f"proposed {candidate_id} as {res['record_id']} ({res['status']}){again}", markup=False)
         out.print(f"  branch {res['branch']} · commit {res['commit'][:12]} · file {res['path']}", markup=False)
@@ -149,20 +136,11 @@ def reject(
     as_json: bool = JsonOpt,
 ):
     """Reject a candidate; it stays in the store with the reason, out of recall."""
-    from ...base.errors import JgmError
+    from ...app.candidate_requests import RejectRequest
 
-    svc = service(repo, as_json)
-    try:
-        c = svc.reject(candidate_id, why)
-    except JgmError as e:
-        fail_with(e, as_json)
-    if as_json:
-        from ...candidates.answers import CandidateShown
-        from ...recall.answers import dump
-
-        emit_json(dump(CandidateShown, {"candidate": c, "workspace": svc.workspace.id}))
-    else:
-        out.print(f"rejected {c['id']}: {c['reason']}", markup=False)
+    answer = _run(repo, as_json, lambda ops: ops.reject(candidate_id, RejectRequest.model_construct(why=why)))
+    if not as_json:
+        out.print(f"rejected {answer.candidate.id}: {answer.candidate.reason}", markup=False)
 
 
 def register(root: typer.Typer) -> None:

@@ -6,23 +6,98 @@ Exit codes: 0 created/merged/skipped, 1 rejected, 3 saved but not indexed (re-ru
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from ...records.kinds import REQUESTABLE_KINDS
-from .common import emit_json, err, fail, fail_with, out, reported
+from ...candidates.fields import REVISABLE, CandidateInput
+from .common import emit_json, err, fail, out, reported
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+# The CLI's own spelling of a few candidate fields (CandidateInput declares them all, candidates/fields.py):
+FLAGS = {"tags": "--tag", "files": "--file"}  # one value a flag, repeatable
+ENV = {"agent": "JGM_AGENT", "session": "JGM_SESSION"}
 
 
-def service(repo: Path | None, as_json: bool):
-    from ...candidates.service import CandidateService
+def candidates(repo: Path | None, as_json: bool):
+    """The repository's candidate operations (app/candidates.py)."""
+    from ...app.candidates import Candidates
 
     with reported(as_json):
-        return CandidateService(repo)
+        return Candidates.for_repo(repo)
+
+
+def emit(answer) -> None:
+    """`--json`: a typed answer as JSON, with the keys it was given."""
+    emit_json(answer.model_dump(mode="json", exclude_unset=True))
+
+
+def _option(f: dataclasses.Field, revise: bool = False) -> inspect.Parameter:
+    """A typer option for a CandidateInput field, from its declaration (description, list or not, choices)."""
+    meta = f.metadata
+    text = meta["description"].rstrip(".")
+    if meta["choices"] and not all(c in text for c in meta["choices"]):
+        text += f": {', '.join(meta['choices'])}"
+    if meta["many"]:
+        text += "; repeatable" + (", replaces the candidate's" if revise else "")
+    text += "."
+    required = meta["required"] and not revise
+    default = ... if required else (None if revise or not meta["many"] else [])
+    flag = FLAGS.get(f.name, "--" + f.name.replace("_", "-"))
+    annotation = list[str] if meta["many"] else str
+    return inspect.Parameter(
+        f.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(default, flag, help=text, envvar=ENV.get(f.name)),
+        annotation=annotation if required or (meta["many"] and not revise) else annotation | None,
+    )
+
+
+def _with_options(*fields: inspect.Parameter, tail: tuple[inspect.Parameter, ...] = ()) -> Callable:
+    """Give a command taking `**fields` these options (typer reads the signature); its own arguments (before
+    `*`) come first, its keyword-only names are among `fields` and `tail`."""
+
+    def apply(fn: Callable) -> Callable:
+        first = [p for p in inspect.signature(fn).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD]
+        fn.__signature__ = inspect.Signature([*first, *fields, *tail])  # type: ignore[attr-defined]
+        return fn
+
+    return apply
+
+
+def _body_options(help_text: str) -> tuple[inspect.Parameter, ...]:
+    kw = inspect.Parameter.KEYWORD_ONLY
+    return (
+        inspect.Parameter("body", kw, default=typer.Option(None, "--body", help=help_text), annotation=str | None),
+        inspect.Parameter(
+            "body_file",
+            kw,
+            default=typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
+            annotation=str | None,
+        ),
+    )
+
+
+def _candidate_options(names: tuple[str, ...] | None = None, revise: bool = False) -> list[inspect.Parameter]:
+    """The options of CandidateInput's fields (`names`: only these), --body and --body-file for `body`."""
+    params: list[inspect.Parameter] = []
+    for f in dataclasses.fields(CandidateInput):
+        if names is not None and f.name not in names:
+            continue
+        params += _body_options(f.metadata["description"]) if f.name == "body" else [_option(f, revise)]
+    return params
+
+
+_COMMON = (
+    inspect.Parameter("repo", inspect.Parameter.KEYWORD_ONLY, default=RepoOpt, annotation=Path | None),
+    inspect.Parameter("as_json", inspect.Parameter.KEYWORD_ONLY, default=JsonOpt, annotation=bool),
+)
 
 
 def _read_body(body: str | None, body_file: str | None, as_json: bool) -> str:
@@ -45,10 +120,7 @@ def _read_body(body: str | None, body_file: str | None, as_json: bool) -> str:
 
 def print_answer(a, as_json: bool) -> None:
     if as_json:
-        from ...candidates.answers import CandidateAnswer
-        from ...recall.answers import dump
-
-        emit_json(dump(CandidateAnswer, a.to_json()))
+        emit(a)
         return
     verb = f"would be {a.decision}" if a.dry_run else a.decision
     reason = a.reason.removeprefix(f"{verb}: ")  # a dry run's reason already starts with "would be ..."
@@ -72,94 +144,66 @@ def print_answer(a, as_json: bool) -> None:
         )
 
 
-def answer_exit(a) -> int:
-    if a.decision == "rejected":
-        return 1
-    return 3 if a.index_error else 0
-
-
+@_with_options(
+    *_candidate_options(),
+    inspect.Parameter(
+        "dry_run",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(False, "--dry-run", help="Validate only: say what would happen, write nothing."),
+        annotation=bool,
+    ),
+    tail=_COMMON,
+)
 def remember(
-    kind: str = typer.Option(..., "--kind", help=f"Requested kind: {', '.join(REQUESTABLE_KINDS)}."),
-    title: str = typer.Option(..., "--title", help="One line: what is true or decided."),
-    body: str | None = typer.Option(None, "--body", help="The explanation (for a decision: why)."),
-    body_file: str | None = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
-    tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),
-    source: str | None = typer.Option(None, "--source", help="Where it comes from (path, URL, command)."),
-    evidence: list[str] = typer.Option([], "--evidence", help="What backs it (repeatable)."),
-    agent: str | None = typer.Option(None, "--agent", envvar="JGM_AGENT", help="Who observed it ($JGM_AGENT)."),
-    session: str | None = typer.Option(None, "--session", envvar="JGM_SESSION", help="The agent session."),
-    work_item: str | None = typer.Option(None, "--work-item", help="Work item or bundle id."),
-    run_key: str | None = typer.Option(
-        None, "--run-key", help="Idempotency key: the same agent + key never creates a second candidate."
-    ),
-    trigger: str | None = typer.Option(None, "--trigger", help="What prompted it: the symptom, error or request."),
-    change: str | None = typer.Option(None, "--change", help="What was changed."),
-    verification: str | None = typer.Option(None, "--verification", help="How it was checked (command, test)."),
-    scope: str | None = typer.Option(None, "--scope", help="project (this repository only) or transferable."),
-    file: list[str] = typer.Option([], "--file", help="A repository file it is about (repeatable)."),
-    supersedes: list[str] = typer.Option(
-        [], "--supersedes", help="An in-force record id it proposes to retire (repeatable)."
-    ),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Validate only: say what would happen, write nothing."),
-    repo: Path | None = RepoOpt,
-    as_json: bool = JsonOpt,
+    *, body: str | None, body_file: str | None, dry_run: bool, repo: Path | None, as_json: bool, **fields: Any
 ):
     """Record an observation as a candidate (never a project rule by itself)."""
-    from ...base.errors import JgmError
-    from ...candidates.model import CandidateInput
+    from ...app.candidate_requests import CandidateRequest
+    from ...candidates.errors import CandidateRejected
 
     text = _read_body(body, body_file, as_json)
-    inp = CandidateInput(
-        kind,
-        title,
-        text,
-        list(tag),
-        source,
-        list(evidence),
-        agent,
-        session,
-        work_item,
-        run_key,
-        trigger,
-        change,
-        verification,
-        scope,
-        list(file),
-        list(supersedes),
-    )
-    svc = service(repo, as_json)
-    try:
-        a = svc.record(inp, dry_run=dry_run)
-    except JgmError as e:
-        fail_with(e, as_json)
+    request = CandidateRequest.model_construct(**fields, body=text)  # the checks answer for bad text (exit 1)
+    ops = candidates(repo, as_json)
+    with reported(as_json):  # any other failure: its code and exit
+        try:
+            a = ops.record(request, dry_run=dry_run)
+        except CandidateRejected as e:  # the answer says why (exit 1)
+            print_answer(e.answer, as_json)
+            raise typer.Exit(e.exit_code) from None
     print_answer(a, as_json)
-    raise typer.Exit(answer_exit(a))
+    raise typer.Exit(3 if a.index_error else 0)  # 3: saved, its indexing still owed
 
 
+@_with_options(
+    *_candidate_options(REVISABLE, revise=True),
+    inspect.Parameter(
+        "agent",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(None, "--agent", envvar="JGM_AGENT"),
+        annotation=str | None,
+    ),
+    tail=_COMMON,
+)
 def revise(
     record_id: str = typer.Argument(..., help="A candidate id (file-backed records are edited in Git)."),
-    title: str | None = typer.Option(None, "--title"),
-    body: str | None = typer.Option(None, "--body"),
-    body_file: str | None = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
-    tag: list[str] | None = typer.Option(None, "--tag", help="Replace the tags (repeatable)."),
-    source: str | None = typer.Option(None, "--source"),
-    agent: str | None = typer.Option(None, "--agent", envvar="JGM_AGENT"),
-    repo: Path | None = RepoOpt,
-    as_json: bool = JsonOpt,
+    *,
+    body: str | None,
+    body_file: str | None,
+    repo: Path | None,
+    as_json: bool,
+    **fields: Any,
 ):
-    """Edit an open candidate in the store."""
-    from ...base.errors import JgmError
+    """Edit an open candidate in the store: the options given replace its fields, the rest are kept."""
+    from ...app.candidate_requests import ReviseRequest
 
     text = _read_body(body, body_file, as_json) if (body is not None or body_file is not None) else None
-    svc = service(repo, as_json)
-    try:
-        c = svc.revise(record_id, title=title, body=text, tags=tag, source=source, agent=agent)
-    except JgmError as e:
-        fail_with(e, as_json)
+    ops = candidates(repo, as_json)
+    with reported(as_json):
+        c = ops.revise(record_id, ReviseRequest.model_construct(**fields, body=text))
     if as_json:
-        emit_json({"candidate": c})
+        emit(c)
     else:
-        out.print(f"revised {c['id']} ({c['kind']}, {c['state']})", markup=False)
+        out.print(f"revised {c.candidate.id} ({c.candidate.kind}, {c.candidate.state})", markup=False)
 
 
 def forget(
@@ -172,17 +216,13 @@ def forget(
     as_json: bool = JsonOpt,
 ):
     """Delete an open candidate from the store (its row, chunks and vectors): its recorder or a reviewer."""
-    from ...base.errors import JgmError
-
-    svc = service(repo, as_json)
-    try:
-        res = svc.forget(record_id, agent=agent, reviewer=reviewer)
-    except JgmError as e:
-        fail_with(e, as_json)
+    ops = candidates(repo, as_json)
+    with reported(as_json):
+        res = ops.forget(record_id, agent=agent, reviewer=reviewer)
     if as_json:
-        emit_json(res)
+        emit(res)
     else:
-        out.print(f"forgot {res['id']} (was {res['state']})", markup=False)
+        out.print(f"forgot {res.id} (was {res.state})", markup=False)
 
 
 def register(app: typer.Typer) -> None:

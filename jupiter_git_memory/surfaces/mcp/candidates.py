@@ -8,84 +8,57 @@ new project rule. revise/forget work on candidates only; a file-backed record an
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Annotated, Any
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from ...app.candidate_fields import (
-    MAX_ID_CHARS,
-    Body,
-    CandidateScope,
-    Change,
-    Evidence,
-    Files,
-    Name,
-    Short,
-    Supersedes,
-    Tags,
-    Title,
-    Trigger,
-    Verification,
-)
+from ...app import candidates as ops
+from ...app.candidate_requests import CANDIDATE_FIELDS, REVISE_FIELDS, CandidateRequest, FieldSpec, Name, ReviseRequest
 from ...base.errors import JgmError
-from ...candidates import service as candidate_service
 from ...candidates.answers import CandidateAnswer, CandidateShown, Forgotten
-from ...candidates.model import REQUESTABLE_KINDS, CandidateInput
+from ...candidates.errors import CandidateRejected
+from ...candidates.fields import MAX_ID_CHARS
 from .errors import tool_error
 
-RequestedKind = Literal[REQUESTABLE_KINDS]  # type: ignore[valid-type]
 RECORD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 VALIDATE = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 REVISE = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+CandidateId = Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")]
+
+
+def with_fields(specs: Iterable[FieldSpec], *first: inspect.Parameter) -> Callable[[Callable[..., Any]], Any]:
+    """Give a tool taking `**fields` the candidate fields as its arguments (app/candidate_requests.py):
+    the SDK reads the signature for the tool's input schema, so the fields and their bounds are never
+    spelled here."""
+
+    def apply(fn: Callable[..., Any]) -> Callable[..., Any]:
+        params = [
+            inspect.Parameter(
+                s.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if s.required else s.default,
+                annotation=s.annotated(),
+            )
+            for s in specs
+        ]
+        ret = inspect.signature(fn, eval_str=True).return_annotation
+        fn.__signature__ = inspect.Signature([*first, *params], return_annotation=ret)  # type: ignore[attr-defined]
+        return fn
+
+    return apply
 
 
 def register_candidate_tools(server, handle) -> None:
-    wsid = handle.id
-
-    def svc():
-        return candidate_service.for_handle(handle)  # a JgmError: each tool maps it with its own code
-
-    def run(
-        dry_run: bool, kind, title, body, tags, source, evidence, agent, session, work_item, run_key, **structured
-    ) -> CandidateAnswer:
-        inp = CandidateInput(
-            kind, title, body, list(tags), source, list(evidence), agent, session, work_item, run_key, **structured
-        )
-        try:
-            a = svc().record(inp, dry_run=dry_run)
-        except JgmError as e:
-            raise tool_error(e) from None
-        return CandidateAnswer.model_validate(
-            dict(
-                a.to_json(),
-                workspace=wsid,
-                note="A candidate is not a project rule: a reviewer promotes it by merging a pull request.",
-            )
-        )
+    def candidates() -> ops.Candidates:
+        return ops.Candidates.for_handle(handle)  # a JgmError: each tool maps it with its own code
 
     @server.tool(annotations=RECORD, title="Record a candidate observation")
-    def record_candidate(
-        kind: Annotated[RequestedKind, Field(description="Requested kind; the result is a candidate.")],
-        title: Title,
-        body: Body,
-        tags: Tags = [],  # noqa: B006
-        source: Annotated[Short | None, Field(description="Path, URL or command it comes from.")] = None,
-        evidence: Evidence = [],  # noqa: B006
-        agent: Annotated[Name | None, Field(description="Who you are (agent name).")] = None,
-        session: Name | None = None,
-        work_item: Annotated[Name | None, Field(description="Work item or bundle id.")] = None,
-        run_key: Annotated[
-            Name | None, Field(description="Idempotency key: retrying with the same agent + run_key never duplicates.")
-        ] = None,
-        trigger: Trigger | None = None,
-        change: Change | None = None,
-        verification: Verification | None = None,
-        scope: CandidateScope | None = None,
-        files: Files = [],  # noqa: B006
-        supersedes: Supersedes = [],  # noqa: B006
-    ) -> CandidateAnswer:
+    @with_fields(CANDIDATE_FIELDS)
+    def record_candidate(**fields: Any) -> CandidateAnswer:
         """Record what you learned as a *candidate* (status candidate, out of default recall) for a human to
         review. Answer: decision created | merged (added to a candidate that says the same) | skipped (an
         accepted record already says it) | rejected (failed checks: secrets, placeholders, missing rationale or
@@ -93,94 +66,41 @@ def register_candidate_tools(server, handle) -> None:
         structure: trigger, change, verification, scope (project | transferable), files, and `supersedes` (an
         in-force record it proposes to retire); a reused run key with other content is rejected `run-key-reused`;
         `rejected_before` carries a reviewer's reason when this was rejected before."""
-        return run(
-            False,
-            kind,
-            title,
-            body,
-            tags,
-            source,
-            evidence,
-            agent,
-            session,
-            work_item,
-            run_key,
-            trigger=trigger,
-            change=change,
-            verification=verification,
-            scope=scope,
-            files=list(files),
-            supersedes=list(supersedes),
-        )
+        try:
+            return candidates().record(CandidateRequest.model_construct(**fields), note=ops.NOT_A_RULE)
+        except CandidateRejected as e:
+            return e.answer  # a rejection is the tool's answer: its reason is what the agent fixes
+        except JgmError as e:
+            raise tool_error(e) from None
 
     @server.tool(annotations=VALIDATE, title="Validate a candidate without writing")
-    def validate_candidate(
-        kind: Annotated[RequestedKind, Field(description="Requested kind.")],
-        title: Title,
-        body: Body,
-        tags: Tags = [],  # noqa: B006
-        source: Short | None = None,
-        evidence: Evidence = [],  # noqa: B006
-        agent: Name | None = None,
-        session: Name | None = None,
-        work_item: Name | None = None,
-        run_key: Name | None = None,
-        trigger: Trigger | None = None,
-        change: Change | None = None,
-        verification: Verification | None = None,
-        scope: CandidateScope | None = None,
-        files: Files = [],  # noqa: B006
-        supersedes: Supersedes = [],  # noqa: B006
-    ) -> CandidateAnswer:
+    @with_fields(CANDIDATE_FIELDS)
+    def validate_candidate(**fields: Any) -> CandidateAnswer:
         """The same checks as record_candidate (content per kind, low signal, secrets, near-duplicates), writing
         nothing: says what record_candidate would answer."""
-        return run(
-            True,
-            kind,
-            title,
-            body,
-            tags,
-            source,
-            evidence,
-            agent,
-            session,
-            work_item,
-            run_key,
-            trigger=trigger,
-            change=change,
-            verification=verification,
-            scope=scope,
-            files=list(files),
-            supersedes=list(supersedes),
-        )
+        try:
+            return candidates().validate(CandidateRequest.model_construct(**fields), note=ops.NOT_A_RULE)
+        except JgmError as e:
+            raise tool_error(e) from None
 
     @server.tool(annotations=REVISE, title="Revise a candidate")
-    def revise(
-        id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
-        title: Title | None = None,
-        body: Body | None = None,
-        tags: Tags | None = None,
-        source: Short | None = None,
-        agent: Name | None = None,
-    ) -> CandidateShown:
+    @with_fields(
+        REVISE_FIELDS, inspect.Parameter("id", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=CandidateId)
+    )
+    def revise(id: str, **fields: Any) -> CandidateShown:
         """Edit an open candidate in the store (checked again like a new one). A file-backed record cannot be
         changed here: the error names the file and commit to edit in Git."""
         try:
-            c = svc().revise(id, title=title, body=body, tags=tags, source=source, agent=agent)
+            return candidates().revise(id, ReviseRequest.model_construct(**fields))
         except JgmError as e:
             raise tool_error(e) from None
-        return CandidateShown(candidate=c, workspace=wsid)
 
     @server.tool(annotations=FORGET, title="Forget a candidate")
-    def forget(
-        id: Annotated[str, Field(max_length=MAX_ID_CHARS, description="Candidate id (cand-…)")],
-        agent: Name | None = None,
-    ) -> Forgotten:
+    def forget(id: CandidateId, agent: Name | None = None) -> Forgotten:
         """Delete an open candidate you recorded (`agent`: the name you recorded it with). A rejected one is
         kept (its reason warns the next agent), another agent's gives memory/not-owner; file-backed records
         are removed in Git, not here."""
         try:
-            res = svc().forget(id, agent=agent)
+            return candidates().forget(id, agent=agent)
         except JgmError as e:
             raise tool_error(e) from None
-        return Forgotten.model_validate(dict(res, workspace=wsid))

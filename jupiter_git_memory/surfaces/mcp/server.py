@@ -43,6 +43,7 @@ from ...base.errors import JgmError
 from ...recall.ranking import MODES
 from ...recall.service import NotSeeded, RecallError
 from ...records.model import ALL_EFFECTIVE, KINDS
+from ..api.tokens import bearer_secret
 from .candidates import register_candidate_tools
 from .errors import log_crashes, tool_error
 
@@ -76,7 +77,7 @@ def _grants(tokens, ctx: Context):
     except ValueError:
         request = None
     auth = request.headers.get("authorization", "") if request is not None else ""
-    info = tokens.authenticate(auth[7:].strip()) if auth[:7].lower() == "bearer " else None
+    info = tokens.authenticate(bearer_secret(auth))
     return info.may_read if info is not None else (lambda _ws: False)
 
 
@@ -261,8 +262,7 @@ class BearerGate:
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
             auth = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
-            secret = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
-            info = self.tokens.authenticate(secret)
+            info = self.tokens.authenticate(bearer_secret(auth))
             if info is None or not info.may_read(self.wsid):
                 from starlette.responses import JSONResponse
 

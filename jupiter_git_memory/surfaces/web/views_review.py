@@ -17,6 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
+from ...app.candidate_requests import ProposeRequest
 from ...app.records_ops import check_id
 from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
@@ -27,7 +28,6 @@ from ...candidates.model import STATES
 from ...candidates.propose import propose
 from ...candidates.warngroups import grouped
 from ...candidates.worddiff import word_diff
-from ..api.routes_candidates import ProposeRequest
 from .app import Form, Refused, base, page, require_workspace
 
 router = APIRouter()
