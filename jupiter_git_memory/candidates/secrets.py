@@ -76,7 +76,8 @@ _PROSE = re.compile(
 )
 _CODE_SPAN = re.compile(r"```[^\n`]{0,100}\n(?P<block>.*?)(?:```|\Z)|`(?P<inline>[^`\n]+)`", re.DOTALL)
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+# not a 40-character piece of a longer url-safe or dotted token (`pk.eyJ…-…_…`)
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")
 _HASH_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|blake\w*)[-:=]$")  # `sha512-…` integrity hashes are not secrets
 _PEM_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/]{60,76}={0,2})[ \t]*$", re.MULTILINE)
 _PEM_MARK = re.compile(r"-----(BEGIN|END) ([A-Z0-9 ]{1,60})-----")  # a public key or certificate body is public
@@ -88,8 +89,9 @@ _QUERY = re.compile(
 # Every repetition that can restart at each position is bounded (scheme, user, CLI gap, value), so a scan is
 # linear in the text: unbounded ones made a 128 KiB body of dotted words or `token:` pairs take minutes.
 _URL_PASSWORD = re.compile(
-    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@]{0,256}:([^\s/@]{1,256})@[^\s/@]", re.IGNORECASE
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@]{0,256}:([^\s/]{1,256})@[^\s/@]", re.IGNORECASE
 )
+_WIN_VAR = re.compile(r"%\w+%")  # `%KEY%…` is a reference; `%6gCB8…` is a password starting with `%`
 _MASKED = re.compile(r"^(?:\*+|x+|X+|\.\.\.|…|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[^%]+%|\{\{[^}]*\}\})$")
 # `name = value` in every common form: env (`DB_PASSWORD=…`, `export GITHUB_TOKEN=…`), code (`api_key = '…'`),
 # YAML (`password: …`) and JSON (`"SecretAccessKey": "…"`). After detect-secrets' keyword detector: the name
@@ -182,7 +184,7 @@ def _key_kind(key: str) -> str | None:
 
 
 def _assignment_is_secret(kind: str | None, key: str, sep: str, quoted: str, value: str) -> bool:
-    if _MASKED.match(value) or value.startswith(("$", "%", "<", "{", "http")):
+    if _MASKED.match(value) or value.startswith(("$", "<", "{", "http")) or _WIN_VAR.match(value):
         return False
     if (not quoted and any(c in value for c in "()[]")) or is_example(value):  # a call or lookup: `get_key()`
         return False
@@ -313,7 +315,8 @@ def _hits(text: str) -> Iterable[str]:
                 yield "a password in a URL"
                 break
     for m in _QUERY.finditer(text):
-        if looks_random(m.group(1), 3.5, 0.3) and not is_example(m.group(1)):
+        value = m.group(1)  # without digits, not made of words (`?key=ResolveWorkspaceHandle`)
+        if looks_random(value, 3.5, 0.25, False, not any(c.isdigit() for c in value)) and not is_example(value):
             yield "a credential in a URL query"
             break
     pos = 0
