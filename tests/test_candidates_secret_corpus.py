@@ -6,13 +6,14 @@ issue's figures (bench/secret_scan.py prints them per family)."""
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from jupiter_git_memory.candidates.secret_rules import PATTERNS
+from jupiter_git_memory.candidates.secret_rules import PATTERNS, RULES, literal_first
 from jupiter_git_memory.candidates.secrets import _providers, normalise, scan_text
 from jupiter_git_memory.candidates.validate import MAX_BODY_BYTES
 
@@ -61,6 +62,18 @@ def test_every_gate_lets_its_patterns_matches_through():
                 assert not gate or any(g in text.lower() for g in gate), (what, gate)
     rules = {w for w, _, _ in PATTERNS} | {w for w, _, _ in _providers()}
     assert not rules - matched, sorted(rules - matched)  # the corpus exercises every rule
+
+
+def test_literal_first_patterns_match_as_written():
+    """Each provider pattern runs as `literal(?<!\\wliteral)…` instead of `\\bliteral…` (for speed); both must
+    find the same spans, also after word characters (ASCII or not) and at the start and end of a text."""
+    texts = [normalise(t) for _, t in SECRETS + LOOKALIKES]
+    texts += [p + t for t in texts[:60] for p in ("x", "é", "_", "-", " ", "\n")]
+    for (what, _, rx), (_, _, fast) in zip(RULES, PATTERNS):
+        slow = re.compile(rx)
+        for text in texts:
+            assert [m.span() for m in slow.finditer(text)] == [m.span() for m in fast.finditer(text)], what
+    assert literal_first(r"\bghp_[a-z]") == r"ghp_(?<!\wghp_)[a-z]" and literal_first(r"\bab?c") == r"a(?<!\wa)b?c"
 
 
 @pytest.mark.parametrize("name", WORST)

@@ -19,10 +19,10 @@ _RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "an AWS access key id",
         ("akia", "asia", "agpa", "aida", "aroa", "anpa", "anva", "aipa"),
-        r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b",
+        r"\bA(?:KIA|SIA|GPA|IDA|ROA|NPA|NVA|IPA)[A-Z0-9]{16}\b",
     ),
     ("an AWS secret access key", ("secret",), r"(?i)aws_?secret_?access_?key\s*[:=]\s*['\"]?[A-Za-z0-9/+=]{40}"),
-    ("a GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b"),
+    ("a GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"\bgh[pousr]_[A-Za-z0-9]{36,}\b"),
     ("a GitHub fine-grained token", ("github_pat_",), r"\bgithub_pat_[A-Za-z0-9_]{22,}\b"),
     ("a GitLab token", ("glpat-",), r"\bglpat-[A-Za-z0-9_-]{20,}\b"),
     ("a Slack token", ("xox",), r"\bxox[abposre]-[A-Za-z0-9-]{10,}\b"),
@@ -69,7 +69,7 @@ _RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("a NuGet key", ("oy2",), r"\boy2[a-z0-9]{43}\b"),
     ("a Buildkite token", ("bkua_",), r"\bbkua_[a-f0-9]{40}\b"),
     ("a Heroku API key", ("hrku-",), r"\bHRKU-[A-Za-z0-9_-]{40,}"),
-    ("a Fly.io token", ("fo1_", "fm2_"), r"\b(?:fo1|fm2)_[A-Za-z0-9_-]{40,}"),
+    ("a Fly.io token", ("fo1_", "fm2_"), r"\bf(?:o1|m2)_[A-Za-z0-9_-]{40,}"),
     ("a 1Password service account token", ("ops_eyj",), r"\bops_eyJ[A-Za-z0-9_+/=-]{100,}"),
     (
         "a Discord webhook URL",
@@ -94,8 +94,25 @@ _RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
         r"(?i)\bSharedAccess(?:Key|Signature)\s*=\s*[A-Za-z0-9+/%=]{20,}",
     ),
 )
+_LEADING_LITERAL = re.compile(r"\\b((?:[A-Za-z0-9_-]|\\\.)+)(?![?*+{])")
+
+
+def literal_first(rx: str) -> str:
+    """`\\bghp_…` as `ghp_(?<!\\wghp_)…`: the same matches (a `\\b` before a word character is "no word
+    character before it"), but a pattern that starts with a literal lets `re` jump between occurrences of it
+    instead of trying every position: about 40x faster on a body full of near misses."""
+    m = _LEADING_LITERAL.match(rx)
+    if not m or not re.match(r"\w", m.group(1)):
+        return rx
+    lit = m.group(1)
+    if len(rx) > m.end() and rx[m.end()] in "?*+{":  # never: the lookahead keeps a quantified last character out
+        return rx
+    return lit + r"(?<!\w" + lit + ")" + rx[m.end() :]
+
+
+RULES = _RULES  # as written (tests compare them with the compiled, literal-first form)
 PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = tuple(
-    (what, gate, re.compile(rx)) for what, gate, rx in _RULES
+    (what, gate, re.compile(literal_first(rx))) for what, gate, rx in _RULES
 )
 
 # Format-specific detect-secrets plugins (module, class, gate): the ones whose pattern is a provider's token
