@@ -45,7 +45,6 @@ _CLASS_OF = {
 _RUNS = re.compile(r"a+|A+|0+")
 
 
-@lru_cache(maxsize=4096)  # a body repeating one token judges it once
 def looks_random(token: str, min_entropy: float, min_changes: float, digits: bool = True, words: bool = True) -> bool:
     """A token that reads as generated: small and capital letters (and `digits`), high entropy, classes mixed
     throughout, and (`words`) no run of word-sized pieces: `RecallAnswerSchemaV2Model` splits into words of 4
@@ -58,3 +57,7 @@ def looks_random(token: str, min_entropy: float, min_changes: float, digits: boo
     if words and sum(map(len, pieces)) > MAX_PIECE * len(pieces):
         return False
     return entropy(token) >= min_entropy and _changes(token) >= min_changes
+
+
+# The scan's entry: a body repeating one token judges it once (looks_random itself stays a plain function).
+looks_random_cached = lru_cache(maxsize=4096)(looks_random)

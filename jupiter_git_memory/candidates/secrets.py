@@ -27,9 +27,9 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 
-from .randomness import _WORD_RE, MAX_PIECE, _changes, entropy, looks_random
+from .randomness import _WORD_RE, MAX_PIECE, _changes, entropy, looks_random, looks_random_cached
 from .secret_rules import DETECT_SECRETS, PATTERNS
 
 __all__ = [
@@ -166,8 +166,19 @@ def is_example(token: str) -> bool:
     return bool(_EXAMPLE.search(token))
 
 
-@lru_cache(maxsize=4096)
 def _key_kind(key: str) -> str | None:
+    """ "password", "token" or None for a key name (remembered: a body may repeat one name)."""
+    if key not in _KEY_KINDS:
+        if len(_KEY_KINDS) >= 4096:
+            _KEY_KINDS.clear()
+        _KEY_KINDS[key] = _key_kind_of(key)
+    return _KEY_KINDS[key]
+
+
+_KEY_KINDS: dict[str, str | None] = {}
+
+
+def _key_kind_of(key: str) -> str | None:
     """ "password", "token" or None for a key name, by its words."""
     words = [w.lower() for w in _WORD_RE.findall(key)]
     if any(w in _PASSWORD_WORDS for w in words):
@@ -291,7 +302,7 @@ def _pem_body(text: str) -> bool:
     prev_end = -2
     for m in _PEM_LINE.finditer(text):
         i = bisect.bisect_right(starts, m.start()) - 1
-        if (i >= 0 and m.start() < public[i][1]) or not looks_random(m.group(1), 4.5, 0.4, words=False):
+        if (i >= 0 and m.start() < public[i][1]) or not looks_random_cached(m.group(1), 4.5, 0.4, True, False):
             continue
         if m.start() == prev_end + 1:
             return True
@@ -316,7 +327,7 @@ def _hits(text: str) -> Iterable[str]:
                 break
     for m in _QUERY.finditer(text):
         value = m.group(1)  # without digits, not made of words (`?key=ResolveWorkspaceHandle`)
-        if looks_random(value, 3.5, 0.25, False, not any(c.isdigit() for c in value)) and not is_example(value):
+        if looks_random_cached(value, 3.5, 0.25, False, not any(c.isdigit() for c in value)) and not is_example(value):
             yield "a credential in a URL query"
             break
     pos = 0
@@ -350,15 +361,20 @@ def _hits(text: str) -> Iterable[str]:
 
 def _random_in_code(text: str) -> bool:
     """A random-looking token inside a code span or fence. Tokens first (C finds them; backticks cannot be part
-    of one, so they are the spans' tokens too), spans only if one is random: a body of many short spans costs
-    one pass."""
-    found = [t.start() for t in _TOKEN.finditer(text) if _random_in(text, t, 3.7, 0.35, True)]
-    if found:
-        for span in _CODE_SPAN.finditer(text):
-            name = "block" if span.group("block") is not None else "inline"
-            i = bisect.bisect_left(found, span.start(name))
-            if i < len(found) and found[i] < span.end(name):
-                return True
+    of one, so they are the spans' tokens too), then the spans, then randomness only for tokens inside one:
+    a body of many short spans, or of many tokens outside spans, costs one pass and a look-up each."""
+    tokens = list(_TOKEN.finditer(text))
+    if not tokens:
+        return False
+    starts, ends = [], []
+    for span in _CODE_SPAN.finditer(text):
+        name = "block" if span.group("block") is not None else "inline"
+        starts.append(span.start(name))
+        ends.append(span.end(name))
+    for t in tokens:
+        i = bisect.bisect_right(starts, t.start()) - 1
+        if i >= 0 and t.end() <= ends[i] and _random_in(text, t, 3.7, 0.35, True):
+            return True
     return False
 
 
@@ -367,7 +383,7 @@ def _random_in(text: str, t: re.Match[str], min_entropy: float, min_changes: flo
     base64 of prose. `strict`: it needs digits and no word-sized pieces (in code; bare 40s need neither)."""
     token = t.group(0)
     return (
-        looks_random(token, min_entropy, min_changes, digits=strict, words=strict)
+        looks_random_cached(token, min_entropy, min_changes, strict, strict)
         and not _after_hash(text, t.start())
         and not is_example(token)
         and not _is_encoded_text(token)
