@@ -8,11 +8,15 @@ against its pattern on the corpus (a gate that hid a match would be a missed sec
 
 Formats are the providers' documented prefixes and lengths (as in gitleaks' and GitHub's secret-scanning
 lists), written here as our own patterns; detect-secrets' format plugins cover a few more (see secrets.py).
+Passwords on command lines and in pasted credentials files (`.netrc`, `.pgpass`) are found here too; whether
+a value found is a secret (not a reference or a placeholder) is decided in secrets.py.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Iterable
 
 _RULES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("a private key block", ("private key",), r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
@@ -130,3 +134,69 @@ DETECT_SECRETS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("gitlab_token", "GitLabTokenDetector", ("gl", "gr1348941")),
     ("ibm_cos_hmac", "IbmCosHmacDetector", ("secret",)),
 )
+
+
+# A password on a command line: `mysql -pS3cret` (attached: `-p secret` makes mysql prompt and reads a database
+# name), `curl -u user:pw`, `--password=…` / `--password …` for any tool, `docker login -p …`, `sshpass -p …`,
+# `redis-cli -a …`. (command, its password option): the option counts when it starts within CLI_GAP characters
+# after the command, in the same command (no newline, `;`, `|` or `&` between). None: the option alone counts.
+CLI_GAP = 200
+_CLI_PASSWORDS = tuple(
+    (gate, re.compile(cmd) if cmd else None, re.compile(opt))
+    for gate, cmd, opt in (
+        (
+            ("mysql", "mariadb"),
+            r"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b)",
+            r"\s-p(?P<q>[\"']?)(?P<val>[^\s\"']+)",
+        ),
+        ((), None, r"(?i:--password)(?:=|[ \t]+)(?P<q>[\"']?)(?P<val>[^\s\"']+)"),
+        (("docker",), r"(?i:\bdocker\s+login\b)", r"\s-p(?:=|[ \t]+)?(?P<q>[\"']?)(?P<val>[^\s\"'-][^\s\"']*)"),
+        ((), None, r"(?i:\bsshpass)\s+-p[ \t]*(?P<q>[\"']?)(?P<val>[^\s\"']+)"),
+        (
+            ("curl",),
+            r"(?i:\bcurl\b)",
+            r"\s(?:-u[ \t]*|--user(?:=|[ \t]+))(?P<q>[\"']?)[^\s:\"']{1,256}:(?P<val>[^\s\"']+)",
+        ),
+        (("redis-cli",), r"(?i:\bredis-cli\b)", r"\s-a[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"']+)"),
+    )
+)
+_COMMAND_END = re.compile(r"[\n;|&]")
+# Credentials files pasted whole: `.netrc` (`machine host login user password VALUE`) and `.pgpass`
+# (`host:port:database:user:VALUE`, one a line). Each repetition is bounded, so a scan stays linear.
+_NETRC = re.compile(r"(?i)\bmachine[ \t]+\S{1,256}(?:[ \t]+login[ \t]+\S{1,256})?[ \t]+password[ \t]+(\S{1,256})")
+_PGPASS = re.compile(r"(?m)^[A-Za-z0-9_.*-]{1,253}:(?:\d{1,5}|\*):[^:\s]{1,63}:[^:\s]{1,63}:(\S{1,256})$")
+
+
+def gated(low: str, gate: tuple[str, ...]) -> bool:
+    """Whether a rule with `gate` can match the text whose lowercase is `low`."""
+    return not gate or any(g in low for g in gate)
+
+
+def command_passwords(text: str, low: str) -> Iterable[re.Match[str]]:
+    """Each password option of `_CLI_PASSWORDS` that belongs to its command, in one pass per rule: the nearest
+    command before the option, within CLI_GAP characters and the same command."""
+    ends: list[int] | None = None
+    for gate, cmd, opt in _CLI_PASSWORDS:
+        if cmd is None:
+            yield from opt.finditer(text)
+            continue
+        starts = [m.end() for m in cmd.finditer(text)] if gated(low, gate) else []
+        if not starts:
+            continue
+        if ends is None:
+            ends = [m.start() for m in _COMMAND_END.finditer(text)]
+        for m in opt.finditer(text):
+            i = bisect.bisect_right(starts, m.start()) - 1
+            if i < 0 or m.start() - starts[i] > CLI_GAP:
+                continue
+            j = bisect.bisect_left(ends, starts[i])
+            if j == len(ends) or ends[j] >= m.start():
+                yield m
+
+
+def file_passwords(text: str, low: str) -> Iterable[str]:
+    """The password of each `.netrc` entry and `.pgpass` line in `text` (`low` is it lowercased)."""
+    if "machine" in low and "password" in low:
+        yield from (m.group(1) for m in _NETRC.finditer(text))
+    if ":" in text:
+        yield from (m.group(1) for m in _PGPASS.finditer(text))

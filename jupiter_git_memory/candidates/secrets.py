@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from .randomness import _WORD_RE, MAX_PIECE, _changes, entropy, looks_random, looks_random_cached
-from .secret_rules import DETECT_SECRETS, PATTERNS
+from .secret_rules import DETECT_SECRETS, PATTERNS, command_passwords, file_passwords, gated
 
 __all__ = [
     "MAX_PIECE",
@@ -44,31 +44,6 @@ __all__ = [
     "scan_text",
 ]
 
-# A password on a command line: `mysql -pS3cret` (attached: `-p secret` makes mysql prompt and reads a database
-# name), `curl -u user:pw`, `--password=…` / `--password …` for any tool, `docker login -p …`, `sshpass -p …`,
-# `redis-cli -a …`. (command, its password option): the option counts when it starts within CLI_GAP characters
-# after the command, in the same command (no newline, `;`, `|` or `&` between). None: the option alone counts.
-CLI_GAP = 200
-_CLI_PASSWORDS = tuple(
-    (gate, re.compile(cmd) if cmd else None, re.compile(opt))
-    for gate, cmd, opt in (
-        (
-            ("mysql", "mariadb"),
-            r"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b)",
-            r"\s-p(?P<q>[\"']?)(?P<val>[^\s\"']+)",
-        ),
-        ((), None, r"(?i:--password)(?:=|[ \t]+)(?P<q>[\"']?)(?P<val>[^\s\"']+)"),
-        (("docker",), r"(?i:\bdocker\s+login\b)", r"\s-p(?:=|[ \t]+)?(?P<q>[\"']?)(?P<val>[^\s\"'-][^\s\"']*)"),
-        ((), None, r"(?i:\bsshpass)\s+-p[ \t]*(?P<q>[\"']?)(?P<val>[^\s\"']+)"),
-        (
-            ("curl",),
-            r"(?i:\bcurl\b)",
-            r"\s(?:-u[ \t]*|--user(?:=|[ \t]+))(?P<q>[\"']?)[^\s:\"']{1,256}:(?P<val>[^\s\"']+)",
-        ),
-        (("redis-cli",), r"(?i:\bredis-cli\b)", r"\s-a[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"']+)"),
-    )
-)
-_COMMAND_END = re.compile(r"[\n;|&]")
 # "the password is hunter2", "our API token was `…`": a secret word, a copula, then one value.
 _PROSE = re.compile(
     r"(?i)\b(?P<key>password|passwd|passphrase|passcode|secret|token|api[ _-]?key|access[ _-]?key)\s+"
@@ -246,10 +221,6 @@ def _providers() -> tuple[tuple[str, tuple[str, ...], Callable[[str], Iterable[s
     return tuple(out)
 
 
-def _gated(low: str, gate: tuple[str, ...]) -> bool:
-    return not gate or any(g in low for g in gate)
-
-
 def _is_encoded_text(token: str) -> bool:
     """Base64 of prose (a fixture, an encoded sentence), not of random bytes: it decodes to printable ASCII
     words with spaces. A secret decodes to noise; `user:password` has no space."""
@@ -262,28 +233,6 @@ def _is_encoded_text(token: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     return len(raw) >= 12 and raw.count(b" ") * 12 >= len(raw) and all(32 <= b < 127 for b in raw)
-
-
-def _command_passwords(text: str, low: str) -> Iterable[re.Match[str]]:
-    """Each password option of `_CLI_PASSWORDS` that belongs to its command, in one pass per rule: the nearest
-    command before the option, within CLI_GAP characters and the same command."""
-    ends: list[int] | None = None
-    for gate, cmd, opt in _CLI_PASSWORDS:
-        if cmd is None:
-            yield from opt.finditer(text)
-            continue
-        starts = [m.end() for m in cmd.finditer(text)] if _gated(low, gate) else []
-        if not starts:
-            continue
-        if ends is None:
-            ends = [m.start() for m in _COMMAND_END.finditer(text)]
-        for m in opt.finditer(text):
-            i = bisect.bisect_right(starts, m.start()) - 1
-            if i < 0 or m.start() - starts[i] > CLI_GAP:
-                continue
-            j = bisect.bisect_left(ends, starts[i])
-            if j == len(ends) or ends[j] >= m.start():
-                yield m
 
 
 def _pem_body(text: str) -> bool:
@@ -314,10 +263,10 @@ def _hits(text: str) -> Iterable[str]:
     """Every kind of secret in normalised `text`, in rule order (may repeat)."""
     low = text.lower()
     for name, gate, rx in PATTERNS:
-        if _gated(low, gate) and any(not is_example(m.group(0)) for m in rx.finditer(text)):
+        if gated(low, gate) and any(not is_example(m.group(0)) for m in rx.finditer(text)):
             yield name
     for what, gate, analyze in _providers():
-        if _gated(low, gate) and any(not is_example(found) for found in analyze(text)):
+        if gated(low, gate) and any(not is_example(found) for found in analyze(text)):
             yield what
     if "://" in text:
         for m in _URL_PASSWORD.finditer(text):
@@ -341,9 +290,11 @@ def _hits(text: str) -> Iterable[str]:
             break
     if any(
         _assignment_is_secret("password", "password", "=", m.group("q"), m.group("val"))
-        for m in _command_passwords(text, low)
+        for m in command_passwords(text, low)
     ):
         yield "a password on a command line"
+    if any(_assignment_is_secret("password", "pgpass", ": ", "", v) for v in file_passwords(text, low)):
+        yield "a password in a credentials file (.netrc, .pgpass)"
     for m in _PROSE.finditer(text):
         kind, value = _key_kind(m.group("key").replace(" ", "_")), m.group("val").rstrip(".,;:!?)")
         if len(value) >= 6 and _assignment_is_secret(kind, "secret", "is ", m.group("q"), value):
