@@ -94,6 +94,36 @@ def test_a_deeply_nested_glob_answers_at_once_whatever_the_path():
     assert time.perf_counter() - t < 2.0
 
 
+def test_the_prefilter_never_answers_for_the_automaton():
+    """`match` first rules paths out in C (literal runs in order, the first and last as start and end, a final
+    class, the folder count); it must only ever say no where the automaton says no."""
+    import random
+
+    rng = random.Random(9)
+    names = ["src", "a", "b.py", "x.zzz", "ab", "ba", "p", "z", "", "a\nb", "[", "!"]
+    paths = ["/".join(rng.choice(names) for _ in range(rng.randint(1, 7))) for _ in range(600)]
+    globs = [
+        "**/" * 4 + "*.zzz",
+        "*a" * 4 + "b",
+        "**/*a" * 3 + "/b",
+        "?**/" * 4 + "z",
+        "*/" * 3 + "*",
+        "a*b*a",
+        "[!/]*[!a]**/" * 3 + "[pz]",
+        "?*?*/" * 2 + "**",
+        "src/*/*.py",
+        "*/[!a]",
+        "ab",
+        "a[!b]",
+        "a**b",
+        "*x**/y",
+    ]
+    for pattern in globs:
+        glob = Glob(pattern)
+        assert [glob.match(p) for p in paths] == [glob.run(p) for p in paths], pattern
+        assert [glob.match(p) for p in paths] == [bool(old_glob_regex(pattern).match(p)) for p in paths], pattern
+
+
 def test_a_record_citing_a_deeply_nested_glob_seeds_and_governs_its_files(repo):
     deep = "/".join(f"d{i}" for i in range(24))
     repo.write(f"{deep}/table.zzz", "rows\n")

@@ -5,87 +5,45 @@ index), and the spot that leaked it is the agent's input. So a secret rejects th
 and callers are told which field and which *kind* of secret — never the matched text.
 
 Text is normalised first (NFKC, format characters dropped), so a token split by a zero-width space or written
-in full-width letters is still the token. Provider formats come from two places: our patterns below, and the
-format-specific plugins of detect-secrets (Yelp), used as a library through their pure `analyze_string` (its
-scan machinery is file- and settings-based, and its entropy plugins look only at quoted strings). Our own
-rules cover what it has no plugin for: names that merely end in a secret word (`PGPASSWORD=`), Authorization
-headers, passwords on command lines and in prose, random tokens in code, a bare 40-character AWS secret and a
-PEM body without its header.
+in full-width letters is still the token. Provider formats come from two places: our patterns
+(candidates/secret_rules.py), and the format-specific plugins of detect-secrets (Yelp), used as a library
+through their pure `analyze_string` (its scan machinery is file- and settings-based, and its entropy plugins
+look only at quoted strings). Our own rules cover what it has no plugin for: names that merely end in a secret
+word (`PGPASSWORD=`), Authorization headers, passwords on command lines, in URLs and in prose, random tokens in
+code, a bare 40-character AWS secret and a PEM body without its header.
+
+Linear time with small constants (a body at the size limit scans in well under a second, bench/secret_scan.py):
+every repetition that could restart at each position is bounded, each provider rule runs only when its literal
+gate occurs in the text, a command's password is tied to its command by position instead of a gap pattern, and
+the per-line and per-span rules let C find their candidates.
 """
 
 from __future__ import annotations
 
-import math
+import base64
+import binascii
+import bisect
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 
-# (what it is, pattern). Specific formats first; the generic "key = value" rules last.
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(rx))
-    for name, rx in (
-        ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-        ("an AWS access key id", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b"),
-        ("an AWS secret access key", r"(?i)aws_?secret_?access_?key\s*[:=]\s*['\"]?[A-Za-z0-9/+=]{40}"),
-        ("a GitHub token", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,}\b"),
-        ("a GitHub fine-grained token", r"\bgithub_pat_[A-Za-z0-9_]{22,}\b"),
-        ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}\b"),
-        ("a Slack token", r"\bxox[abposre]-[A-Za-z0-9-]{10,}\b"),
-        ("a Slack webhook URL", r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}"),
-        ("a Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}\b"),  # `pk_` keys are public by design
-        ("a Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/=]{32,}"),
-        ("a HashiCorp Vault token", r"\bhv[sb]\.[A-Za-z0-9_-]{24,}"),
-        ("a Docker Hub token", r"\bdckr_pat_[A-Za-z0-9_-]{27,}"),
-        ("a Shopify token", r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b"),
-        ("an Atlassian API token", r"\bAT[AC]TT3[A-Za-z0-9_=-]{150,}"),
-        ("a DigitalOcean token", r"\bdo[opr]_v1_[a-f0-9]{64}\b"),
-        ("a Grafana token", r"\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b|\bglc_[A-Za-z0-9+/]{32,}"),
-        ("a Databricks token", r"\bdapi[a-f0-9]{32}\b"),
-        ("an OpenAI/Anthropic-style API key", r"\bsk-(?:[A-Za-z]+-)*[A-Za-z0-9_-]{20,}"),
-        ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
-        ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}\b"),
-        ("an npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
-        ("a JSON Web Token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        ("a bearer token", r"(?i)\bbearer\s+[A-Za-z0-9_\-.=~+/]{20,}"),
-        (
-            "an Authorization header credential",
-            r"(?i)\b(?:proxy-)?authorization\s*[:=]\s*[\"']?(?:basic|token|digest|apikey|api-key)\s+[A-Za-z0-9_\-.=~+/:]{8,}",
-        ),
-        ("an Azure SAS token", r"(?i)(?:[?&]|\b)sig=(?:[A-Za-z0-9+/]|%[0-9A-F]{2}){30,}"),
-        ("an Azure shared access key", r"(?i)\bSharedAccess(?:Key|Signature)\s*=\s*[A-Za-z0-9+/%=]{20,}"),
-    )
-)
-# Format-specific detect-secrets plugins (module, class): the ones whose pattern is a provider's token shape.
-# Its keyword, entropy, URL and IP plugins are left out: our rules below cover those cases with fewer false
-# alarms on prose (theirs flag every quoted random-looking string, ours need a secret-ish name or a code span).
-_DETECT_SECRETS = (
-    ("sendgrid", "SendGridDetector"),
-    ("twilio", "TwilioKeyDetector"),
-    ("discord", "DiscordBotTokenDetector"),
-    ("telegram_token", "TelegramBotTokenDetector"),
-    ("azure_storage_key", "AzureStorageKeyDetector"),
-    ("mailchimp", "MailchimpDetector"),
-    ("pypi_token", "PypiTokenDetector"),
-    ("square_oauth", "SquareOAuthDetector"),
-    ("gitlab_token", "GitLabTokenDetector"),
-    ("ibm_cos_hmac", "IbmCosHmacDetector"),
-)
-# A password on a command line: `mysql -pS3cret` (attached: `-p secret` makes mysql prompt and reads a database
-# name), `curl -u user:pw`, `--password=…` / `--password …` for any tool, `docker login -p …`, `sshpass -p …`, `redis-cli -a …`.
-_CLI_PASSWORDS = tuple(
-    re.compile(rx)
-    for rx in (
-        r"(?i:\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b)[^\n;|&]{0,200}?\s-p(?P<q>[\"']?)(?P<val>[^\s\"']+)",
-        r"(?i:--password)(?:=|[ \t]+)(?P<q>[\"']?)(?P<val>[^\s\"']+)",
-        r"(?i:\bdocker\s+login\b)[^\n;|&]{0,200}?\s-p(?:=|[ \t]+)?(?P<q>[\"']?)(?P<val>[^\s\"'-][^\s\"']*)",
-        r"(?i:\bsshpass)\s+-p[ \t]*(?P<q>[\"']?)(?P<val>[^\s\"']+)",
-        r"(?i:\bcurl\b)[^\n;|&]{0,200}?\s(?:-u[ \t]*|--user(?:=|[ \t]+))(?P<q>[\"']?)[^\s:\"']{1,256}:(?P<val>[^\s\"']+)",
-        r"(?i:\bredis-cli\b)[^\n;|&]{0,200}?\s-a[ \t]+(?P<q>[\"']?)(?P<val>[^\s\"']+)",
-    )
-)
+from .randomness import _WORD_RE, MAX_PIECE, _changes, entropy, looks_random, looks_random_cached
+from .secret_rules import DETECT_SECRETS, PATTERNS, command_passwords, file_passwords, gated
+
+__all__ = [
+    "MAX_PIECE",
+    "SecretHit",
+    "_changes",
+    "entropy",
+    "is_example",
+    "looks_random",
+    "normalise",
+    "scan_fields",
+    "scan_text",
+]
+
 # "the password is hunter2", "our API token was `…`": a secret word, a copula, then one value.
 _PROSE = re.compile(
     r"(?i)\b(?P<key>password|passwd|passphrase|passcode|secret|token|api[ _-]?key|access[ _-]?key)\s+"
@@ -93,17 +51,22 @@ _PROSE = re.compile(
 )
 _CODE_SPAN = re.compile(r"```[^\n`]{0,100}\n(?P<block>.*?)(?:```|\Z)|`(?P<inline>[^`\n]+)`", re.DOTALL)
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{20,}={0,2}(?![A-Za-z0-9+/=_-])")
-_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=])")
+# not a 40-character piece of a longer url-safe or dotted token (`pk.eyJ…-…_…`)
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/]{40}(?![A-Za-z0-9+/=_-])")
 _HASH_PREFIX = re.compile(r"(?i)(?:sha\d{1,3}|md5|blake\w*)[-:=]$")  # `sha512-…` integrity hashes are not secrets
-_HEXISH = re.compile(r"^[0-9a-fA-F-]+$")  # git SHAs, digests, UUIDs
-MAX_PIECE = 2.8  # mean letters per camel-case piece of a random token (random base64: 1.9, p99 2.8)
-_PEM_LINE = re.compile(r"^[ \t>]*[A-Za-z0-9+/]{60,76}={0,2}[ \t]*$")
+_PEM_LINE = re.compile(r"^[ \t>]*([A-Za-z0-9+/]{60,76}={0,2})[ \t]*$", re.MULTILINE)
+_PEM_MARK = re.compile(r"-----(BEGIN|END) ([A-Z0-9 ]{1,60})-----")  # a public key or certificate body is public
+# `?key=…`, `&access_token=…`: a credential in a URL's query
+_QUERY = re.compile(
+    r"[?&](?i:access_?token|api_?key|apikey|key|token|auth|secret|client_secret|password|pwd)=([^&\s#\"'`<>]{16,256})"
+)
 # scheme://user:password@host — the password part is what matters; masked examples are allowed.
 # Every repetition that can restart at each position is bounded (scheme, user, CLI gap, value), so a scan is
 # linear in the text: unbounded ones made a 128 KiB body of dotted words or `token:` pairs take minutes.
 _URL_PASSWORD = re.compile(
-    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@]{0,256}:([^\s/@]{1,256})@[^\s/@]", re.IGNORECASE
+    r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}://[^\s/:@]{0,256}:([^\s/]{1,256})@[^\s/@]", re.IGNORECASE
 )
+_WIN_VAR = re.compile(r"%\w+%")  # `%KEY%…` is a reference; `%6gCB8…` is a password starting with `%`
 _MASKED = re.compile(r"^(?:\*+|x+|X+|\.\.\.|…|<[^>]*>|\$\{[^}]*\}|\$[A-Z_]+|%[^%]+%|\{\{[^}]*\}\})$")
 # `name = value` in every common form: env (`DB_PASSWORD=…`, `export GITHUB_TOKEN=…`), code (`api_key = '…'`),
 # YAML (`password: …`) and JSON (`"SecretAccessKey": "…"`). After detect-secrets' keyword detector: the name
@@ -137,12 +100,14 @@ _KEY_QUALIFIERS = frozenset(
         "webhook",
     }
 )
-_WORD_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 # A name that ends in a secret word without a separator: `PGPASSWORD`, `accesstoken`, `clientSecret`.
 _COMPOUND = re.compile(
     r"(?:pass(?:word|wd|phrase|code)|secret|token|apikey|accesskey|secretkey|privatekey|credentials?)$"
 )
-_REFERENCE = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")  # settings.db_password, os.environ
+# settings.db_password, os.environ, config.dbPassword, Settings.DB_PASS: dotted names made of words (snake, camel,
+# constant case); `IDI8agkhBaG.Rk` is a password with a dot in it
+_NAME = r"(?:[a-z_][a-z0-9_]*|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*\d*|[A-Z_][A-Z0-9_]*)"
+_REFERENCE = re.compile(rf"^{_NAME}(?:\.{_NAME})+$")
 _PLACEHOLDER_WORDS = frozenset(
     {
         "none",
@@ -177,6 +142,18 @@ def is_example(token: str) -> bool:
 
 
 def _key_kind(key: str) -> str | None:
+    """ "password", "token" or None for a key name (remembered: a body may repeat one name)."""
+    if key not in _KEY_KINDS:
+        if len(_KEY_KINDS) >= 4096:
+            _KEY_KINDS.clear()
+        _KEY_KINDS[key] = _key_kind_of(key)
+    return _KEY_KINDS[key]
+
+
+_KEY_KINDS: dict[str, str | None] = {}
+
+
+def _key_kind_of(key: str) -> str | None:
     """ "password", "token" or None for a key name, by its words."""
     words = [w.lower() for w in _WORD_RE.findall(key)]
     if any(w in _PASSWORD_WORDS for w in words):
@@ -192,14 +169,8 @@ def _key_kind(key: str) -> str | None:
     return None
 
 
-def entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
-
-
 def _assignment_is_secret(kind: str | None, key: str, sep: str, quoted: str, value: str) -> bool:
-    if _MASKED.match(value) or value.startswith(("$", "%", "<", "{", "http")):
+    if _MASKED.match(value) or value.startswith(("$", "<", "{", "http")) or _WIN_VAR.match(value):
         return False
     if (not quoted and any(c in value for c in "()[]")) or is_example(value):  # a call or lookup: `get_key()`
         return False
@@ -218,60 +189,95 @@ def _assignment_is_secret(kind: str | None, key: str, sep: str, quoted: str, val
     return len(value) >= 16 and entropy(value) >= 3.0 and classes >= 2 and bool(re.search(r"\d|[A-Z].*[a-z]", value))
 
 
-def _changes(value: str) -> float:
-    """How often the character class (small, capital, digit) changes from one letter or digit to the next:
-    about 0.6 for random base64, under 0.3 for paths and identifiers made of words."""
+class _DropFormat(dict[int, int | None]):
+    """A `str.translate` table that drops format characters, filled as code points are met (C does the loop)."""
 
-    def kind(c: str) -> int:
-        return 0 if c.islower() else 1 if c.isupper() else 2
-
-    chars = [c for c in value if c.isalnum()]  # separators (`/`, `_`, `-`) do not make a path look random
-    return sum(kind(a) != kind(b) for a, b in zip(chars, chars[1:])) / max(len(chars) - 1, 1)
+    def __missing__(self, cp: int) -> int | None:
+        self[cp] = None if unicodedata.category(chr(cp)) == "Cf" else cp
+        return self[cp]
 
 
-def looks_random(token: str, min_entropy: float, min_changes: float, digits: bool = True, words: bool = True) -> bool:
-    """A token that reads as generated: small and capital letters (and `digits`), high entropy, classes mixed
-    throughout, and (`words`) no run of word-sized pieces: `RecallAnswerSchemaV2Model` splits into words of 4
-    letters on average, random base64 into pieces under 3. Hex strings (git SHAs, digests, UUIDs) never count."""
-    if _HEXISH.match(token) or not (re.search("[a-z]", token) and re.search("[A-Z]", token)):
-        return False
-    if digits and not re.search(r"\d", token):
-        return False
-    pieces = _WORD_RE.findall(token)
-    if words and sum(map(len, pieces)) > MAX_PIECE * len(pieces):
-        return False
-    return entropy(token) >= min_entropy and _changes(token) >= min_changes
+_DROP_FORMAT = _DropFormat()
 
 
 def normalise(text: str) -> str:
     """NFKC (full-width `ｇｈｐ＿` is `ghp_`) without format characters (a zero-width space inside a token)."""
-    return "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    if text.isascii():  # NFKC leaves ASCII alone and it holds no format character
+        return text
+    return unicodedata.normalize("NFKC", text).translate(_DROP_FORMAT)
 
 
 @cache
-def _providers() -> tuple[tuple[str, Callable[[str], Iterable[str]]], ...]:
-    """detect-secrets' format plugins as (what, analyze_string); imported on first use (they pull in requests)."""
+def _providers() -> tuple[tuple[str, tuple[str, ...], Callable[[str], Iterable[str]]], ...]:
+    """detect-secrets' format plugins as (what, gate, analyze_string); imported on first use (they pull in
+    requests)."""
     import importlib
 
     out = []
-    for module, name in _DETECT_SECRETS:
+    for module, name, gate in DETECT_SECRETS:
         detector = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)()
         what = str(detector.secret_type)
-        out.append((("an " if what[0] in "AEIOU" else "a ") + what, detector.analyze_string))
+        out.append((("an " if what[0] in "AEIOU" else "a ") + what, gate, detector.analyze_string))
     return tuple(out)
+
+
+def _is_encoded_text(token: str) -> bool:
+    """Base64 of prose (a fixture, an encoded sentence), not of random bytes: it decodes to printable ASCII
+    words with spaces. A secret decodes to noise; `user:password` has no space."""
+    if len(token) < 16:
+        return False
+    try:
+        raw = base64.b64decode(
+            token + "=" * (-len(token) % 4), altchars=b"-_" if "-" in token or "_" in token else None
+        )
+    except (binascii.Error, ValueError):
+        return False
+    return len(raw) >= 12 and raw.count(b" ") * 12 >= len(raw) and all(32 <= b < 127 for b in raw)
+
+
+def _pem_body(text: str) -> bool:
+    """Two consecutive base64 lines of PEM width that look random, outside a public key or certificate block."""
+    public: list[tuple[int, int]] = []
+    opened = -1
+    for m in _PEM_MARK.finditer(text):
+        if m.group(1) == "BEGIN":
+            opened = m.end() if "PRIVATE" not in m.group(2) else -1
+        elif opened >= 0:
+            public.append((opened, m.start()))
+            opened = -1
+    if opened >= 0:
+        public.append((opened, len(text)))
+    starts = [a for a, _ in public]
+    prev_end = -2
+    for m in _PEM_LINE.finditer(text):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if (i >= 0 and m.start() < public[i][1]) or not looks_random_cached(m.group(1), 4.5, 0.4, True, False):
+            continue
+        if m.start() == prev_end + 1:
+            return True
+        prev_end = m.end()
+    return False
 
 
 def _hits(text: str) -> Iterable[str]:
     """Every kind of secret in normalised `text`, in rule order (may repeat)."""
-    for name, rx in _PATTERNS:
-        if any(not is_example(m.group(0)) for m in rx.finditer(text)):
+    low = text.lower()
+    for name, gate, rx in PATTERNS:
+        if gated(low, gate) and any(not is_example(m.group(0)) for m in rx.finditer(text)):
             yield name
-    for what, analyze in _providers():
-        if any(not is_example(found) for found in analyze(text)):
+    for what, gate, analyze in _providers():
+        if gated(low, gate) and any(not is_example(found) for found in analyze(text)):
             yield what
-    for m in _URL_PASSWORD.finditer(text):
-        if not _MASKED.match(m.group(1)) and not is_example(m.group(1)) and not m.group(1).startswith("$"):
-            yield "a password in a URL"
+    if "://" in text:
+        for m in _URL_PASSWORD.finditer(text):
+            pw = m.group(1)
+            if not (_MASKED.match(pw) or is_example(pw) or pw.startswith("$") or pw.lower() in _PLACEHOLDER_WORDS):
+                yield "a password in a URL"
+                break
+    for m in _QUERY.finditer(text):
+        value = m.group(1)  # without digits, not made of words (`?key=ResolveWorkspaceHandle`)
+        if looks_random_cached(value, 3.5, 0.25, False, not any(c.isdigit() for c in value)) and not is_example(value):
+            yield "a credential in a URL query"
             break
     pos = 0
     while k := _KEY_SEP.search(text, pos):  # keys first, so `config: password = "x"` still sees `password`
@@ -284,34 +290,55 @@ def _hits(text: str) -> Iterable[str]:
             break
     if any(
         _assignment_is_secret("password", "password", "=", m.group("q"), m.group("val"))
-        for rx in _CLI_PASSWORDS
-        for m in rx.finditer(text)
+        for m in command_passwords(text, low)
     ):
         yield "a password on a command line"
+    if any(_assignment_is_secret("password", "pgpass", ": ", "", v) for v in file_passwords(text, low)):
+        yield "a password in a credentials file (.netrc, .pgpass)"
     for m in _PROSE.finditer(text):
         kind, value = _key_kind(m.group("key").replace(" ", "_")), m.group("val").rstrip(".,;:!?)")
         if len(value) >= 6 and _assignment_is_secret(kind, "secret", "is ", m.group("q"), value):
             yield f"a {kind} written out in a sentence"
             break
-    for span in _CODE_SPAN.finditer(text):
-        code = span.group("block") or span.group("inline") or ""
-        if any(looks_random(t.group(0), 3.7, 0.35) and not _after_hash(code, t.start()) for t in _TOKEN.finditer(code)):
-            yield "a random-looking token in code"
-            break
+    if "`" in text and _random_in_code(text):
+        yield "a random-looking token in code"
     for t in _AWS_SECRET.finditer(text):  # bare anywhere, with or without digits, e.g. `wJalrXUtnFEMI/K7MDENG/…`
-        if (
-            looks_random(t.group(0), 4.3, 0.3, digits=False, words=False)
-            and not _after_hash(text, t.start())
-            and not is_example(t.group(0))
-        ):
+        if _random_in(text, t, 4.3, 0.3, False):
             yield "a 40-character secret (the shape of an AWS secret access key)"
             break
-    lines = [
-        bool(_PEM_LINE.match(line)) and looks_random(line.strip(" \t>"), 4.5, 0.4, words=False)
-        for line in text.splitlines()
-    ]
-    if any(a and b for a, b in zip(lines, lines[1:])):
+    if _pem_body(text):
         yield "a PEM key body (base64 lines without the BEGIN line)"
+
+
+def _random_in_code(text: str) -> bool:
+    """A random-looking token inside a code span or fence. Tokens first (C finds them; backticks cannot be part
+    of one, so they are the spans' tokens too), then the spans, then randomness only for tokens inside one:
+    a body of many short spans, or of many tokens outside spans, costs one pass and a look-up each."""
+    tokens = list(_TOKEN.finditer(text))
+    if not tokens:
+        return False
+    starts, ends = [], []
+    for span in _CODE_SPAN.finditer(text):
+        name = "block" if span.group("block") is not None else "inline"
+        starts.append(span.start(name))
+        ends.append(span.end(name))
+    for t in tokens:
+        i = bisect.bisect_right(starts, t.start()) - 1
+        if i >= 0 and t.end() <= ends[i] and _random_in(text, t, 3.7, 0.35, True):
+            return True
+    return False
+
+
+def _random_in(text: str, t: re.Match[str], min_entropy: float, min_changes: float, strict: bool) -> bool:
+    """Token `t` of `text` reads as generated: random-looking, not after `sha512-`, not an example key and not
+    base64 of prose. `strict`: it needs digits and no word-sized pieces (in code; bare 40s need neither)."""
+    token = t.group(0)
+    return (
+        looks_random_cached(token, min_entropy, min_changes, strict, strict)
+        and not _after_hash(text, t.start())
+        and not is_example(token)
+        and not _is_encoded_text(token)
+    )
 
 
 def _after_hash(text: str, start: int) -> bool:

@@ -77,9 +77,32 @@ class Glob:
         self._masks: dict[str, int] = {}
         self._steps: dict[tuple[int, str], int] = {}
         self._rx = _safe_regex(self._nodes)
+        # the rest of any path matches once the last node, a trailing `**`, is live (newlines aside)
+        self._tail = 1 << (len(self._nodes) - 1) if self._nodes and self._nodes[-1][0] == _ANY else 0
+        self._runs, self._slashes = _literals(self._nodes)
+        self._inner = [run for run in self._runs[1:-1] if run]
+        last = self._nodes[-1] if self._nodes else (_ANY, None)
+        self._ends = cast("tuple[frozenset[str], bool]", last[1]) if last[0] == _CLS else None  # `…[pz]`
 
     def match(self, path: str) -> bool:
-        return bool(self._rx.match(path)) if self._rx is not None else self.run(path)
+        return bool(self._rx.match(path)) if self._rx is not None else self._possible(path) and self.run(path)
+
+    def _possible(self, path: str) -> bool:
+        """Necessary conditions checked in C before the automaton runs: the glob's literal runs occur in the
+        path in order (the first as its start, the last as its end when the glob starts or ends with one), a
+        glob ending in a class ends in one of its characters, and a glob without `**` or a class that takes `/`
+        names exactly as many folders as the path. Most paths a costly glob does not match stop here."""
+        first, last, pos = self._runs[0], self._runs[-1], 0
+        if first and not path.startswith(first) or last and not path.endswith(last):
+            return False
+        if self._ends is not None and (not path or (path[-1] in self._ends[0]) == self._ends[1]):
+            return False
+        for run in self._inner:
+            pos = path.find(run, pos)
+            if pos < 0:
+                return False
+            pos += len(run)
+        return self._slashes < 0 or path.count("/") == self._slashes
 
     def _close(self, s: int) -> int:
         while True:
@@ -117,7 +140,11 @@ class Glob:
 
     def run(self, path: str) -> bool:
         """The automaton's answer (linear whatever the glob)."""
-        s, steps = self._start, self._steps
+        s, steps, tail = self._start, self._steps, self._tail
+        if tail and "\n" not in path:  # once a trailing `**` is live, the rest matches
+            tail_live = True
+        else:
+            tail, tail_live = 0, False
         for ch in path:
             nxt = steps.get((s, ch))
             if nxt is None:
@@ -128,7 +155,30 @@ class Glob:
             s = nxt
             if not s:
                 return False
+            if tail_live and s & tail:
+                return True
         return bool(s & self._accept)
+
+
+def _literals(nodes: list[tuple[int, object]]) -> tuple[list[str], int]:
+    """The glob's runs of literal characters between wildcards (the first and last empty unless the glob starts
+    or ends with a literal), and how many `/` a matching path holds (-1: any number, the glob has `**` or a
+    class that may take `/`)."""
+    runs, cur = [], ""
+    for kind, arg in nodes:
+        if kind == _LIT:
+            cur += cast(str, arg)
+        else:
+            runs.append(cur)
+            cur = ""
+    runs.append(cur)
+    if len(runs) == 1:  # no wildcard at all: the path is the literal
+        runs = [runs[0], "", runs[0]] if runs[0] else ["", ""]
+    free = any(k in (_ANY, _SEGS, _SEGIN) for k, _ in nodes) or any(
+        k == _CLS and (("/" in cast("tuple[frozenset[str], bool]", a)[0]) != cast("tuple[frozenset[str], bool]", a)[1])
+        for k, a in nodes
+    )
+    return runs, -1 if free else sum(1 for k, a in nodes if k == _LIT and a == "/")
 
 
 _REGEX = {_LIT: "", _SEG: "[^/]", _STAR: "[^/]*", _ANY: ".*", _SEGS: "(?:[^/]+/)*", _SEGIN: ""}
