@@ -1,4 +1,4 @@
-"""The store: `$JGM_HOME` (resolved by `base/home.py`; default: the platform's user data dir) holding
+"""The store: `$JGM_HOME` (resolved by `git/home.py`; default: the platform's user data dir) holding
 models, tokens, logs and one folder per workspace. Also the one-writer lock: Chroma's local client is not safe for several
 processes, so every write holds an exclusive flock on the workspace, and reads hold a shared one.
 """

@@ -29,7 +29,7 @@ from ..base.store import private_dir, workspace_dir
 from ..config import Settings
 from ..embedding import registry
 from ..embedding.specs import DEFAULT_MODEL, E5_SMALL_Q4, shipped_name
-from ..index.workspace import Workspace
+from ..git.workspace import Workspace
 from ..records.language import languages, needs_multilingual
 
 if TYPE_CHECKING:

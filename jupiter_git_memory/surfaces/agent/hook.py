@@ -38,9 +38,9 @@ def _on_alarm(signum, frame):
 
 def _answer(event: str, payload: dict) -> str | None:
     from ...base.errors import JgmError
-    from ...base.home import use_store
     from ...base.store import LockTimeout, workspace_dir
-    from ...index.workspace import NotARepo, find_workspace
+    from ...git.home import use_store
+    from ...git.workspace import NotARepo, find_workspace
 
     cwd = payload.get("cwd") or os.getcwd()
     try:

@@ -152,8 +152,8 @@ def spawn(store: Path) -> int:
     one already holds the store's lock."""
     import subprocess
 
-    from ...base.git import child_env
     from ...base.home import store_env
+    from ...git.runner import child_env
 
     env = child_env(store_env(store))
     env.pop("JGM_NO_DAEMON", None)

@@ -195,7 +195,7 @@ class Daemon:
         from ...app.workspace_handle import WorkspaceHandle
 
         if self._workspaces is None:
-            from ...index.workspace import RememberedWorkspaces
+            from ...git.workspace import RememberedWorkspaces
 
             self._workspaces = RememberedWorkspaces()
         ws = self._workspaces.find(repo, bare_ok=True)

@@ -67,7 +67,7 @@ def forward(argv: list[str]) -> int | None:
 
     if client.disabled():
         return None
-    from ...base.home import resolve_home
+    from ...git.home import resolve_home
 
     try:
         store, _ = resolve_home(_value(argv, "--home"), _value(argv, "--repo"))
