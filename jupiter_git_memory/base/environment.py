@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing's: see above
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 PREFIX = "JGM_"
 
 
 class EnvVar:
-    """One variable: `get` reads it (from `env`, default ours) as os.environ.get does."""
+    """One variable: `get` reads it (from `env`, default ours) as os.environ.get does, `get_or` with a default."""
 
     __slots__ = ("name", "form", "default", "meaning", "setting")
 
@@ -30,7 +33,10 @@ class EnvVar:
         self.name, self.form, self.default, self.meaning, self.setting = name, form, default, meaning, setting
         VARIABLES[name] = self
 
-    def get(self, default: str | None = None, env: Mapping[str, str] | None = None) -> str | None:
+    def get(self, env: Mapping[str, str] | None = None) -> str | None:
+        return (os.environ if env is None else env).get(self.name)
+
+    def get_or(self, default: T, env: Mapping[str, str] | None = None) -> str | T:
         return (os.environ if env is None else env).get(self.name, default)
 
     def __repr__(self) -> str:
@@ -48,7 +54,7 @@ HOME = EnvVar(
 MODEL = EnvVar(
     "JGM_MODEL",
     "model name",
-    "`model` in jgm.toml, else the model the index was built with",
+    "`model` in jgm.toml, else the workspace's stored choice (made from its records' languages)",
     "The embedding model; overrides `model` in the project settings",
     setting=True,
 )

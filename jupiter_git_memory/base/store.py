@@ -15,6 +15,7 @@ import traceback
 from pathlib import Path
 
 from . import error_codes as E
+from .environment import HOME
 from .errors import JgmError, store_failures
 from .files import file_lock
 from .home import chosen, default_home
@@ -43,7 +44,7 @@ def store_path() -> Path:
     """Where the store is, without creating it: for readers (`jgm workspaces`, `jgm model list`), which
     must leave the disk as they found it. The one `use_store` chose, else $JGM_HOME, else the default."""
     picked = chosen()
-    return picked[0] if picked else Path(os.environ.get("JGM_HOME") or default_home())
+    return picked[0] if picked else Path(HOME.get() or default_home())
 
 
 def store_root() -> Path:

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..base.environment import HOOK_SKIP, HOOK_SYNC
 from ..base.files import atomic_write
 from ..base.home import store_env
 from ..base.store import log, log_path, workspace_dir
@@ -102,7 +103,7 @@ def _quiet_git_env() -> None:
 def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None = None) -> int:
     """What the shim calls. Always returns 0; prints one line (after a warning per setting it did not use, see
     config/consent.py), and nothing when no record changed."""
-    if os.environ.get("JGM_HOOK_SKIP") == "1":
+    if HOOK_SKIP.get() == "1":
         return 0
     _quiet_git_env()
     here = Path(cwd or ".").absolute()
@@ -127,7 +128,7 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
         what = f"{len(changed)} knowledge file{'s' if len(changed) != 1 else ''} changed"
         for notice in settings.notices():  # e.g. a chroma_url on this branch that the user has not approved
             _say(f"warning: {notice}")
-        if os.environ.get("JGM_HOOK_SYNC") == "1":
+        if HOOK_SYNC.get() == "1":
             result = reseed_job(top, hook, coalesce=False)
             _say(f"{what}; {result['summary']}")
         else:

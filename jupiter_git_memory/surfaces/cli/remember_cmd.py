@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from ...base.environment import AGENT, SESSION
 from ...records.kinds import REQUESTABLE_KINDS
 from .common import emit_json, err, fail, fail_with, out, reported
 
@@ -86,8 +87,8 @@ def remember(
     tag: list[str] = typer.Option([], "--tag", help="A tag (repeatable)."),
     source: str | None = typer.Option(None, "--source", help="Where it comes from (path, URL, command)."),
     evidence: list[str] = typer.Option([], "--evidence", help="What backs it (repeatable)."),
-    agent: str | None = typer.Option(None, "--agent", envvar="JGM_AGENT", help="Who observed it ($JGM_AGENT)."),
-    session: str | None = typer.Option(None, "--session", envvar="JGM_SESSION", help="The agent session."),
+    agent: str | None = typer.Option(None, "--agent", envvar=AGENT.name, help="Who observed it ($JGM_AGENT)."),
+    session: str | None = typer.Option(None, "--session", envvar=SESSION.name, help="The agent session."),
     work_item: str | None = typer.Option(None, "--work-item", help="Work item or bundle id."),
     run_key: str | None = typer.Option(
         None, "--run-key", help="Idempotency key: the same agent + key never creates a second candidate."
@@ -143,7 +144,7 @@ def revise(
     body_file: str | None = typer.Option(None, "--body-file", help="Read the body from a file, `-` for stdin."),
     tag: list[str] | None = typer.Option(None, "--tag", help="Replace the tags (repeatable)."),
     source: str | None = typer.Option(None, "--source"),
-    agent: str | None = typer.Option(None, "--agent", envvar="JGM_AGENT"),
+    agent: str | None = typer.Option(None, "--agent", envvar=AGENT.name),
     repo: Path | None = RepoOpt,
     as_json: bool = JsonOpt,
 ):
@@ -165,7 +166,7 @@ def revise(
 def forget(
     record_id: str = typer.Argument(..., help="A candidate id (file-backed records are removed in Git)."),
     agent: str | None = typer.Option(
-        None, "--agent", envvar="JGM_AGENT", help="You, the agent that recorded it (as when recording)."
+        None, "--agent", envvar=AGENT.name, help="You, the agent that recorded it (as when recording)."
     ),
     reviewer: bool = typer.Option(False, "--reviewer", help="Forget it as the reviewer, whoever recorded it."),
     repo: Path | None = RepoOpt,
