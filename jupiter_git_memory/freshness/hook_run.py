@@ -195,7 +195,7 @@ def spawn_reseed(top: Path, hook: str, store: Path) -> int:
             close_fds=True,
             env=child_env(
                 store_env(store)
-            ),  # the store in its env; detached: nobody could answer a prompt; its git calls time out (base/git.py)
+            ),  # the store in its env; detached: nobody could answer a prompt; its git calls time out (git/runner.py)
         )
     return proc.pid
 

@@ -61,7 +61,7 @@ class Daemon:
         self.running = True
         self.sock: socket.socket | None = None
         self.inode: int | None = None
-        self._workspaces = None  # index.workspace.RememberedWorkspaces, made on the first request
+        self._workspaces = None  # git.workspace.RememberedWorkspaces, made on the first request
 
     # --- lifecycle -------------------------------------------------------------------------------------
     def bind(self) -> None:
