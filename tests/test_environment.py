@@ -100,3 +100,20 @@ def test_the_generated_table_in_docs_is_current():
     assert mod.replaced(doc) == doc, "run `python .ci/env_reference.py --write`"
     for name in VARIABLES:
         assert f"| `{name}` |" in doc
+
+
+def test_the_cli_options_read_from_the_environment_name_table_variables():
+    """typer reads `--agent` / `--session` from JGM_AGENT / JGM_SESSION itself: those names come from the table."""
+    import click
+    import typer
+
+    from jupiter_git_memory.surfaces.cli.main import app
+
+    def walk(cmd: click.Command):
+        yield cmd
+        for sub in getattr(cmd, "commands", {}).values():
+            yield from walk(sub)
+
+    envvars = {p.envvar for c in walk(typer.main.get_command(app)) for p in c.params if p.envvar}
+    assert {environment.AGENT.name, environment.SESSION.name} <= envvars
+    assert envvars <= set(VARIABLES), envvars - set(VARIABLES)
