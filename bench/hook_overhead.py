@@ -98,7 +98,7 @@ def main() -> None:
         repo = make_repo(Path(tmp), args.records)
         from jupiter_git_memory.base.store import workspace_dir
         from jupiter_git_memory.freshness import githooks, hook_run
-        from jupiter_git_memory.index.workspace import find_workspace
+        from jupiter_git_memory.git.workspace import find_workspace
         from jupiter_git_memory.seed.seeder import Seeder
 
         Seeder(repo).seed()

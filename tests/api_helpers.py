@@ -109,7 +109,7 @@ def seed_in_process(path: Path, home: Path) -> dict:
 
 
 def workspace_id(path: Path) -> str:
-    from jupiter_git_memory.index.workspace import find_workspace
+    from jupiter_git_memory.git.workspace import find_workspace
 
     return find_workspace(path).id
 

@@ -75,8 +75,8 @@ def fact(title: str, body: str, **kw):
 
 def candidate_rows(repo: Repo) -> dict:
     from jupiter_git_memory.base.store import workspace_dir
+    from jupiter_git_memory.git.workspace import find_workspace
     from jupiter_git_memory.index.catalog import Catalog
-    from jupiter_git_memory.index.workspace import find_workspace
 
     cat = Catalog(workspace_dir(find_workspace(repo.path).id) / "catalog.sqlite")
     try:
@@ -87,8 +87,8 @@ def candidate_rows(repo: Repo) -> dict:
 
 def catalog_generation(repo: Repo) -> int:
     from jupiter_git_memory.base.store import workspace_dir
+    from jupiter_git_memory.git.workspace import find_workspace
     from jupiter_git_memory.index.catalog import Catalog
-    from jupiter_git_memory.index.workspace import find_workspace
 
     cat = Catalog(workspace_dir(find_workspace(repo.path).id) / "catalog.sqlite")
     try:

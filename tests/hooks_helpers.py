@@ -16,9 +16,9 @@ from pathlib import Path
 from jupiter_git_memory.base.store import workspace_dir, workspace_lock
 from jupiter_git_memory.config import load_settings
 from jupiter_git_memory.embedding.registry import load_embedder
+from jupiter_git_memory.git.workspace import find_workspace
 from jupiter_git_memory.index.handle import open_index, vector_identity
 from jupiter_git_memory.index.vectors import reset_clients
-from jupiter_git_memory.index.workspace import find_workspace
 from jupiter_git_memory.records.parse import parse_record
 from jupiter_git_memory.records.row import RecordRow
 from jupiter_git_memory.seed.sources import read_worktree

@@ -125,7 +125,7 @@ def test_hooks_fail_open_with_one_line(installed, tmp_path):
 
 def test_a_busy_index_fails_open_within_the_deadline(installed):
     from jupiter_git_memory.base.store import workspace_dir, workspace_lock
-    from jupiter_git_memory.index.workspace import find_workspace
+    from jupiter_git_memory.git.workspace import find_workspace
 
     wsdir = workspace_dir(find_workspace(installed.path).id, create=False)
     env = dict(os.environ, JGM_HOOK_DEADLINE="3")

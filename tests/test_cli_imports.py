@@ -28,7 +28,7 @@ NOT_FOR_HELP = (
     "jupiter_git_memory.records.model",
     "jupiter_git_memory.records.text",
     "jupiter_git_memory.candidates.model",
-    "jupiter_git_memory.index.workspace",
+    "jupiter_git_memory.git.workspace",
     "jupiter_git_memory.base.errors",
     "jupiter_git_memory.base.memory",
     "jupiter_git_memory.config",
@@ -79,4 +79,4 @@ def test_a_command_prints_through_the_console_made_on_first_use(tmp_path):
     p, loaded = _run(["check", "--repo", str(odd)], tmp_path)
     assert p.returncode == 4 and "not inside a git repository" in p.stderr, p.stderr[-2000:]
     assert "not\\x1b]0;a-repo" in p.stderr and "\x1b" not in p.stderr, p.stderr[-2000:]
-    assert {"rich", "jupiter_git_memory.records.text", "jupiter_git_memory.index.workspace"} <= loaded
+    assert {"rich", "jupiter_git_memory.records.text", "jupiter_git_memory.git.workspace"} <= loaded

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from jupiter_git_memory.index import drift_git
+from jupiter_git_memory.git import drift as drift_git
 from jupiter_git_memory.seed.seeder import Seeder
 
 

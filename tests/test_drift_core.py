@@ -1,9 +1,9 @@
 """Evidence drift decided from real git history (issue 25), without the model: records/drift.py on the
-History that index/drift_git.py reads from temp repos."""
+History that git/drift.py reads from temp repos."""
 
 from __future__ import annotations
 
-from jupiter_git_memory.index import drift_git
+from jupiter_git_memory.git import drift as drift_git
 from jupiter_git_memory.records.drift import Cited, drift_states
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from jupiter_git_memory.index import drift_git
+from jupiter_git_memory.git import drift as drift_git
 from jupiter_git_memory.records.drift import MAX_COMMITS, Cited, drift_states, path_citations
 from jupiter_git_memory.seed import drift as seed_drift
 

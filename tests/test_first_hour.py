@@ -17,7 +17,7 @@ from conftest import GIT_ENV, run_git
 from helpers import TIMEOUT, jgm
 from hooks_helpers import snapshot
 
-from jupiter_git_memory.index.workspace import find_workspace
+from jupiter_git_memory.git.workspace import find_workspace
 
 
 def bare_env(tmp_path, **extra) -> dict:
@@ -44,13 +44,14 @@ def mcp_session(args: list[str], env: dict, session_fn):
 
 
 def test_resolution_order_flag_env_git_config_default(repo, tmp_path, monkeypatch):
-    from jupiter_git_memory.base import home as home_mod
+    from jupiter_git_memory.base.home import default_home
+    from jupiter_git_memory.git import home as home_mod
 
     repo.commit("start")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("JGM_HOME")
-    assert home_mod.resolve_home(repo=repo.path) == (home_mod.default_home(), "default")
+    assert home_mod.resolve_home(repo=repo.path) == (default_home(), "default")
     repo.git("config", "jgm.home", str(tmp_path / "from-config"))
     assert home_mod.resolve_home(repo=repo.path) == (tmp_path / "from-config", "git config jgm.home")
     monkeypatch.setenv("JGM_HOME", str(tmp_path / "from-env"))
@@ -61,16 +62,17 @@ def test_resolution_order_flag_env_git_config_default(repo, tmp_path, monkeypatc
 def test_the_chosen_store_is_kept_in_process_not_written_into_the_environment(tmp_path, monkeypatch):
     """use_store keeps its answer for this process; os.environ is left as it was (a child we start is given
     the store in its env: store_env), and a JGM_HOME changed after the choice wins."""
-    from jupiter_git_memory.base import home as home_mod
+    from jupiter_git_memory.base import home as base_home
     from jupiter_git_memory.base.store import store_path
+    from jupiter_git_memory.git import home as home_mod
 
-    monkeypatch.setattr(home_mod, "_chosen", None)
+    monkeypatch.setattr(base_home, "_chosen", None)
     monkeypatch.setenv("JGM_HOME", str(tmp_path / "from-env"))
     assert home_mod.use_store(tmp_path / "flag") == tmp_path / "flag"
     assert os.environ["JGM_HOME"] == str(tmp_path / "from-env")
     assert store_path() == tmp_path / "flag"
     assert home_mod.current_store() == {"path": str(tmp_path / "flag"), "source": "--home"}
-    assert home_mod.store_env(tmp_path / "flag", {"PATH": "/bin"}) == {
+    assert base_home.store_env(tmp_path / "flag", {"PATH": "/bin"}) == {
         "PATH": "/bin",
         "JGM_HOME": str(tmp_path / "flag"),
     }

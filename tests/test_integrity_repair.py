@@ -23,9 +23,9 @@ from helpers import jgm
 from reliability_helpers import assert_consistent
 
 from jupiter_git_memory.base.store import workspace_dir
+from jupiter_git_memory.git.workspace import find_workspace
 from jupiter_git_memory.index.handle import active_collection, collection_name, location_for
 from jupiter_git_memory.index.vectors import _client, reset_clients
-from jupiter_git_memory.index.workspace import find_workspace
 from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed import reading
 from jupiter_git_memory.seed.seeder import Seeder

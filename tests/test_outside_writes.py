@@ -21,8 +21,8 @@ from api_helpers import Server, workspace_id
 
 from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 from jupiter_git_memory.base.store import workspace_dir
+from jupiter_git_memory.git.workspace import find_workspace
 from jupiter_git_memory.index.recovery import CatalogCorrupt, move_aside, open_catalog
-from jupiter_git_memory.index.workspace import find_workspace
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 

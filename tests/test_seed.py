@@ -164,7 +164,7 @@ def test_worktrees_share_workspace(repo, tmp_path):
 
 
 def test_remote_url_normalisation():
-    from jupiter_git_memory.index.workspace import normalise_remote
+    from jupiter_git_memory.git.workspace import normalise_remote
 
     forms = [
         "git@github.com:Org/Repo.git",

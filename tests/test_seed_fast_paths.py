@@ -114,7 +114,7 @@ def test_dirty_paths_from_the_shared_status_are_what_git_pathspecs_answer(repo):
     give what the roots as pathspecs gave (a shallow root's subfolders included, as git's pathspec does),
     for untracked, modified, deleted and renamed files, odd names, and nothing ignored or outside."""
     from jupiter_git_memory.config import Settings
-    from jupiter_git_memory.index import drift_git
+    from jupiter_git_memory.git import drift as drift_git
     from jupiter_git_memory.seed import sources
 
     for rel in ("knowledge/a.md", "knowledge/old name.md", "docs/adr/0001-x.md", "src/app.py", "top.md", "sub/x.md"):
@@ -154,8 +154,8 @@ def test_a_noop_seed_reads_git_status_once_and_still_sees_an_uncommitted_edit_to
     """The seed's single `git status` feeds both its dirty paths and its drift key: an uncommitted edit to a
     cited file after a seed drifts the record at the next (otherwise no-op) seed, a dirty file outside the
     roots marks no record dirty, and reverting the edit makes the record fresh again."""
-    from jupiter_git_memory.index import drift_git
-    from jupiter_git_memory.seed import sources
+    from jupiter_git_memory.git import drift as drift_git
+    from jupiter_git_memory.git import state
     from jupiter_git_memory.seed.seeder import Seeder
 
     repo.write("src/pay.py", "A = 1\n")
@@ -164,17 +164,14 @@ def test_a_noop_seed_reads_git_status_once_and_still_sees_an_uncommitted_edit_to
     s = Seeder(repo.path)
     s.seed()
     calls = []
-    real_status, real_git = drift_git.status, sources.git
+    real_status, real_git_status = drift_git.status, state.status
     monkeypatch.setattr(drift_git, "status", lambda root: calls.append(root) or real_status(root))
-
-    def no_second_status(root, *args, **kw):
-        assert "status" not in args, "a second `git status` for the dirty paths"
-        return real_git(root, *args, **kw)
-
-    monkeypatch.setattr(sources, "git", no_second_status)
+    statuses = []  # every `git status` the seed runs, drift's included (git/state.status is the only one)
+    monkeypatch.setattr(state, "status", lambda root, *a, **kw: statuses.append(a) or real_git_status(root, *a, **kw))
     repo.write("src/pay.py", "A = 2\n")  # cited, not committed
     rep = s.seed()
     # src/ is outside the roots: the view is not dirty, but the cited file's edit is seen
+    assert statuses == [()], "a second `git status` for the dirty paths"
     assert len(calls) == 1 and not rep.dirty and rep.unchanged == 1 and not (rep.added or rep.updated)
     idx = s.open(view=rep.view, write=False)
     try:

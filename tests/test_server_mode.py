@@ -87,8 +87,8 @@ def test_a_branch_cannot_send_the_index_to_its_chroma_url_without_approval(repo,
     import shlex
 
     from jupiter_git_memory.freshness import githooks
+    from jupiter_git_memory.git.workspace import find_workspace
     from jupiter_git_memory.index.handle import collection_name
-    from jupiter_git_memory.index.workspace import find_workspace
 
     monkeypatch.setenv("JGM_HOOK_SYNC", "1")  # the hook's reseed in the foreground: its outcome is known on return
     repo.record("DEC-DB", title="Store vectors in Chroma", body="Embeddings are persisted in a Chroma collection.")

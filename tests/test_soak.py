@@ -204,9 +204,9 @@ def test_a_reader_of_a_never_written_store_uses_an_empty_in_memory_chroma_then_l
     """open_index for a reader of a blank catalog creates nothing on disk, and the stand-in Chroma it reads
     stops with its last reader instead of staying open for the life of a server started before `jgm seed`."""
     from jupiter_git_memory.embedding.registry import load_embedder
+    from jupiter_git_memory.git.workspace import find_workspace
     from jupiter_git_memory.index.handle import open_index, vector_identity
     from jupiter_git_memory.index.vectors import open_epochs
-    from jupiter_git_memory.index.workspace import find_workspace
 
     ws = find_workspace(repo.path)
     base = open_epochs()

@@ -134,8 +134,8 @@ def test_chromas_folder_and_files_are_private_and_old_ones_are_fixed(repo):
 
 
 def test_every_child_process_of_the_package_has_a_timeout_and_no_prompt():
-    """Statically: each subprocess call in the package passes `env` (base.git.child_env turns prompts off) and
-    a `timeout` (a detached Popen is never waited for). Most go through base.git.run."""
+    """Statically: each subprocess call in the package passes `env` (git.runner.child_env turns prompts off) and
+    a `timeout` (a detached Popen is never waited for). Most go through git.runner.run."""
     missing = []
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -154,8 +154,8 @@ def test_every_child_process_of_the_package_has_a_timeout_and_no_prompt():
 
 
 def test_a_hanging_git_times_out_with_its_code_and_prompts_are_off(tmp_path, monkeypatch):
-    from jupiter_git_memory.base import git as runner
-    from jupiter_git_memory.index.workspace import find_workspace
+    from jupiter_git_memory.git import runner
+    from jupiter_git_memory.git.workspace import find_workspace
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

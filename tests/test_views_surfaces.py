@@ -6,7 +6,7 @@ from __future__ import annotations
 from api_helpers import Server, seed_in_process
 from conftest import Repo
 
-from jupiter_git_memory.index.workspace import find_workspace
+from jupiter_git_memory.git.workspace import find_workspace
 
 DB = "Which database stores the application's orders?"
 

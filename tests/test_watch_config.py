@@ -9,9 +9,9 @@ from hooks_helpers import DEADLINE, assert_index_matches_files, atomic_write, ne
 
 from jupiter_git_memory.base.store import workspace_dir
 from jupiter_git_memory.freshness.watch import Watcher
+from jupiter_git_memory.git.workspace import find_workspace
 from jupiter_git_memory.index.catalog import Catalog
 from jupiter_git_memory.index.views import worktree_view
-from jupiter_git_memory.index.workspace import find_workspace
 
 
 def indexed(repo: Path) -> set[str]:

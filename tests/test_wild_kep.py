@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from jupiter_git_memory.config import load_settings
-from jupiter_git_memory.index.workspace import find_workspace
+from jupiter_git_memory.git.workspace import find_workspace
 from jupiter_git_memory.records.formats.sidecar import read_sidecar
 from jupiter_git_memory.seed import sources
 from jupiter_git_memory.seed.reading import read_knowledge

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from jupiter_git_memory.base import git as git_runner
-from jupiter_git_memory.index import workspace
-from jupiter_git_memory.index.workspace import BareRepository, NotARepo, RememberedWorkspaces, find_workspace
+from jupiter_git_memory.git import runner as git_runner
+from jupiter_git_memory.git import workspace
+from jupiter_git_memory.git.workspace import BareRepository, NotARepo, RememberedWorkspaces, find_workspace
 
 
 def _asked(monkeypatch) -> list[list[str]]:

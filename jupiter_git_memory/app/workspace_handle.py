@@ -24,11 +24,11 @@ from typing import Any, TypeVar
 from ..base.errors import JgmError
 from ..base.store import trace, try_log, workspace_dir, workspace_lock
 from ..config import CONFIG_FILES, load_settings
+from ..git.workspace import Workspace, find_workspace
 from ..index.catalog import Catalog
 from ..index.handle import location_for
 from ..index.recovery import CatalogCorrupt, stale_read_error
 from ..index.vectors import reset_clients
-from ..index.workspace import Workspace, find_workspace
 from ..recall.service import Recaller
 from ..seed import model_choice
 

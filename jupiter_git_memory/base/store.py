@@ -1,4 +1,4 @@
-"""The store: `$JGM_HOME` (resolved by `base/home.py`; default: the platform's user data dir) holding
+"""The store: `$JGM_HOME` (resolved by `git/home.py`; default: the platform's user data dir) holding
 models, tokens, logs and one folder per workspace. Also the one-writer lock: Chroma's local client is not safe for several
 processes, so every write holds an exclusive flock on the workspace, and reads hold a shared one.
 """
@@ -15,6 +15,7 @@ import traceback
 from pathlib import Path
 
 from . import error_codes as E
+from .environment import HOME
 from .errors import JgmError, store_failures
 from .files import file_lock
 from .home import chosen, default_home
@@ -43,7 +44,7 @@ def store_path() -> Path:
     """Where the store is, without creating it: for readers (`jgm workspaces`, `jgm model list`), which
     must leave the disk as they found it. The one `use_store` chose, else $JGM_HOME, else the default."""
     picked = chosen()
-    return picked[0] if picked else Path(os.environ.get("JGM_HOME") or default_home())
+    return picked[0] if picked else Path(HOME.get() or default_home())
 
 
 def store_root() -> Path:

@@ -1,27 +1,28 @@
 """`propose`: turn a candidate into a record file on a new branch, ready for a pull request.
 
-Why Git plumbing (hash-object, a temporary index, commit-tree, update-ref) instead of checkout+commit:
-the user's branch, index and working tree — including uncommitted work — must stay exactly as they
-were, and no hook of theirs should run for a commit they did not make. The commit only adds one file
-on top of the base commit; review and promotion then happen through the ordinary PR and merge.
+The commit only adds one file on top of the base commit, written with Git plumbing so the user's branch,
+index and working tree stay as they were (git/branches.py says why); review and promotion then happen
+through the ordinary PR and merge.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import re
 import secrets
 import shlex
 import shutil
-import tempfile
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..base import error_codes as E
-from ..base.git import NETWORK_TIMEOUT, GitTimeout, run
+from ..git import branches
+from ..git.listing import object_exists
+from ..git.revisions import commit_of
+from ..git.runner import NETWORK_TIMEOUT, GitTimeout, run
 from ..records.kinds import CHOSEN_STATUSES, REGISTRY, chosen_status
 from ..records.parse import parse_record
 from ..records.row import RecordRow
@@ -48,16 +49,15 @@ def slug(title: str) -> str:
     return s.strip("-") or "record"
 
 
-def _git(root: Path, *args: str, env: dict | None = None, input: bytes | None = None, check: bool = True) -> str:
-    proc = run(["git", "-C", str(root), *args], input=input, env=env)
-    if check and proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise CandidateError(
-            E.PROPOSE_GIT_FAILED,
-            f"`git {args[0]}` failed in {root}: {msg[-1] if msg else 'no output'}"
-            + ("; set `git config user.name` and `user.email`" if args[0] == "commit-tree" else ""),
-        )
-    return proc.stdout.decode("utf-8", "replace").strip()
+def _git_failed(root: Path, e: subprocess.CalledProcessError) -> CandidateError:
+    """A plumbing step of git/branches.py that failed, as propose's error (`cmd` is `git STEP ...`)."""
+    step = e.cmd[1]
+    msg = (e.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+    return CandidateError(
+        E.PROPOSE_GIT_FAILED,
+        f"`git {step}` failed in {root}: {msg[-1] if msg else 'no output'}"
+        + ("; set `git config user.name` and `user.email`" if step == "commit-tree" else ""),
+    )
 
 
 def render(row: RecordRow, record_id: str, status: str, today: str) -> str:
@@ -141,28 +141,18 @@ def commit_message(row: RecordRow, record_id: str, status: str) -> str:
 
 
 def write_branch(root: Path, base: str, path: str, content: bytes, branch: str, message: str) -> str:
-    """Commit `content` at `path` on top of `base` as new branch `branch`; returns the commit sha.
-    Only the object store and the new ref change: a temporary index stands in for the user's."""
-    with tempfile.TemporaryDirectory(prefix="jgm-propose-") as tmp:
-        env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
-        _git(root, "read-tree", base, env=env)
-        blob = _git(root, "hash-object", "-w", "--stdin", input=content)
-        _git(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
-        tree = _git(root, "write-tree", env=env)
-    commit = _git(root, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode("utf-8"))
-    _git(root, "update-ref", "-m", f"jgm propose {path}", f"refs/heads/{branch}", commit, "0" * 40)
-    return commit
-
-
-def _branch_exists(root: Path, branch: str) -> bool:
-    return bool(_git(root, "rev-parse", "--verify", "--quiet", f"refs/heads/{branch}", check=False))
+    """Commit `content` at `path` on top of `base` as new branch `branch`; returns the commit sha."""
+    try:
+        return branches.write_branch(root, base, path, content, branch, message)
+    except subprocess.CalledProcessError as e:
+        raise _git_failed(root, e) from None
 
 
 def pr_command(root: Path, branch: str, base_branch: str | None) -> tuple[str | None, str]:
-    remotes = _git(root, "remote", check=False).split()
+    remotes = branches.remotes(root)
     remote = "origin" if "origin" in remotes else (remotes[0] if remotes else None)
     gh = ["gh", "pr", "create", "--head", branch, "--fill"] + (["--base", base_branch] if base_branch else [])
-    push = ["git", "push", "-u", remote or "origin", branch]
+    push = branches.push_argv(remote or "origin", branch)
     return remote, f"{shlex.join(push)} && {shlex.join(gh)}"
 
 
@@ -173,7 +163,7 @@ def open_pr(root: Path, remote: str | None, branch: str, base_branch: str | None
     if remote is None:
         return {"opened": False, "error": f"the repository has no remote to push to; add one, then run: {command}"}
     steps = [
-        ["git", "-C", str(root), "push", "-u", remote, branch],
+        branches.push_argv(remote, branch, root),
         ["gh", "pr", "create", "--head", branch, "--fill"] + (["--base", base_branch] if base_branch else []),
     ]
     for cmd in steps:
@@ -208,17 +198,17 @@ def propose(
         raise invalid_state(cid, state, f"already promoted to {row.data.get('promoted_to')}")
     chosen = record_status(row.kind, status)
     prior = row.data.get("proposal") or {}
-    if state == PROPOSED and prior.get("branch") and _branch_exists(root, prior["branch"]):
+    if state == PROPOSED and prior.get("branch") and branches.branch_exists(root, prior["branch"]):
         return dict(prior, candidate=cid, already_proposed=True)
     if state not in (OPEN, PROPOSED):
         raise invalid_state(cid, str(state), "only open candidates can be proposed")
-    base_commit = _git(root, "rev-parse", "--verify", "--quiet", f"{base or 'HEAD'}^{{commit}}", check=False)
+    base_commit = commit_of(root, base or "HEAD")
     if not base_commit:
         raise CandidateError(
             E.PROPOSE_NO_BASE,
             f"{base or 'HEAD'} is not a commit in {root}; commit something first or pass --base REV",
         )
-    base_branch = base if base else (_git(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None)
+    base_branch = base if base else (branches.current_branch(root) or None)
     settings = service.seeder.settings
     today = today or _dt.date.today().isoformat()
     for _ in range(8):
@@ -228,8 +218,8 @@ def propose(
         branch = BRANCH_PREFIX + record_id
         taken = (
             service.exists(record_id)
-            or _branch_exists(root, branch)
-            or run(["git", "-C", str(root), "cat-file", "-e", f"{base_commit}:{path}"]).returncode == 0
+            or branches.branch_exists(root, branch)
+            or object_exists(root, f"{base_commit}:{path}")
         )
         if not taken:
             break

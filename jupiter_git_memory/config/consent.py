@@ -15,11 +15,10 @@ and the command.
 from __future__ import annotations
 
 import shlex
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..base import git
+from ..git.config import get_all
 from ..records.model import Issue
 from ..records.text import escape_nonprintable
 
@@ -28,12 +27,7 @@ TRUST_KEY = "jgm.trust-chroma-url"
 
 def approved_urls(repo: Path) -> tuple[str, ...]:
     """Every `jgm.trust-chroma-url` in the git config `repo` sees (local, global, system); none on any error."""
-    try:
-        p = git.run(["git", "-C", str(repo), "config", "--get-all", TRUST_KEY], timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return ()
-    lines = p.stdout.decode(errors="replace").splitlines()
-    return tuple(v.strip() for v in lines if v.strip()) if p.returncode == 0 else ()
+    return get_all(repo, TRUST_KEY)
 
 
 @dataclass(frozen=True)

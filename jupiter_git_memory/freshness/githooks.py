@@ -27,8 +27,10 @@ from ..base import error_codes as E
 from ..base.errors import JgmError
 from ..base.files import atomic_write
 from ..base.store import log_path, workspace_dir
-from ..index.workspace import find_workspace, git
-from .hook_run import HOOKS, LAST_RUN, running_jobs, split_z
+from ..git.listing import tracked
+from ..git.state import git_paths
+from ..git.workspace import find_workspace
+from .hook_run import HOOKS, LAST_RUN, running_jobs
 
 SHIM_MARKER = b"jgm-hook-shim"
 CHAINED_SUFFIX = ".jgm-chained"
@@ -73,7 +75,7 @@ def shim_python(path: Path) -> str | None:
 def hooks_dir(repo: Path | str | None) -> Path:
     """Where git really runs hooks from (honours core.hooksPath and worktrees)."""
     top = find_workspace(repo).repo_root
-    return Path(git(top, "rev-parse", "--path-format=absolute", "--git-path", "hooks").decode().strip())
+    return Path(git_paths(top, "hooks")[0].strip())
 
 
 def _write_executable(path: Path, text: str) -> None:
@@ -88,7 +90,7 @@ def tracked_hooks(repo: Path | str | None, d: Path) -> list[str]:
     except ValueError:
         return []  # outside the working tree: nothing there is tracked
     names = [(rel / n).as_posix() for h in HOOKS for n in (h, h + CHAINED_SUFFIX)]
-    return split_z(git(top, "ls-files", "-z", "--", *names, check=False))
+    return tracked(top, names)
 
 
 def install(repo: Path | str | None, python: str | None = None, force: bool = False) -> list[dict]:

@@ -17,11 +17,16 @@ import sys
 import time
 from pathlib import Path
 
+from ..base.environment import HOOK_SKIP, HOOK_SYNC
 from ..base.files import atomic_write
-from ..base.git import child_env
-from ..base.home import store_env, use_store
+from ..base.home import store_env
 from ..base.store import log, log_path, workspace_dir
-from ..index.workspace import find_workspace, git
+from ..git.home import use_store
+from ..git.listing import diff_names, tree_paths
+from ..git.revisions import commit_of
+from ..git.runner import child_env
+from ..git.state import toplevel
+from ..git.workspace import find_workspace
 from ..records.text import escape_nonprintable
 
 HOOKS = ("post-merge", "post-checkout", "post-rewrite", "reference-transaction")  # the last: git >= 2.28
@@ -30,28 +35,22 @@ STDIN_HOOKS = ("post-rewrite", "reference-transaction")  # git feeds these "old 
 
 # -- what a hook run decides ------------------------------------------------------------------------
 def _commit(top: Path, ref: str) -> str | None:
-    out = git(top, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False).decode().strip()
-    return out or None
+    return commit_of(top, ref)
 
 
 def _null(sha: str) -> bool:
     return not sha.strip("0")
 
 
-def split_z(out: bytes) -> list[str]:
-    """Paths of a `git … -z` listing (bytes that are not UTF-8 kept as surrogates, like os does)."""
-    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
-
-
 def _diff(top: Path, roots: tuple[str, ...], *revs: str) -> list[str]:
     try:
-        return split_z(git(top, "diff", "--name-only", "-z", "--no-renames", *revs, "--", *roots))
+        return diff_names(top, revs, roots)
     except subprocess.CalledProcessError:  # e.g. an old commit already pruned: reseed rather than guess
         return _tree(top, roots, "HEAD")
 
 
 def _tree(top: Path, roots: tuple[str, ...], rev: str) -> list[str]:
-    return split_z(git(top, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, "--", *roots))
+    return tree_paths(top, rev, roots)
 
 
 def changed_paths(top: Path, hook: str, args: list[str], stdin: str, roots: tuple[str, ...]) -> list[str]:
@@ -104,12 +103,12 @@ def _quiet_git_env() -> None:
 def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None = None) -> int:
     """What the shim calls. Always returns 0; prints one line (after a warning per setting it did not use, see
     config/consent.py), and nothing when no record changed."""
-    if os.environ.get("JGM_HOOK_SKIP") == "1":
+    if HOOK_SKIP.get() == "1":
         return 0
     _quiet_git_env()
     here = Path(cwd or ".").absolute()
     try:  # git runs hooks at the top of the working tree: skip asking it when that is plain
-        top = here if (here / ".git").exists() else Path(git(here, "rev-parse", "--show-toplevel").decode().strip())
+        top = here if (here / ".git").exists() else toplevel(here)
     except (subprocess.CalledProcessError, OSError):
         return 0  # a bare repository: no working tree to index
     try:
@@ -129,7 +128,7 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
         what = f"{len(changed)} knowledge file{'s' if len(changed) != 1 else ''} changed"
         for notice in settings.notices():  # e.g. a chroma_url on this branch that the user has not approved
             _say(f"warning: {notice}")
-        if os.environ.get("JGM_HOOK_SYNC") == "1":
+        if HOOK_SYNC.get() == "1":
             result = reseed_job(top, hook, coalesce=False)
             _say(f"{what}; {result['summary']}")
         else:
@@ -196,7 +195,7 @@ def spawn_reseed(top: Path, hook: str, store: Path) -> int:
             close_fds=True,
             env=child_env(
                 store_env(store)
-            ),  # the store in its env; detached: nobody could answer a prompt; its git calls time out (base/git.py)
+            ),  # the store in its env; detached: nobody could answer a prompt; its git calls time out (git/runner.py)
         )
     return proc.pid
 

@@ -11,14 +11,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..index.workspace import git
+from ..git.revisions import parent, symbolic_head
+from ..git.state import git_paths
 from . import hook_run
 
 LEFT_TO_OTHER_HOOKS = ("merge", "pull", "rebase")  # GIT_REFLOG_ACTION of commands that fire post-merge/-rewrite
-
-
-def _parent(top: Path, sha: str) -> str | None:
-    return git(top, "rev-parse", "-q", "--verify", f"{sha}^", check=False).decode().strip() or None
 
 
 def ref_moves(top: Path, args: list[str], stdin: str, roots: tuple[str, ...]) -> list[str]:
@@ -26,10 +23,9 @@ def ref_moves(top: Path, args: list[str], stdin: str, roots: tuple[str, ...]) ->
     action = os.environ.get("GIT_REFLOG_ACTION", "").split(" ", 1)[0]
     if args[:1] != ["committed"] or action in LEFT_TO_OTHER_HOOKS:
         return []
-    states = git(top, "rev-parse", "--path-format=absolute", "--git-path", "rebase-merge", "--git-path", "rebase-apply")
-    if any(Path(d).is_dir() for d in states.decode().splitlines()):
+    if any(Path(d).is_dir() for d in git_paths(top, "rebase-merge", "rebase-apply")):
         return []
-    branch = git(top, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
+    branch = symbolic_head(top)
     moves = {
         (old, new)
         for old, new, ref in (line.split()[:3] for line in stdin.splitlines() if len(line.split()) >= 3)
@@ -39,6 +35,6 @@ def ref_moves(top: Path, args: list[str], stdin: str, roots: tuple[str, ...]) ->
     for old, new in moves:
         if hook_run._null(old):
             paths.update(hook_run._tree(top, roots, new))
-        elif (parent := _parent(top, old)) is None or parent != _parent(top, new):  # same parent: an amend
+        elif (was := parent(top, old)) is None or was != parent(top, new):  # same parent: an amend
             paths.update(hook_run._diff(top, roots, old, new))
     return sorted(paths)

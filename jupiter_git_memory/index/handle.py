@@ -10,11 +10,11 @@ from pathlib import Path
 from ..base.store import workspace_dir
 from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
+from ..git.workspace import Workspace
 from .catalog import Catalog
 from .recovery import ChromaUnavailable, move_chroma_aside, open_catalog
 from .vectors import MEMORY, IdentityMismatch, VectorIndex, leased_client, refresh_if_stale, reset_clients
 from .views import worktree_view
-from .workspace import Workspace
 
 
 def vector_identity(spec: ModelSpec) -> dict:

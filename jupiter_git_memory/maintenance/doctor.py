@@ -17,6 +17,7 @@ from pathlib import Path
 from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
 from ..embedding.specs import SHIPPED, identity_hash
+from ..git.workspace import Workspace, find_workspace
 from ..index.catalog import CatalogChanges
 from ..index.handle import active_collection, collection_name, location_for
 from ..index.migrations import CatalogNeedsMigration, CatalogTooNew
@@ -24,7 +25,6 @@ from ..index.plan import chunk_meta
 from ..index.recovery import CatalogCorrupt, ChromaUnavailable, is_corruption, open_catalog
 from ..index.vectors import leased_client, reset_clients
 from ..index.views import worktree_view
-from ..index.workspace import Workspace, find_workspace
 from ..index.writer import WritePlan, apply_plan
 from ..recall.calibrate import after_seed
 from ..records.language import needs_multilingual

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..base.store import workspace_lock
-from ..index import drift_git
+from ..git import drift as drift_git
 from ..records.drift import UNCITED, PathSet, drift_weight
 from ..records.text import inline
 from ..seed.drift import view_drift
@@ -80,7 +80,7 @@ def report(recaller: Recaller, at: str | None = None, base: str | None = None) -
             raise RecallError(f"index unavailable: {e}") from e
     touched: dict[str, list[str]] = {}
     if base:
-        from ..index.views import UnknownRevision, resolve_commit
+        from ..git.revisions import UnknownRevision, resolve_commit
 
         try:
             resolve_commit(root, base)  # names a bad REV (revision/not-found)

@@ -4,7 +4,7 @@ from built or refreshed first (a seed), and the check that there is anything to 
 Why one owner: a long-lived holder (API, MCP) keeps one of these per workspace. It reopens the index when
 the catalog generation moved, the catalog file was replaced, or a writer created it after an empty open, so
 it never serves from a stale Chroma segment; a view whose git state moved since it was built is refreshed
-before it answers (views.fingerprint).
+before it answers (git/state.fingerprint).
 """
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 from ..base.store import LockTimeout
 from ..config import Settings
 from ..embedding.specs import identity_hash
+from ..git.revisions import resolve_commit
+from ..git.state import fingerprint
+from ..git.workspace import BareRepository, Workspace
 from ..index.handle import Index, open_index
 from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
-from ..index.views import at_view, fingerprint, resolve_commit, worktree_view
-from ..index.workspace import BareRepository, Workspace
+from ..index.views import at_view, worktree_view
 from .errors import NotSeeded, RecallError
 from .fallback import unmapped_majority
 
@@ -135,8 +137,8 @@ class Views:
 
     def ensure_seeded(self) -> Index:
         """The index, or NotSeeded naming the store and the command that fixes it. Call under the lock."""
-        from ..base.home import seed_command
         from ..base.store import store_root
+        from ..git.home import seed_command
 
         root = self.workspace.repo_root
         store = self.store_root or store_root()

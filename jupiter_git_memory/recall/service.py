@@ -9,8 +9,8 @@ from typing import Any
 from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
+from ..git.workspace import Workspace, find_workspace
 from ..index.handle import Index, vector_identity
-from ..index.workspace import Workspace, find_workspace
 from ..records.language import language_of
 from ..seed import model_choice
 from . import retrieval

@@ -11,8 +11,8 @@ from pathlib import Path
 from ..base import error_codes as E
 from ..base.errors import JgmError, StoreFull, StoreReadOnly
 from ..base.store import store_root as default_store
+from ..git.workspace import Workspace
 from ..index.catalog import Catalog
-from ..index.workspace import Workspace
 from .concerns import split_concerns
 from .files import governing, task_files
 from .fusion import fuse

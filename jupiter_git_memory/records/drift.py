@@ -7,7 +7,7 @@ States (one per in-force record that cites repository paths; others have none, `
   or, in a worktree view, such a file has uncommitted changes;
 - `fresh`: neither. Re-committing the record (e.g. a `reviewed:` line) moves its baseline, so it is fresh.
 
-The git plumbing that gathers `History` lives in index/drift_git.py; this module only decides. A record's
+The git plumbing that gathers `History` lives in git/drift.py; this module only decides. A record's
 stored row carries a `basis` (the commit it was computed at, the record's state, the committed diffstat) so a
 later computation can extend it by the commits since (`Prior`) instead of reading its whole history again.
 """

@@ -1,6 +1,6 @@
 """Evidence drift at seed time: the records a view holds in force, their citations and baselines, and the
-states computed only when what they depend on changed (index/drift_git.drift_key): incrementally from the
-stored rows when the view's commit moved forward (index/drift_git.commits_since), else in full."""
+states computed only when what they depend on changed (git/drift.drift_key): incrementally from the
+stored rows when the view's commit moved forward (git/drift.commits_since), else in full."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..index import drift_git
+from ..git import drift as drift_git
 from ..records.citations import citations_of
 from ..records.drift import Cited, Prior, drift_states, path_citations, reusable
 from ..records.model import IN_FORCE

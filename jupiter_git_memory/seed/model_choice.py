@@ -16,7 +16,6 @@ again. What decides, in order:
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -24,12 +23,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..base.environment import MODEL
 from ..base.files import atomic_write
 from ..base.store import private_dir, workspace_dir
 from ..config import Settings
 from ..embedding import registry
 from ..embedding.specs import DEFAULT_MODEL, E5_SMALL_Q4, shipped_name
-from ..index.workspace import Workspace
+from ..git.workspace import Workspace
 from ..records.language import languages, needs_multilingual
 
 if TYPE_CHECKING:
@@ -129,8 +129,8 @@ def resolve(
     """The workspace's model (see the module docstring). `deciding` (a seed) may make the first choice, marked
     `decided_now`; the seed stores it (`save_choice`) when it writes, so a reader leaves the store as it was."""
     if "model" in settings.model_fields_set:
-        if os.environ.get("JGM_MODEL"):
-            return ModelChoice(settings.model, "env", "JGM_MODEL is set")
+        if MODEL.get():
+            return ModelChoice(settings.model, "env", f"{MODEL.name} is set")
         return ModelChoice(settings.model, "settings", f"`model` in {settings.source or 'the settings'}")
     wsdir = workspace_dir(workspace.id, store_root, create=False)
     stored = read_choice(wsdir)

@@ -17,12 +17,15 @@ from ..base.store import workspace_dir, workspace_lock
 from ..chunking.chunker import chunk_record
 from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
-from ..index import drift_git
+from ..git import drift as drift_git
+from ..git import listing, revisions
+from ..git.revisions import UnknownRevision, resolve_commit
+from ..git.state import fingerprint
+from ..git.workspace import BareRepository, Workspace, find_workspace
 from ..index.handle import Index, open_index, vector_identity
 from ..index.plan import SeedCounts, plan_changes
 from ..index.recovery import is_corruption, move_aside, salvage_candidates
-from ..index.views import UnknownRevision, at_view, fingerprint, resolve_commit, stale_views, worktree_view
-from ..index.workspace import BareRepository, Workspace, find_workspace
+from ..index.views import at_view, stale_views, worktree_view
 from ..index.writer import apply_plan
 from ..lifecycle.promote import mark_promotions
 from ..records.formats.sidecar import content_hash
@@ -251,7 +254,7 @@ class Seeder:
             commit: str | None = rev
             dirty_set: set[str] = set()
         else:
-            commit = sources.head_commit(root)
+            commit = revisions.head_commit(root)
             files, read_issues = sources.read_worktree(root, settings, ignored)
             status = drift_git.status(root) if status is None else status
             dirty_set = sources.dirty_paths(root, settings, status) if commit else {f.path for f in files}
@@ -395,14 +398,14 @@ class Seeder:
         if not commit:
             return {}
         if not since:
-            return sources.last_commits(root, commit, self.settings)
+            return listing.last_commits(root, commit, self.settings.roots)
         known = {r.path: r.commit_sha for r in previous.values() if r.origin == "file" and r.commit_sha}
-        if since and known and since != commit and sources.is_ancestor(root, since, commit):
-            known.update(sources.last_commits(root, commit, self.settings, since=since))
+        if since and known and since != commit and revisions.is_ancestor(root, since, commit):
+            known.update(listing.last_commits(root, commit, self.settings.roots, since=since))
         elif not (since == commit and known):
-            return sources.last_commits(root, commit, self.settings)
+            return listing.last_commits(root, commit, self.settings.roots)
         if committed_paths - set(known):
-            known.update(sources.last_commits(root, commit, self.settings))
+            known.update(listing.last_commits(root, commit, self.settings.roots))
         return known
 
     def _embed(self, texts: list[str], progress):

@@ -7,14 +7,14 @@ import functools
 import os
 import posixpath
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..base.git import run
 from ..config import DEFAULT_IGNORE, Settings
-from ..index.views import resolve_commit
-from ..index.workspace import git
+from ..git import state
+from ..git.listing import blobs, tree_entries
+from ..git.revisions import resolve_commit
+from ..git.state import status_paths
 from ..records.formats.ids import collection_number, folder_record
 from ..records.formats.sidecar import SIDECAR_NAMES, Sidecar, read_sidecar, sidecar_paths
 from ..records.model import Issue
@@ -239,7 +239,7 @@ def read_rev(
 ) -> tuple[list[SourceFile], list[Issue]]:
     """Files at commit `rev`, from Git objects only (the working tree is not touched)."""
     commit = resolve_commit(root, rev)  # UnknownRevision (revision/not-found) naming it
-    listing = git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *settings.roots).split(b"\0")
+    listing = tree_entries(root, commit, settings.roots)
     entries = []
     issues: list[Issue] = []
     status_files: dict[str, str] = {}  # path -> blob of every possible status file (kep.yaml)
@@ -264,14 +264,7 @@ def read_rev(
     if not entries:
         return [], issues
     wanted = {p: status_files[p] for path, _ in entries for p in sidecar_paths(path) if p in status_files}
-    blobs = [sha for _, sha in entries] + list(wanted.values())
-    out = git(root, "cat-file", "--batch", input="\n".join(blobs).encode() + b"\n")
-    datas, pos = [], 0
-    for _sha in blobs:
-        header_end = out.index(b"\n", pos)
-        size = int(out[pos:header_end].split()[2])
-        datas.append(out[header_end + 1 : header_end + 1 + size])
-        pos = header_end + 1 + size + 1
+    datas = blobs(root, [sha for _, sha in entries] + list(wanted.values()))
     side = {p: read_sidecar(p, d) for p, d in zip(wanted, datas[len(entries) :], strict=True)}
     files = []
     for (path, _sha), data in zip(entries, datas, strict=False):
@@ -280,40 +273,15 @@ def read_rev(
     return files, issues
 
 
-def head_commit(root: Path) -> str | None:
-    try:
-        return git(root, "rev-parse", "--verify", "HEAD").decode().strip()
-    except subprocess.CalledProcessError:
-        return None
-
-
 def dirty_paths(root: Path, settings: Settings, status: bytes | None = None) -> set[str]:
     """Paths under the roots whose working-tree content differs from HEAD (incl. untracked). `status`: the
-    whole worktree's `git status` (index/drift_git.status), which a seed reads anyway for evidence drift:
+    whole worktree's `git status` (git/state.status), which a seed reads anyway for evidence drift:
     filtered here as the roots' pathspecs would (a folder and everything below it, a shallow root included),
     instead of asking git a second time. Roots a pathspec would read as a pattern still ask git."""
     prefixes = _pathspec_prefixes(settings.roots)
     if status is not None and prefixes is not None:
         return {p for p in status_paths(status) if any(not r or p == r or p.startswith(r + "/") for r in prefixes)}
-    # --no-optional-locks: a seed (hook, watcher) running next to a git command must not take index.lock
-    out = git(
-        root,
-        "--no-optional-locks",
-        "status",
-        "--porcelain=v1",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        "--",
-        *settings.roots,
-        check=False,
-    )
-    return set(status_paths(out))
-
-
-def status_paths(out: bytes) -> list[str]:
-    """The paths of `git status --porcelain=v1 -z --no-renames` output (one path per entry: no renames)."""
-    return [item[3:].decode("utf-8", "surrogateescape") for item in out.split(b"\0") if item]
+    return set(status_paths(state.status(root, settings.roots)))
 
 
 def _pathspec_prefixes(roots) -> list[str] | None:
@@ -326,24 +294,3 @@ def _pathspec_prefixes(roots) -> list[str] | None:
             return None
         out.append("" if n == "." else n)
     return out
-
-
-def last_commits(root: Path, commit: str, settings: Settings, since: str | None = None) -> dict[str, str]:
-    """path -> the newest commit (reachable from `commit`) that touched it; only `since..commit` when given."""
-    rng = f"{since}..{commit}" if since else commit
-    out = git(
-        root, "log", "--format=%x01%H", "--name-only", "--no-renames", "-z", rng, "--", *settings.roots, check=False
-    )
-    result: dict[str, str] = {}
-    current = None
-    for token in out.split(b"\0"):
-        for part in token.split(b"\n"):
-            if part.startswith(b"\x01"):
-                current = part[1:].decode()
-            elif part and current:
-                result.setdefault(part.decode("utf-8", "surrogateescape"), current)
-    return result
-
-
-def is_ancestor(root: Path, old: str, new: str) -> bool:
-    return run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new]).returncode == 0

@@ -37,11 +37,11 @@ from typing import Any
 from .. import __version__
 from ..base.files import atomic_write
 from ..config import Settings
-from ..index import drift_git
+from ..git import drift as drift_git
+from ..git.state import fingerprint, status_paths
 from ..index.handle import Index
-from ..index.views import fingerprint
 from .reading import options_key
-from .sources import status_paths, walk_root
+from .sources import walk_root
 
 FILE = "noop-seeds.json"  # in the workspace folder: view -> what its last seed looked at, and its no-op report
 RACY_NS = 2_000_000_000  # a file changed this close to the look is compared by content, not by metadata

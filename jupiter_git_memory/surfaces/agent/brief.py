@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ...base import git
+from ...git.listing import recent_work
 from ...recall.context import render_entry
 from ...recall.receipts import make_receipt, query_hash, store_receipt
 from ...recall.service import Recaller
@@ -32,18 +32,9 @@ BRIEF_HEADER = (
 PROMPT_HEADER = "# Project memory for this prompt (evidence, not instructions)\n"
 
 
-def _git(root: Path, *args: str) -> list[str]:
-    p = git.run(["git", "-C", str(root), *args], timeout=10)
-    lines = p.stdout.decode(errors="replace").splitlines()
-    return [line for line in lines if line.strip()] if p.returncode == 0 else []
-
-
 def where_work_stands(root: Path) -> tuple[str, list[str]]:
     """(goal text from the branch and recent commit subjects, the files touched: uncommitted first)."""
-    branch = next(iter(_git(root, "rev-parse", "--abbrev-ref", "HEAD")), "HEAD")
-    subjects = _git(root, "log", f"-n{RECENT_COMMITS}", "--format=%s")
-    dirty = [line[3:].split(" -> ")[-1] for line in _git(root, "status", "--porcelain", "--untracked-files=no")]
-    committed = _git(root, "log", f"-n{RECENT_COMMITS}", "--name-only", "--format=")
+    branch, subjects, dirty, committed = recent_work(root, RECENT_COMMITS)
     files = list(dict.fromkeys(dirty + committed))[:MAX_FILES]
     words = [] if branch in GENERIC_BRANCHES else [re.sub(r"[-_/]+", " ", branch)]
     return "; ".join(words + subjects), files

@@ -17,6 +17,7 @@ import signal
 import sys
 from pathlib import Path
 
+from ...base.environment import HOOK_DEADLINE
 from .clients import CLAUDE_EVENTS
 
 USAGE = "usage: jgm hook claude-code session-start|prompt  (reads the client's JSON on stdin)"
@@ -38,9 +39,9 @@ def _on_alarm(signum, frame):
 
 def _answer(event: str, payload: dict) -> str | None:
     from ...base.errors import JgmError
-    from ...base.home import use_store
     from ...base.store import LockTimeout, workspace_dir
-    from ...index.workspace import NotARepo, find_workspace
+    from ...git.home import use_store
+    from ...git.workspace import NotARepo, find_workspace
 
     cwd = payload.get("cwd") or os.getcwd()
     try:
@@ -86,7 +87,7 @@ def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
     if client != "claude-code" or event not in CLAUDE_EVENTS:
         print(USAGE, file=sys.stderr)
         return 0  # never a blocking exit status: a client treats some (2) as "block the prompt"
-    deadline = float(os.environ.get("JGM_HOOK_DEADLINE", DEADLINE_SECONDS))
+    deadline = float(HOOK_DEADLINE.get_or(DEADLINE_SECONDS))
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, deadline)
     line = None

@@ -14,15 +14,16 @@ import json
 import os
 import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from ...base import error_codes as E
-from ...base import git
 from ...base.errors import JgmError
 from ...base.files import atomic_write
-from ...index.workspace import find_workspace
+from ...git.state import absolute_git_dir
+from ...git.workspace import find_workspace
 from .clients import CLIENTS, ManagedFile
 
 
@@ -115,10 +116,12 @@ def in_repo(root: Path, rel: str) -> Path:
 
 
 def state_dir(root: Path, client: str) -> Path:
-    p = git.run(["git", "-C", str(root), "rev-parse", "--absolute-git-dir"])
-    if p.returncode != 0:
-        raise AgentConfigError(f"{root}: cannot find its git dir: {p.stderr.decode(errors='replace').strip()}")
-    return Path(p.stdout.decode().strip()) / "jgm" / "agent" / client
+    try:
+        return absolute_git_dir(root) / "jgm" / "agent" / client
+    except subprocess.CalledProcessError as e:
+        raise AgentConfigError(
+            f"{root}: cannot find its git dir: {e.stderr.decode(errors='replace').strip()}"
+        ) from None
 
 
 def _manifest(sdir: Path) -> dict[str, Any]:

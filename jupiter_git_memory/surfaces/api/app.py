@@ -19,7 +19,7 @@ from fastapi import FastAPI
 from ... import __version__
 from ...app.workspace_handle import WorkspaceHandle
 from ...base.store import log
-from ...index.workspace import find_workspace
+from ...git.workspace import find_workspace
 from . import errors, routes_admin, routes_candidates, routes_recall, routes_records
 from .deps import ApiState
 from .hosts import LOOPBACK_HOSTS, HostGuard

@@ -23,8 +23,8 @@ def install(client: str = ClientArg, repo: Path | None = RepoOpt, as_json: bool 
     and SessionStart/UserPromptSubmit hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
     managed block in `AGENTS.md` saying when to recall and write back; Cursor: `.cursor/mcp.json` and that
     guidance as a rule."""
-    from ...base.home import record_home
     from ...base.store import store_root
+    from ...git.home import record_home
     from ..agent.install import install as do_install
 
     with reported(as_json):

@@ -15,7 +15,7 @@ def doctor(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ):
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
-    from ...base.home import current_store
+    from ...git.home import current_store
     from ...maintenance import doctor as doc
     from ...seed.seeder import summarize
 

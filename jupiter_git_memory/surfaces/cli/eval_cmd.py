@@ -125,7 +125,7 @@ def floors_cmd(
     import datetime
 
     from ...base import error_codes as E
-    from ...index.workspace import find_workspace
+    from ...git.workspace import find_workspace
     from ...recall.floors import list_floors
 
     try:

@@ -2,7 +2,7 @@
 
 Why here and not in each command: the store must be chosen the same way by every entry point
 (`--home` > `JGM_HOME` > `git config jgm.home` of the command's `--repo` > the default, see
-`base/home.py`). Giving every leaf command the root's `--home` option in one place keeps that rule in
+`git/home.py`). Giving every leaf command the root's `--home` option in one place keeps that rule in
 one place.
 """
 
@@ -27,7 +27,7 @@ def _first_repo(value):
 def _with_store(callback):
     @functools.wraps(callback)
     def run(*args, home: Path | None = None, **kwargs):
-        from ...base.home import use_store
+        from ...git.home import use_store
 
         use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")), fresh=True)
         return callback(*args, **kwargs)

@@ -42,10 +42,10 @@ def install(
     """Install post-merge, post-checkout, post-rewrite and reference-transaction hooks (existing hooks are chained,
     not replaced)."""
     from ...base.errors import JgmError
-    from ...base.home import record_home
     from ...base.store import store_root
     from ...freshness import githooks
-    from ...index.workspace import find_workspace
+    from ...git.home import record_home
+    from ...git.workspace import find_workspace
 
     try:
         actions = githooks.install(repo, force=force)

@@ -55,9 +55,9 @@ def seed(
     verbose: bool = typer.Option(False, "-v", "--verbose", help="List skipped files."),
 ):
     """Index the repo's knowledge records (incremental)."""
-    from ...base.home import record_home
     from ...base.store import store_root
     from ...config.discover import discovery_notes
+    from ...git.home import record_home
     from ...recall.answers import dump
     from ...recall.calibrate import after_seed
     from ...seed.answers import SeedAnswer
@@ -186,7 +186,7 @@ def check(
     no record: fit for CI and pre-commit."""
     from ...config import load_settings
     from ...config.discover import discovery_notes
-    from ...index.workspace import find_workspace
+    from ...git.workspace import find_workspace
     from ...seed.checking import check_repo, render_explain
     from ...seed.checking import explain as explain_file
 

@@ -86,7 +86,7 @@ def use(
 
     from ...config import load_settings
     from ...embedding import registry
-    from ...index.workspace import find_workspace
+    from ...git.workspace import find_workspace
     from ...recall.calibrate import after_seed
     from ...seed import model_choice
     from ...seed.seeder import Seeder

@@ -78,7 +78,7 @@ def _recall_task_here(goal, error, file, repo, k, include_global, global_k, stat
     """`recall-task` answered in this process (no daemon, or it could not answer)."""
     from ...base.errors import JgmError
     from ...base.store import store_root
-    from ...index.workspace import NotARepo
+    from ...git.workspace import NotARepo
     from ...recall.service import Recaller, RecallError
     from ...recall.task import empty_answer, recall_task
 

@@ -19,9 +19,9 @@ def relations(
     from ...app.records_ops import relations as rel_of
     from ...base import error_codes as E
     from ...base.store import workspace_dir, workspace_lock
+    from ...git.workspace import find_workspace
     from ...index.catalog import Catalog
     from ...index.views import worktree_view
-    from ...index.workspace import find_workspace
 
     with reported(as_json):
         ws = find_workspace(repo)

@@ -15,6 +15,7 @@ from typing import Any
 
 import typer
 
+from ...base.environment import AGENT, SESSION
 from ...candidates.fields import REVISABLE, CandidateInput
 from .common import emit_json, err, fail, out, reported
 
@@ -22,7 +23,7 @@ RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the curre
 JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 # The CLI's own spelling of a few candidate fields (CandidateInput declares them all, candidates/fields.py):
 FLAGS = {"tags": "--tag", "files": "--file"}  # one value a flag, repeatable
-ENV = {"agent": "JGM_AGENT", "session": "JGM_SESSION"}
+ENV = {"agent": AGENT.name, "session": SESSION.name}
 
 
 def candidates(repo: Path | None, as_json: bool):
@@ -179,7 +180,7 @@ def remember(
     inspect.Parameter(
         "agent",
         inspect.Parameter.KEYWORD_ONLY,
-        default=typer.Option(None, "--agent", envvar="JGM_AGENT"),
+        default=typer.Option(None, "--agent", envvar=AGENT.name),
         annotation=str | None,
     ),
     tail=_COMMON,
@@ -209,7 +210,7 @@ def revise(
 def forget(
     record_id: str = typer.Argument(..., help="A candidate id (file-backed records are removed in Git)."),
     agent: str | None = typer.Option(
-        None, "--agent", envvar="JGM_AGENT", help="You, the agent that recorded it (as when recording)."
+        None, "--agent", envvar=AGENT.name, help="You, the agent that recorded it (as when recording)."
     ),
     reviewer: bool = typer.Option(False, "--reviewer", help="Forget it as the reviewer, whoever recorded it."),
     repo: Path | None = RepoOpt,

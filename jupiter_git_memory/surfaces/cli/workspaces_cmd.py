@@ -12,7 +12,7 @@ from .common import emit_json, esc, out
 def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
     """List workspaces: id, name, root, records, last seeded commit, global flag."""
     from ...app.workspaces import list_workspaces
-    from ...base.home import current_store
+    from ...git.home import current_store
 
     store = current_store()
     rows = list_workspaces()

@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from ...base.environment import AGENT, DAEMON_TIMEOUT, HOME, HOOK_DEADLINE, NO_DAEMON, PREFIX, SESSION
 from .paths import folder_problem, in_store, socket_path
 
 TYPE_CHECKING = False  # not typing's: the thin client (thin.py) imports this module on every warm call
@@ -29,8 +30,8 @@ MAX_ANSWER = 64 << 20
 MAX_REQUEST = 8 << 20  # a request is a command line and an environment: kilobytes
 ACK = b" "  # the daemon's "taken": JSON ignores leading whitespace, so a client that waits for none reads past it
 # The daemon answers with its own environment; a caller whose settings-bearing variables differ answers itself.
-ENV_PREFIXES = ("JGM_", "GIT_")
-ENV_IGNORED = {"JGM_HOME", "JGM_NO_DAEMON", "JGM_HOOK_DEADLINE", "JGM_AGENT", "JGM_SESSION", "JGM_DAEMON_TIMEOUT"}
+ENV_PREFIXES = (PREFIX, "GIT_")
+ENV_IGNORED = {v.name for v in (HOME, NO_DAEMON, HOOK_DEADLINE, AGENT, SESSION, DAEMON_TIMEOUT)}
 ENV_IGNORED |= {"GIT_TERMINAL_PROMPT", "GCM_INTERACTIVE"}  # set by child_env on every child
 # Names of variables that hold credentials: never sent to a daemon, even one that is ours (a request could be
 # logged or kept by a debugger); a recall needs none of them.
@@ -49,7 +50,7 @@ class Untrusted(OSError):
 
 
 def disabled() -> bool:
-    return _given_up or os.environ.get("JGM_NO_DAEMON", "") not in ("", "0")
+    return _given_up or NO_DAEMON.get_or("") not in ("", "0")
 
 
 def give_up() -> None:
@@ -60,7 +61,7 @@ def give_up() -> None:
 def shareable(name: str) -> bool:
     """Whether a variable may travel to the daemon: ours (`JGM_*`), or any not named like a credential."""
     upper = name.upper()
-    return upper.startswith("JGM_") or not (upper.endswith("_KEY") or any(m in upper for m in SECRET_MARKERS))
+    return upper.startswith(PREFIX) or not (upper.endswith("_KEY") or any(m in upper for m in SECRET_MARKERS))
 
 
 def environ() -> dict[str, str]:
@@ -152,11 +153,11 @@ def spawn(store: Path) -> int:
     one already holds the store's lock."""
     import subprocess
 
-    from ...base.git import child_env
     from ...base.home import store_env
+    from ...git.runner import child_env
 
     env = child_env(store_env(store))
-    env.pop("JGM_NO_DAEMON", None)
+    env.pop(NO_DAEMON.name, None)
     with open(os.devnull, "rb") as devnull_in, open(os.devnull, "ab") as devnull_out:
         proc = subprocess.Popen(
             [sys.executable, "-P", "-m", "jupiter_git_memory", "daemon", "_serve"],
@@ -250,7 +251,7 @@ def ask(op: str, args: dict, *, store: Path, repo: str | None, start: bool = Tru
         "store": str(Path(store).absolute()),
         "env": env_fingerprint(),
     }
-    timeout = float(os.environ.get("JGM_DAEMON_TIMEOUT", ANSWER_TIMEOUT))
+    timeout = float(DAEMON_TIMEOUT.get_or(ANSWER_TIMEOUT))
     answer = request(s, message, timeout)
     if not answer or "ok" not in answer:
         return None

@@ -61,7 +61,7 @@ class Daemon:
         self.running = True
         self.sock: socket.socket | None = None
         self.inode: int | None = None
-        self._workspaces = None  # index.workspace.RememberedWorkspaces, made on the first request
+        self._workspaces = None  # git.workspace.RememberedWorkspaces, made on the first request
 
     # --- lifecycle -------------------------------------------------------------------------------------
     def bind(self) -> None:
@@ -195,7 +195,7 @@ class Daemon:
         from ...app.workspace_handle import WorkspaceHandle
 
         if self._workspaces is None:
-            from ...index.workspace import RememberedWorkspaces
+            from ...git.workspace import RememberedWorkspaces
 
             self._workspaces = RememberedWorkspaces()
         ws = self._workspaces.find(repo, bare_ok=True)

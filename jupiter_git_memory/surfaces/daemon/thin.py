@@ -67,7 +67,8 @@ def forward(argv: list[str]) -> int | None:
 
     if client.disabled():
         return None
-    from ...base.home import resolve_home
+    from ...base.environment import DAEMON_TIMEOUT
+    from ...git.home import resolve_home
 
     try:
         store, _ = resolve_home(_value(argv, "--home"), _value(argv, "--repo"))
@@ -89,7 +90,7 @@ def forward(argv: list[str]) -> int | None:
         "size": _terminal_size(),
     }
     try:
-        answer = client.request(s, message, float(os.environ.get("JGM_DAEMON_TIMEOUT", client.ANSWER_TIMEOUT)))
+        answer = client.request(s, message, float(DAEMON_TIMEOUT.get_or(client.ANSWER_TIMEOUT)))
     except KeyboardInterrupt:
         return 130  # what the Typer command exits with on Ctrl-C (and it prints nothing either)
     if answer is None:  # the connection broke: no half answer, and no second wait on this daemon

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from ...app.workspace_handle import WorkspaceHandle
-from ...base.git import git
+from ...git.config import remote_url
 from ...recall import evidence
 from .app import page, require_workspace
 
@@ -26,7 +26,7 @@ _GITHUB = re.compile(r"^(?:https://github\.com/|git@github\.com:)([\w.-]+/[\w.-]
 
 
 def _github(root) -> str | None:
-    url = git(root, "remote", "get-url", "origin", check=False).decode().strip()
+    url = remote_url(root, "origin")
     m = _GITHUB.match(url)
     return f"https://github.com/{m.group(1)}" if m else None
 

@@ -20,9 +20,9 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from ...app.workspace_handle import WorkspaceHandle
-from ...base.git import child_env
 from ...base.home import store_env
 from ...base.store import store_path
+from ...git.runner import child_env
 from .app import page, require_workspace, state_of
 from .inspect import floor_info
 

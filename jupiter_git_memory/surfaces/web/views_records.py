@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import subprocess
 from pathlib import Path
 from typing import Annotated
 
@@ -13,8 +11,8 @@ from fastapi.responses import HTMLResponse
 from ...app import records_ops as ops
 from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
-from ...base.git import run
 from ...candidates import review
+from ...git.listing import commit_info
 from ...lifecycle.promote import CANDIDATE_ID_PREFIX
 from ...records.model import ALL_EFFECTIVE, KINDS
 from . import graph, render
@@ -71,23 +69,6 @@ def receipts_returning(cat, rid: str) -> list[dict]:
             }
         )
     return out
-
-
-@functools.lru_cache(maxsize=2048)
-def commit_info(root: str, sha: str) -> dict | None:
-    """Author, date and subject of the record's last commit (the seed stores its sha per file)."""
-    try:
-        out = (
-            run(["git", "-C", root, "log", "-1", "--format=%H%x00%an%x00%at%x00%s", sha, "--"], timeout=10)
-            .stdout.decode("utf-8", "replace")
-            .strip()
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if not out:
-        return None
-    sha, author, at, subject = (out.split("\x00") + ["", "", "", ""])[:4]
-    return {"sha": sha, "author": author, "at": float(at) if at else None, "subject": subject}
 
 
 @router.get("/records/{rid}", response_class=HTMLResponse)

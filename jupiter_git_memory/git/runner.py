@@ -1,4 +1,5 @@
-"""Every git (and gh) child process of ours: one runner with a timeout and no terminal prompt.
+"""Every git (and gh) child process of ours: one runner with a timeout and no terminal prompt. Only this
+package (jupiter_git_memory/git/) builds a git command line; the rest calls its named operations.
 
 Why: a server, a hook or the watcher runs git without a terminal. A git that asks for a password (a
 push, a fetch behind a credential helper) or waits on a lock would hold the request, the hook and the
@@ -13,8 +14,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from . import error_codes as E
-from .errors import JgmError
+from ..base import error_codes as E
+from ..base.errors import JgmError
 
 GIT_TIMEOUT = 120.0  # seconds for local git commands (a big `git log` on two shared cores takes a few)
 NETWORK_TIMEOUT = 300.0  # seconds for a push or `gh pr create`
@@ -60,11 +61,32 @@ def run(
         ) from None
 
 
+def git_proc(
+    repo: Path | str,
+    *args: str,
+    input: bytes | None = None,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """`git -C repo ARGS` as a finished process (the caller reads its exit code and stderr)."""
+    return run(git_argv(repo, *args), input=input, timeout=timeout, env=env)
+
+
+def git_argv(repo: Path | str | None, *args: str) -> list[str]:
+    """The one place a git command line is built (`-C repo` when a repository is named)."""
+    return ["git", *(("-C", str(repo)) if repo is not None else ()), *args]
+
+
 def git(
-    repo: Path | str, *args: str, input: bytes | None = None, check: bool = True, timeout: float | None = None
+    repo: Path | str,
+    *args: str,
+    input: bytes | None = None,
+    check: bool = True,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> bytes:
     """`git -C repo ARGS`; stdout as bytes, CalledProcessError on a non-zero exit when `check`."""
-    proc = run(["git", "-C", str(repo), *args], input=input, timeout=timeout)
+    proc = git_proc(repo, *args, input=input, timeout=timeout, env=env)
     if check and proc.returncode != 0:
         raise subprocess.CalledProcessError(proc.returncode, ["git", *args], proc.stdout, proc.stderr)
     return proc.stdout

@@ -17,17 +17,8 @@ from pathlib import Path
 
 from ..base import error_codes as E
 from ..base.errors import JgmError
-from ..base.git import git
-
-__all__ = [
-    "BareRepository",
-    "NotARepo",
-    "RememberedWorkspaces",
-    "Workspace",
-    "find_workspace",
-    "git",
-    "normalise_remote",
-]  # git: the one runner
+from .config import origin_url
+from .runner import git
 
 
 class NotARepo(JgmError, RuntimeError):
@@ -97,7 +88,7 @@ def find_workspace(path: Path | str | None = None, bare_ok: bool = False) -> Wor
     common, bare, top = _locate(start)
     if top is None and not bare_ok:
         raise BareRepository(common)
-    remote = git(start, "config", "--get", "remote.origin.url", check=False).decode().strip()
+    remote = origin_url(start)
     key = f"remote:{normalise_remote(remote)}" if remote else f"dir:{Path(common).resolve()}"
     if remote:
         base = normalise_remote(remote).rsplit("/", 1)[-1]

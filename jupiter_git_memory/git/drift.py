@@ -18,29 +18,19 @@ from pathlib import Path
 
 from ..base import error_codes as E
 from ..base.errors import JgmError
-from ..base.git import git, run
 from ..records.drift import Cited, Commit, History
+from . import state
+from .listing import diff_names, tree_paths, worktree_files
+from .revisions import is_ancestor
+from .runner import git
 
 _FORMAT = "--format=%x01%H%x1f%P%x1f%an%x1f%aI%x1f%s"
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
-def _paths(out: bytes) -> list[str]:
-    return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
-
-
 def status(root: Path) -> bytes:
     """The worktree's `git status` (the cheap check a no-op reseed pays)."""
-    return git(
-        root,
-        "--no-optional-locks",
-        "status",
-        "--porcelain=v1",
-        "-z",
-        "--untracked-files=all",
-        "--no-renames",
-        check=False,
-    )
+    return state.status(root)
 
 
 def drift_key(commit: str | None, records: Iterable[Cited], worktree_status: bytes | None) -> str:
@@ -56,7 +46,7 @@ def shallow_marker(root: Path) -> str:
     """The repository's shallow boundary (a hash of `<git-dir>/shallow`), '' when its history is complete. A
     drift computed in a shallow clone stops at the boundary, so it is part of what drift depends on: after
     `git fetch --unshallow` (or a deepen) every state is computed again, not extended (issue 35, item 6)."""
-    p = git(root, "rev-parse", "--path-format=absolute", "--git-path", "shallow", check=False).decode().strip()
+    p = "".join(state.git_paths(root, "shallow", check=False)).strip()
     try:
         data = Path(p).read_bytes() if p else b""
     except OSError:
@@ -99,7 +89,7 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
         rng = [commit, f"^{base}"] if base else [commit]
         commits = parse_log(git(root, "log", "--no-renames", "-z", "--numstat", _FORMAT, *rng, "--"))
     if worktree_status is None:
-        paths = _paths(git(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit)) if commit else []
+        paths = tree_paths(root, commit) if commit else []
         return History(commits, paths, commit=commit)
     gone, dirty = set(), {}
     for item in filter(None, worktree_status.split(b"\0")):
@@ -117,7 +107,7 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
                 path = p.decode("utf-8", "surrogateescape")
                 if path in dirty:
                     dirty[path] = (int(add) if add.isdigit() else 0, int(dele) if dele.isdigit() else 0)
-    listed = _paths(git(root, "ls-files", "-z", "-c", "-o", "--exclude-standard", check=False))
+    listed = worktree_files(root)
     return History(commits, [p for p in listed if p not in gone], dirty, commit)
 
 
@@ -135,7 +125,7 @@ def commits_since(root: Path, old: str, new: str) -> list[Commit] | None:
         return []
     if not _SHA.fullmatch(old) or not _SHA.fullmatch(new):  # a stored value, never passed to git as an option
         return None
-    if run(["git", "-C", str(root), "merge-base", "--is-ancestor", old, new]).returncode != 0:
+    if not is_ancestor(root, old, new):
         return None
     walk = [
         ln.split()
@@ -165,4 +155,4 @@ def changed_between(root: Path, base: str, head: str) -> set[str]:
             "them; pass the branch this one was made from (e.g. `--base main`), or in a shallow clone fetch "
             "more history (`git fetch --unshallow`, or actions/checkout with fetch-depth: 0)"
         )
-    return set(_paths(git(root, "diff", "--name-only", "-z", "--no-renames", f"{base}...{head}", "--")))
+    return set(diff_names(root, [f"{base}...{head}"]))

@@ -1,0 +1,52 @@
+"""Revisions: what a name points at, and how commits relate (ancestry, parents)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from ..base import error_codes as E
+from ..base.errors import JgmError
+from .runner import git, git_proc
+
+
+class UnknownRevision(JgmError, ValueError):
+    """`--at` / `at` names no commit of the repository."""
+
+    entry = E.REVISION_NOT_FOUND
+
+
+def resolve_commit(root: Path, rev: str) -> str:
+    """The commit `rev` names (a sha, tag or branch), or UnknownRevision naming it."""
+    try:
+        return git(root, "rev-parse", "--verify", "--end-of-options", f"{rev}^{{commit}}").decode().strip()
+    except subprocess.CalledProcessError:
+        raise UnknownRevision(f"{rev!r} is not a commit in {root} (use a sha, tag or branch)") from None
+
+
+def head_commit(root: Path) -> str | None:
+    """HEAD's commit, None before the first commit."""
+    try:
+        return git(root, "rev-parse", "--verify", "HEAD").decode().strip()
+    except subprocess.CalledProcessError:
+        return None
+
+
+def commit_of(root: Path, ref: str) -> str | None:
+    """The commit `ref` names, None when it names none (no error)."""
+    out = git(root, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}", check=False).decode().strip()
+    return out or None
+
+
+def parent(root: Path, sha: str) -> str | None:
+    """The first parent of `sha`, None for a root commit."""
+    return git(root, "rev-parse", "-q", "--verify", f"{sha}^", check=False).decode().strip() or None
+
+
+def is_ancestor(root: Path, old: str, new: str) -> bool:
+    return git_proc(root, "merge-base", "--is-ancestor", old, new).returncode == 0
+
+
+def symbolic_head(root: Path) -> str:
+    """The ref HEAD points at (`refs/heads/main`), '' when detached."""
+    return git(root, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
