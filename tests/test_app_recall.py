@@ -36,12 +36,15 @@ def test_the_api_and_the_mcp_tools_declare_one_contract(repo):
 
     async def tools():
         async with Client(build_server(handle)) as client:
-            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            blank = await client.call_tool("recall_for_task", {"goal": "   "})
+            return {t.name: t.input_schema for t in (await client.list_tools()).tools}, blank
 
     try:
-        mcp = anyio.run(tools)
+        mcp, blank = anyio.run(tools)
     finally:
         handle.close()
+    # the pattern is declared, and the operation refuses blank text with its own code and message, as before
+    assert blank.is_error and "[request/bad-request] --goal is empty" in blank.content[0].text
     api = create_app(warm=False).openapi()["components"]["schemas"]
     for tool, body in TOOLS.items():
         a, m = api[body], mcp[tool]

@@ -2,9 +2,11 @@
 bounds and descriptions the HTTP API says, written once.
 
 `@takes(Model)` turns `def tool(req: Model, ctx) -> Answer` into a function whose signature is the model's
-fields, one keyword each (the SDK builds the tool's input schema from the signature), that builds the
-request and calls it. A request the model refuses (a blank goal, an over-long entry) is a tool error with
-the model's message, as any bad input is.
+fields, one keyword each (the SDK builds the tool's input schema from the signature and validates each
+argument against it), that builds the request and calls it. A pattern (`\\S`: not blank; a revision's
+shape) is declared in the schema but left to the operation, which refused such input before the tools
+took their parameters from the models, with its own code and message (`[request/bad-request] --goal is
+empty: ...`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,16 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
-from pydantic import BaseModel, Field, ValidationError
-
-from .errors import tool_error
+from pydantic import BaseModel, Field
 
 
 def _parameter(name: str, field: Any) -> inspect.Parameter:
-    shown = Annotated[(field.annotation, *field.metadata, Field(description=field.description))]  # type: ignore[valid-type]
+    """The field as one keyword: its type and bounds checked by the SDK, its pattern only declared (the
+    operation checks the text itself and says what to fix: `--goal is empty`, an unknown revision)."""
+    patterns = [m.pattern for m in field.metadata if getattr(m, "pattern", None) is not None]
+    checked = [m for m in field.metadata if getattr(m, "pattern", None) is None]
+    about = Field(description=field.description, json_schema_extra={"pattern": patterns[0]} if patterns else None)
+    shown = Annotated[(field.annotation, *checked, about)]  # type: ignore[valid-type]
     default = inspect.Parameter.empty if field.is_required() else field.get_default(call_default_factory=True)
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=shown)
 
@@ -35,10 +40,7 @@ def takes(model: type[BaseModel]) -> Callable[[Callable[..., Any]], Callable[...
         @functools.wraps(fn)
         def tool(**kwargs: Any) -> Any:
             ctx = kwargs.pop("ctx", None)
-            try:
-                req = model(**kwargs)
-            except ValidationError as e:
-                raise tool_error(e) from None
+            req = model.model_construct(**kwargs)  # the SDK validated each argument against its parameter
             return fn(req, ctx) if wants_ctx else fn(req)
 
         params = [_parameter(name, f) for name, f in model.model_fields.items()]
