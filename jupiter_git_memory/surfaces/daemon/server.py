@@ -17,13 +17,16 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ...base.store import store_path, trace, try_log
 from .client import ACK, MAX_REQUEST, PROTOCOL, env_fingerprint, peer_uid, version
 from .paths import lock_path, socket_path
 
 DEFAULT_IDLE = 300.0
+T = TypeVar("T")
 TICK = 1.0  # seconds between idle / socket checks
 READ_DEADLINE = 5.0  # seconds for a whole request to arrive: one request at a time, so a slow sender waits alone
 PACKAGE = Path(__file__).resolve().parents[2]
@@ -230,8 +233,8 @@ class _Refused(Exception):
     """A request this daemon must not answer (another version, store or environment): the caller answers."""
 
 
-def _served(d: Daemon, repo, run) -> dict:
-    """`run(recaller)` on the warm handle of `repo`; the answer as JSON-ready data."""
+def _served(d: Daemon, repo, run: Callable[[Any], T]) -> T:
+    """`run(recaller)` on the warm handle of `repo` (an app/ operation, or a hook's brief)."""
     h = d.handle(repo)
     res = h.read(run)
     d.served(h)
