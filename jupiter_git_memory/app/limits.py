@@ -13,3 +13,4 @@ MAX_K = 50  # results of task recall, global results, context records
 MAX_PAGE = 200  # records per listing page
 MAX_OFFSET = 10_000_000  # listing offset
 MIN_BUDGET, MAX_BUDGET = 32, 100_000  # context pack tokens
+MAX_GOVERNS = 500  # records `jgm governs` lists

@@ -6,12 +6,17 @@ Transport-agnostic on purpose: both surfaces must answer the same question the s
 
 from __future__ import annotations
 
-import json
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ..base import error_codes as E
 from ..base.errors import JgmError, OperationError
+from ..base.store import workspace_dir, workspace_lock
+from ..git.workspace import Workspace, find_workspace
 from ..index.catalog import Catalog
+from ..index.views import worktree_view
 from ..lifecycle.resolve import retires
 from ..recall.replacements import current, link_index, linked, read_instead, superseded_by_ids, superseders
 from ..recall.results import EVIDENCE_NOTE  # noqa: F401 - the record reads' note
@@ -77,6 +82,22 @@ def missing(cat: Catalog, rid: str, workspace: str, hint: str = "") -> JgmError:
     )
 
 
+@contextlib.contextmanager
+def worktree_catalog(repo: Path | str | None) -> Iterator[tuple[Workspace, Catalog]]:
+    """The catalog of `repo`'s workspace through its worktree's view, under the shared lock, with no model
+    loaded (`jgm relations`); a workspace never seeded is `memory/not-seeded` (exit 4)."""
+    ws = find_workspace(repo)
+    wsdir = workspace_dir(ws.id, create=False)
+    if not (wsdir / "catalog.sqlite").exists():
+        raise OperationError(E.MEMORY_NOT_SEEDED, f"workspace {ws.id} has no index yet: run `jgm seed`", exit_code=4)
+    with workspace_lock(wsdir, exclusive=False):
+        cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.repo_root))
+        try:
+            yield ws, cat
+        finally:
+            cat.close()
+
+
 def get_record(cat: Catalog, rid: str, workspace: str) -> dict[str, Any]:
     row = cat.record(check_id(rid))
     if row is None:
@@ -102,28 +123,17 @@ def list_records(
         raise OperationError(E.REQUEST_BAD_FILTER, f"unknown status {status!r}; use one of {', '.join(ALL_EFFECTIVE)}")
     if not 1 <= limit <= MAX_PAGE or not 0 <= offset <= MAX_OFFSET:
         raise OperationError(E.REQUEST_BAD_PAGE, f"limit must be 1..{MAX_PAGE} and offset 0..{MAX_OFFSET}")
-    where, args = [], []
-    if kind:
-        where.append("kind = ?")
-        args.append(kind)
-    if status:
-        where.append("effective = ?")
-        args.append(status)
-    if origin:
-        where.append("origin = ?")
-        args.append(origin)
-    if tag:  # from the per-generation index: a json_each over every record's data is a full read
-        where.append("id IN (SELECT value FROM json_each(?))")
-        args.append(json.dumps(link_index(cat, "tags").get(tag, [])))
-    if text and text.strip():  # FTS5 indexes titles and bodies; an exact id also matches
-        terms = fts_terms(text)
-        if terms:
-            where.append("(id = ? OR id IN (SELECT record_id FROM chunks_fts WHERE chunks_fts MATCH ?))")
-            args += [text.strip(), " AND ".join(f'"{w}"' for w in terms)]
-        else:  # only short words or stopwords: match the title literally
-            where.append("title LIKE ? ESCAPE '\\'")
-            args.append("%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-    total, rows = cat.find_records(where, args, limit, offset)
+    text = text.strip() if text else None
+    total, rows = cat.find_records(
+        limit,
+        offset,
+        kind=kind,
+        effective=status,
+        origin=origin,
+        ids=link_index(cat, "tags").get(tag, []) if tag else None,  # the per-generation index, not a full read
+        text=text,
+        terms=fts_terms(text) if text else None,  # FTS5 indexes titles and bodies; an exact id also matches
+    )
     records = [summary(r, cat) for r in rows]
     nxt = offset + len(records)
     return {

@@ -142,25 +142,22 @@ class WorkspaceHandle:
         """Why a second try: a connection that another process's write left reading a changed file answers
         one DatabaseError (index.recovery.stale_read_error) and then, reopened, reads the file as it is now.
         Damage that is still there the second time is real: CatalogCorrupt names the file and the repair."""
-        try:
-            with use() as it:
-                return fn(it)
-        except Exception as e:
-            stale = stale_read_error(e)
-            if stale is None:
-                raise
-            try_log(
-                f"serve {self.workspace.repo_root}: stale read, reopening the index once\n{trace(e)}", self.store_root
-            )
-            self._reopen()
-        try:
-            with use() as it:
-                return fn(it)
-        except Exception as e:
-            stale = stale_read_error(e)
-            if stale is None:
-                raise
-            raise CatalogCorrupt(self._catalog_path(), stale) from e
+        for second in (False, True):
+            try:
+                with use() as it:
+                    return fn(it)
+            except Exception as e:
+                stale = stale_read_error(e)
+                if stale is None:
+                    raise
+                if second:
+                    raise CatalogCorrupt(self._catalog_path(), stale) from e
+                try_log(
+                    f"serve {self.workspace.repo_root}: stale read, reopening the index once\n{trace(e)}",
+                    self.store_root,
+                )
+                self._reopen()
+        raise AssertionError("unreachable: the second try returns or raises")
 
     def _reopen(self) -> None:
         """Drop the index and the Chroma epoch it read through (the model stays loaded)."""

@@ -1,36 +1,18 @@
 """The workspaces a store holds, read from each catalog's meta (no model, no Chroma, no writes).
 
 Read-only on purpose: listing must work while a seed holds the write lock and must never create a
-catalog, so it opens each SQLite file with `mode=ro` instead of going through Catalog/open_index.
+catalog, so each catalog is read with `mode=ro` (index/readonly.py) instead of through Catalog/open_index.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from ..base.errors import store_problem
 from ..base.store import store_path
-from ..index.views import worktree_view
-
-
-def _meta(db: sqlite3.Connection) -> dict[str, str]:
-    return {k: v for k, v in db.execute("SELECT key, value FROM meta")}
-
-
-def _counts(db: sqlite3.Connection, view: str) -> tuple[dict[int, int], int]:
-    """({1: file records, 0: candidates}, views) as seen from `view`; a store not yet migrated has one view."""
-    if not db.execute("SELECT 1 FROM sqlite_master WHERE name='view_records'").fetchone():
-        return dict(db.execute("SELECT origin = 'file', COUNT(*) FROM records GROUP BY origin = 'file'").fetchall()), 1
-    counts = db.execute(
-        "SELECT origin = 'file', COUNT(*) FROM view_records WHERE view IN ('*', ?) "
-        "AND origin != 'promotion' GROUP BY origin = 'file'",
-        (view,),
-    ).fetchall()  # a view's own row
-    # for a shared candidate (a promotion) is not one more candidate
-    return dict(counts), db.execute("SELECT COUNT(*) FROM views").fetchone()[0]
+from ..index.readonly import CatalogError, catalog_summary
 
 
 def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, Any]:
@@ -53,14 +35,8 @@ def describe(catalog_path: Path, root: Path | str | None = None) -> dict[str, An
         "error": None,
     }
     try:
-        db = sqlite3.connect(f"file:{catalog_path}?mode=ro", uri=True, timeout=10)
-        try:
-            meta = _meta(db)
-            worktree = root or json.loads(meta.get("workspace") or "{}").get("root") or "?"
-            counts, views = _counts(db, worktree_view(worktree))
-        finally:
-            db.close()
-    except sqlite3.Error as e:
+        meta, counts, views = catalog_summary(catalog_path, root)
+    except CatalogError as e:
         problem = store_problem(e, catalog_path)  # a full or read-only disk is not a reason to reseed
         info["error"] = (
             problem.message

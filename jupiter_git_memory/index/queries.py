@@ -244,9 +244,37 @@ class CatalogReads:
         return self._db.execute("SELECT count(*) FROM records").fetchone()[0]
 
     # -- named queries for the surfaces and the candidate flow -------------------------------
-    def find_records(self, where: list[str], args: list[Any], limit: int, offset: int) -> tuple[int, list[RecordRow]]:
-        """(total, one page ordered by id) of the view's records matching every condition in `where` (SQL
-        conditions over the `records` columns, built by records_ops from validated filters)."""
+    def find_records(
+        self,
+        limit: int,
+        offset: int,
+        *,
+        kind: str | None = None,
+        effective: str | None = None,
+        origin: str | None = None,
+        ids: list[str] | None = None,
+        text: str | None = None,
+        terms: list[str] | None = None,
+    ) -> tuple[int, list[RecordRow]]:
+        """(total, one page ordered by id) of the view's records matching every filter given: `ids` limits
+        to those records (a tag's, from the link index); `text` keeps the records whose title or body holds
+        every one of `terms` (FTS5) or whose id `text` is, or, without terms (only short words or stopwords),
+        whose title holds `text` literally."""
+        where: list[str] = []
+        args: list[Any] = []
+        for column, value in (("kind", kind), ("effective", effective), ("origin", origin)):
+            if value:
+                where.append(f"{column} = ?")
+                args.append(value)
+        if ids is not None:
+            where.append("id IN (SELECT value FROM json_each(?))")
+            args.append(json.dumps(ids))
+        if text and terms:
+            where.append("(id = ? OR id IN (SELECT record_id FROM chunks_fts WHERE chunks_fts MATCH ?))")
+            args += [text, " AND ".join(f'"{w}"' for w in terms)]
+        elif text:
+            where.append("title LIKE ? ESCAPE '\\'")
+            args.append("%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
         clause = (" WHERE " + " AND ".join(where)) if where else ""
         total = self._db.execute(f"SELECT COUNT(*) FROM records{clause}", args).fetchone()[0]
         rows = self._db.execute(f"SELECT * FROM records{clause} ORDER BY id LIMIT ? OFFSET ?", [*args, limit, offset])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from ...app.limits import MAX_GOVERNS
 from .common import emit_json, esc, out, reported
 
 RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
@@ -41,19 +42,20 @@ def drift(
 ):
     """Evidence drift: each in-force record that cites repository paths is fresh, drifted (cited code changed
     since the record was last committed) or missing (a cited path is gone)."""
+    from ...app.drift import DriftRequest
+    from ...app.drift import drift as run
     from ...recall import evidence
     from ...recall.service import Recaller
 
     with reported(as_json):
         if fail_on not in evidence.FAIL_ON:
             raise ValueError(f"--fail-on must be one of {', '.join(evidence.FAIL_ON)}, not {fail_on!r}")
-        recaller = Recaller(repo)
-        rep = evidence.report(recaller, at=at, base=base)
+        rep = run(Recaller(repo), DriftRequest.model_construct(at=at, base=base))
     code = 1 if evidence.failed(rep, fail_on) else 0
     if as_json:
         from ...recall.answers import DriftAnswer, dump
 
-        emit_json(dump(DriftAnswer, dict(rep, workspace=recaller.workspace.id)))
+        emit_json(dump(DriftAnswer, rep))
     elif as_markdown:
         out.print(evidence.markdown(rep), markup=False, end="")
     else:
@@ -71,23 +73,21 @@ def governs(
     paths: list[str] = typer.Argument(..., help="Repository files (e.g. the files a change touches)."),
     repo: Path | None = RepoOpt,
     as_json: bool = JsonOpt,
-    k: int = typer.Option(50, "-k", min=1, max=500, help="How many records at most."),
+    k: int = typer.Option(50, "-k", min=1, max=MAX_GOVERNS, help="How many records at most."),
     at: str | None = AtOpt,
 ):
     """The in-force records that cite these paths (a file, a folder above it, or a glob covering it)."""
-    from ...recall.files import governing, task_files
+    from ...app.drift import GovernsRequest
+    from ...app.drift import governs as run
     from ...recall.service import Recaller
-    from ...records.model import IN_FORCE
 
     with reported(as_json):
-        recaller = Recaller(repo)
-        files = task_files(recaller.workspace.repo_root, paths)
-        got = governing(recaller, files, sorted(IN_FORCE), k, at=at)
-    records = [dict(g["result"], governs=g["governs"]) for g in got.values()]
+        answer = run(Recaller(repo), GovernsRequest.model_construct(paths=paths, k=k, at=at))
+    files, records = answer["files"], answer["records"]
     if as_json:
         from ...recall.answers import GovernsAnswer, dump
 
-        emit_json(dump(GovernsAnswer, {"files": files, "records": records, "workspace": recaller.workspace.id}))
+        emit_json(dump(GovernsAnswer, answer))
         return
     if not records:
         out.print(f"no in-force record cites {', '.join(files)}", markup=False)

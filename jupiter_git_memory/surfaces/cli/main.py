@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from ...app.limits import MAX_RECALL_K
 from .common import emit_json, err, esc, out, progress_bar, reported, via_daemon
 from .group import HOME_HELP, ROOT, JgmGroup
 
@@ -109,7 +110,7 @@ def seed(
 def recall(
     query: str = typer.Argument(..., help="What you want to know."),
     repo: Path | None = RepoOpt,
-    k: int = typer.Option(5, "-k", min=1, max=100, help="How many records at most."),
+    k: int = typer.Option(5, "-k", min=1, max=MAX_RECALL_K, help="How many records at most."),
     kind: list[str] = typer.Option([], "--kind", help="Only these kinds (repeatable)."),
     status: list[str] = typer.Option([], "--status", help="Replace the default statuses (repeatable)."),
     mode: str | None = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
@@ -119,9 +120,11 @@ def recall(
     """Recall records for a question under the memory contract (as of a commit with --at)."""
     from ...recall.answers import RecallAnswer, dump
 
-    asked = {"query": query, "k": k, "kinds": kind or None, "statuses": status or None, "mode": mode, "at": at}
+    asked = {"query": query, "k": k, "kinds": kind, "statuses": status, "mode": mode, "at": at}
     res = via_daemon("recall", asked, repo)  # warm when the daemon answers; it never changes the answer
     if res is None:
+        from ...app.recall import RecallRequest
+        from ...app.recall import recall as run
         from ...recall.ranking import check_mode
         from ...recall.service import Recaller
 
@@ -129,8 +132,7 @@ def recall(
             if mode:
                 check_mode(mode)
         with reported(as_json, answer=True):
-            res = Recaller(repo).recall(query, k=k, kinds=kind or None, statuses=status or None, mode=mode, at=at)
-            res = res.to_json()
+            res = run(Recaller(repo), RecallRequest.model_construct(**asked)).to_json()
     if as_json:
         emit_json(dump(RecallAnswer, res))
         return

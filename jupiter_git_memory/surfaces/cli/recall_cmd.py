@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from ...app.limits import MAX_K
 from .common import emit_json, err, fail_with, out, reported, via_daemon
 
 if TYPE_CHECKING:
@@ -34,9 +35,9 @@ def recall_task_cmd(
     error: list[str] = typer.Option([], "--error", help="An error signature (repeatable)."),
     file: list[str] = typer.Option([], "--file", help="A file the task touches (repeatable)."),
     repo: Path | None = RepoOpt,
-    k: int = typer.Option(5, "-k", min=1, max=50),
+    k: int = typer.Option(5, "-k", min=1, max=MAX_K),
     include_global: bool = typer.Option(False, "--global", help="Also recall from global workspaces."),
-    global_k: int = typer.Option(3, "--global-k", min=1, max=50),
+    global_k: int = typer.Option(3, "--global-k", min=1, max=MAX_K),
     status: list[str] = StatusOpt,
     as_json: bool = typer.Option(False, "--json"),
 ):
@@ -45,9 +46,10 @@ def recall_task_cmd(
     from ...recall.task import EXIT_CODES
 
     asked = {"goal": goal, "errors": error, "files": file, "k": k, "include_global": include_global}
-    res = via_daemon("recall-task", {**asked, "global_k": global_k, "statuses": status or None}, repo)
+    asked |= {"global_k": global_k, "statuses": status}
+    res = via_daemon("recall-task", asked, repo)
     if res is None:
-        res = _recall_task_here(goal, error, file, repo, k, include_global, global_k, status, as_json)
+        res = _recall_task_here(asked, repo, as_json)
     if as_json:
         from ...recall.answers import TaskAnswer, dump
 
@@ -74,13 +76,15 @@ def recall_task_cmd(
     raise typer.Exit(EXIT_CODES[res["status"]])
 
 
-def _recall_task_here(goal, error, file, repo, k, include_global, global_k, status, as_json) -> dict:
-    """`recall-task` answered in this process (no daemon, or it could not answer)."""
+def _recall_task_here(asked: dict, repo, as_json) -> dict:
+    """`recall-task` answered in this process (no daemon, or it could not answer). A failure is printed as
+    an answer whose status names it (app.recall.task_failure), with that status's exit code."""
+    from ...app.recall import TaskRequest, recall_task, task_failure
     from ...base.errors import JgmError
     from ...base.store import store_root
     from ...git.workspace import NotARepo
     from ...recall.service import Recaller, RecallError
-    from ...recall.task import empty_answer, recall_task
+    from ...recall.task import empty_answer
 
     recaller, why = None, ""
     try:
@@ -92,9 +96,13 @@ def _recall_task_here(goal, error, file, repo, k, include_global, global_k, stat
     except JgmError as e:
         fail_with(e, as_json)
     with reported(as_json):
-        return recall_task(
-            recaller, goal, error, file, k, include_global, global_k, no_workspace=why, statuses=status or None
-        )
+        try:
+            return recall_task(recaller, TaskRequest.model_construct(**asked), no_workspace=why)
+        except JgmError as e:
+            failed = task_failure(e, recaller.workspace.id if recaller else None)
+            if failed is None:
+                raise
+            return failed
 
 
 def context_cmd(
@@ -104,18 +112,18 @@ def context_cmd(
     file: list[str] = typer.Option([], "--file", help="A file the task touches (repeatable)."),
     status: list[str] = StatusOpt,
     repo: Path | None = RepoOpt,
-    k: int = typer.Option(8, "-k", min=1, max=50),
+    k: int = typer.Option(8, "-k", min=1, max=MAX_K),
     as_json: bool = typer.Option(False, "--json"),
 ):
     """An initial context pack: best records trimmed to a token budget, with provenance and a receipt."""
-    asked = {"goal": goal, "budget": budget, "k": k, "files": file, "errors": error, "statuses": status or None}
+    asked = {"goal": goal, "budget_tokens": budget, "k": k, "files": file, "errors": error, "statuses": status}
     res = via_daemon("context", asked, repo)
     if res is None:
-        from ...recall.context import build_context
+        from ...app.recall import ContextRequest, context
 
         recaller = _recaller(repo, as_json)
         with reported(as_json, answer=True):
-            res = build_context(recaller, goal, budget, k, files=file, errors=error, statuses=status or None)
+            res = context(recaller, ContextRequest.model_construct(**asked))
     if as_json:
         from ...recall.answers import ContextPack, dump
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, fail, out, reported
+from .common import emit_json, out, reported
 
 
 def relations(
@@ -17,23 +17,10 @@ def relations(
 ):
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
     from ...app.records_ops import relations as rel_of
-    from ...base import error_codes as E
-    from ...base.store import workspace_dir, workspace_lock
-    from ...git.workspace import find_workspace
-    from ...index.catalog import Catalog
-    from ...index.views import worktree_view
+    from ...app.records_ops import worktree_catalog
 
-    with reported(as_json):
-        ws = find_workspace(repo)
-        wsdir = workspace_dir(ws.id, create=False)
-        if not (wsdir / "catalog.sqlite").exists():
-            fail(f"workspace {ws.id} has no index yet: run `jgm seed`", 4, as_json, E.MEMORY_NOT_SEEDED)
-        with workspace_lock(wsdir, exclusive=False):
-            cat = Catalog(wsdir / "catalog.sqlite", worktree_view(ws.repo_root))  # this worktree's view
-            try:
-                rel = rel_of(cat, record_id, ws.id)
-            finally:
-                cat.close()
+    with reported(as_json), worktree_catalog(repo) as (ws, cat):
+        rel = rel_of(cat, record_id, ws.id)
     if as_json:
         from ...app.record_answers import Relations
         from ...recall.answers import dump

@@ -17,13 +17,16 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ...base.store import store_path, trace, try_log
 from .client import ACK, MAX_REQUEST, PROTOCOL, env_fingerprint, peer_uid, version
 from .paths import lock_path, socket_path
 
 DEFAULT_IDLE = 300.0
+T = TypeVar("T")
 TICK = 1.0  # seconds between idle / socket checks
 READ_DEADLINE = 5.0  # seconds for a whole request to arrive: one request at a time, so a slow sender waits alone
 PACKAGE = Path(__file__).resolve().parents[2]
@@ -230,60 +233,39 @@ class _Refused(Exception):
     """A request this daemon must not answer (another version, store or environment): the caller answers."""
 
 
-def _recall(d: Daemon, repo, a: dict) -> dict:
+def _served(d: Daemon, repo, run: Callable[[Any], T]) -> T:
+    """`run(recaller)` on the warm handle of `repo` (an app/ operation, or a hook's brief)."""
     h = d.handle(repo)
-    res = h.read(
-        lambda r: r.recall(
-            a["query"], k=a["k"], kinds=a.get("kinds"), statuses=a.get("statuses"), mode=a.get("mode"), at=a.get("at")
-        )
-    )
+    res = h.read(run)
     d.served(h)
-    return res.to_json()
+    return res
+
+
+def _recall(d: Daemon, repo, a: dict) -> dict:
+    from ...app.recall import RecallRequest, recall
+
+    return _served(d, repo, lambda r: recall(r, RecallRequest.model_construct(**a)).to_json())
 
 
 def _recall_task(d: Daemon, repo, a: dict) -> dict:
-    from ...recall.task import recall_task
+    """A task the store cannot answer (not seeded, retrieval failed) raises: the caller answers in process."""
+    from ...app.recall import TaskRequest, recall_task
 
-    h = d.handle(repo)
-    res = h.read(
-        lambda r: recall_task(
-            r,
-            a["goal"],
-            a["errors"],
-            a["files"],
-            a["k"],
-            a["include_global"],
-            a["global_k"],
-            statuses=a.get("statuses"),
-        )
-    )
-    d.served(h)
-    return res
+    return _served(d, repo, lambda r: recall_task(r, TaskRequest.model_construct(**a)))
 
 
 def _context(d: Daemon, repo, a: dict) -> dict:
-    from ...recall.context import build_context
+    from ...app.recall import ContextRequest, context
 
-    h = d.handle(repo)
-    res = h.read(
-        lambda r: build_context(
-            r, a["goal"], a["budget"], a["k"], files=a["files"], errors=a["errors"], statuses=a.get("statuses")
-        )
-    )
-    d.served(h)
-    return res
+    return _served(d, repo, lambda r: context(r, ContextRequest.model_construct(**a)))
 
 
 def _hook(d: Daemon, repo, a: dict) -> dict:
     from ..agent.brief import prompt_recall, session_brief
 
-    h = d.handle(repo)
     if a["event"] == "session-start":
-        text = h.read(session_brief)
-    else:
-        text = h.read(lambda r: prompt_recall(r, a["prompt"]))
-    d.served(h)
-    return {"text": text}
+        return {"text": _served(d, repo, session_brief)}
+    return {"text": _served(d, repo, lambda r: prompt_recall(r, a["prompt"]))}
 
 
 OPS = {"recall": _recall, "recall-task": _recall_task, "context": _context, "hook": _hook}

@@ -2,7 +2,7 @@
 cited paths are gone, beside the candidate queue (docs/drift.md). Read-only: a reviewer updates,
 supersedes or confirms a record in Git (re-committing it makes it fresh).
 
-The rows are `jgm drift`'s report (recall/evidence.report), so the page, the CLI and CI agree. Each row's
+The rows are `jgm drift`'s report (app/drift.py), so the page, the CLI and CI agree. Each row's
 diff is the `git diff` from the record's baseline to the view's commit over the cited paths, and a
 compare link when `origin` is a GitHub remote.
 """
@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
+from ...app.drift import DriftRequest, drift
 from ...app.workspace_handle import WorkspaceHandle
 from ...git.config import remote_url
 from ...recall import evidence
@@ -33,8 +34,7 @@ def _github(root) -> str | None:
 
 @router.get("/drift", response_class=HTMLResponse)
 def drift_queue(request: Request, handle: Handle, state: str = "queue"):
-    with handle.reading() as recaller:
-        rep = evidence.report(recaller)
+    rep = handle.read(lambda recaller: drift(recaller, DriftRequest()))
     rows = [r for r in rep["records"] if state == "all" or (r["state"] != "fresh") == (state == "queue")]
     rows.sort(key=lambda r: (r["state"] != "missing", -r.get("commits", 0), r["id"]))
     gh = _github(handle.workspace.repo_root)

@@ -1,4 +1,4 @@
-"""The recall inspector: ask through the same `Recaller.recall` every surface uses and show its evidence,
+"""The recall inspector: ask through the same operation every surface uses (app/recall.py) and show its evidence,
 what it left out and why, and the receipt; look up and verify a stored receipt. An asked question answers
 303 to the page showing it (kept in the session), so a reload does not ask again (and store a second receipt)."""
 
@@ -10,6 +10,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from ...app.limits import MAX_K
+from ...app.recall import RecallRequest
+from ...app.recall import recall as run
 from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
 from ...recall.ranking import DEFAULT_STATUSES, MODES
@@ -21,7 +24,6 @@ from .inspect import cuts, embed_once
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
-MAX_K = 50
 
 
 def _form_page(request, handle, status: int = 200, **ctx):
@@ -53,7 +55,10 @@ def recall(request: Request, handle: Handle, form: Form):
     if not q or mode not in MODES:
         return _form_page(request, handle, 400, ask=ask, error="ask a question and pick a mode")
     with handle.reading() as recaller, embed_once(recaller):
-        res = recaller.recall(q, k=k, kinds=kinds or None, statuses=statuses, mode=mode).to_json()
+        res = run(
+            recaller, RecallRequest.model_construct(query=q, k=k, kinds=kinds, statuses=statuses, mode=mode, at=None)
+        )
+        res = res.to_json()
         left_out = cuts(recaller, q, k, kinds or None, statuses, mode, [r["id"] for r in res["results"]])
     key = request.state.session.keep({"ws": handle.id, "ask": ask, "res": res, "cut": left_out})
     return RedirectResponse(f"{base(request)}/w/{handle.id}/recall?shown={key}", status_code=303)
