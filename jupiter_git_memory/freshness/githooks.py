@@ -1,5 +1,5 @@
 """Git hooks that keep the index in step with merges, checkouts, rewrites and other ref updates (reset,
-cherry-pick: reference-transaction, see ref_hook.py): install, uninstall, status
+cherry-pick: reference-transaction, see hook_paths.py): install, uninstall, status
 (what a hook does when it runs is hook_run.py).
 
 Why hooks at all: after `git pull` or a branch switch the files an agent recalls from have changed,
@@ -28,7 +28,8 @@ from ..base.errors import JgmError
 from ..base.files import atomic_write
 from ..base.store import log_path, workspace_dir
 from ..index.workspace import find_workspace, git
-from .hook_run import HOOKS, LAST_RUN, running_jobs, split_z
+from .hook_paths import split_z
+from .hook_run import HOOKS, LAST_RUN, running_jobs
 
 SHIM_MARKER = b"jgm-hook-shim"
 CHAINED_SUFFIX = ".jgm-chained"

@@ -59,12 +59,11 @@ def seed(
     from ...base.store import store_root
     from ...config.discover import discovery_notes
     from ...recall.answers import dump
-    from ...recall.calibrate import after_seed
+    from ...recall.calibrate import calibrating_seeder
     from ...seed.answers import SeedAnswer
-    from ...seed.seeder import Seeder
 
     with reported(as_json):
-        seeder = Seeder(repo, calibrate=after_seed)
+        seeder = calibrating_seeder(repo)
         with progress_bar(not as_json, "embedding") as cb:
             report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
     noted = record_home(seeder.workspace.repo_root, store_root())

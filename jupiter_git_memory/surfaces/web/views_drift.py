@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse
 from ...app.workspace_handle import WorkspaceHandle
 from ...base.git import git
 from ...recall import evidence
-from .app import page, require_workspace
+from .pages import page, require_workspace
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
