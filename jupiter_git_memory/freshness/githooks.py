@@ -28,8 +28,8 @@ from ..base.errors import JgmError
 from ..base.files import atomic_write
 from ..base.store import log_path, workspace_dir
 from ..index.workspace import find_workspace, git
-from .hook_paths import split_z
-from .hook_run import HOOKS, LAST_RUN, running_jobs
+from .hook_paths import HOOKS, split_z
+from .hook_run import LAST_RUN, running_jobs
 
 SHIM_MARKER = b"jgm-hook-shim"
 CHAINED_SUFFIX = ".jgm-chained"

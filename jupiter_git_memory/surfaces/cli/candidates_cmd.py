@@ -6,8 +6,9 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, err, fail_with, out
-from .remember_cmd import JsonOpt, RepoOpt, service
+from .common import emit_json, err, out, reported
+from .options import JsonOpt, RepoOpt
+from .remember_cmd import service
 
 app = typer.Typer(help="Review agents' candidates: list, show, propose as a PR branch, reject.", no_args_is_help=True)
 
@@ -21,13 +22,10 @@ def list_(
     as_json: bool = JsonOpt,
 ):
     """Candidates, oldest first (the review queue by default)."""
-    from ...base.errors import JgmError
 
     svc = service(repo, as_json)
-    try:
+    with reported(as_json):
         rows = svc.list(state)
-    except JgmError as e:
-        fail_with(e, as_json)
     if as_json:
         from ...candidates.answers import CandidateList
         from ...recall.answers import dump
@@ -54,13 +52,10 @@ def list_(
 @app.command()
 def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """One candidate with its provenance and evidence."""
-    from ...base.errors import JgmError
 
     svc = service(repo, as_json)
-    try:
+    with reported(as_json):
         c = svc.show(candidate_id)
-    except JgmError as e:
-        fail_with(e, as_json)
     if as_json:
         from ...candidates.answers import CandidateShown
         from ...recall.answers import dump
@@ -112,14 +107,11 @@ def propose(
     as_json: bool = JsonOpt,
 ):
     """Write the record file on a new branch (your branch and working tree are not touched)."""
-    from ...base.errors import JgmError
     from ...candidates.propose import propose as do_propose
 
     svc = service(repo, as_json)
-    try:
+    with reported(as_json):
         res = do_propose(svc, candidate_id, status, base, open_pr)
-    except JgmError as e:
-        fail_with(e, as_json)
     if as_json:
         from ...candidates.answers import Proposal
         from ...recall.answers import dump
@@ -149,13 +141,10 @@ def reject(
     as_json: bool = JsonOpt,
 ):
     """Reject a candidate; it stays in the store with the reason, out of recall."""
-    from ...base.errors import JgmError
 
     svc = service(repo, as_json)
-    try:
+    with reported(as_json):
         c = svc.reject(candidate_id, why)
-    except JgmError as e:
-        fail_with(e, as_json)
     if as_json:
         from ...candidates.answers import CandidateShown
         from ...recall.answers import dump

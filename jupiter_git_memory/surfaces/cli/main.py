@@ -8,6 +8,7 @@ import typer
 
 from .common import emit_json, err, esc, out, progress_bar, reported, via_daemon
 from .group import HOME_HELP, ROOT, JgmGroup
+from .options import AtOpt, JsonOpt, RepoOpt
 
 app = typer.Typer(
     help="jupiter-git-memory: Git-native long-term memory for coding agents.",
@@ -17,9 +18,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _version(value: bool) -> None:
@@ -112,7 +110,7 @@ def recall(
     kind: list[str] = typer.Option([], "--kind", help="Only these kinds (repeatable)."),
     status: list[str] = typer.Option([], "--status", help="Replace the default statuses (repeatable)."),
     mode: str | None = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
-    at: str | None = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
+    at: str | None = AtOpt,
     as_json: bool = JsonOpt,
 ):
     """Recall records for a question under the memory contract (as of a commit with --at)."""

@@ -12,10 +12,8 @@ from pathlib import Path
 import typer
 
 from ...records.kinds import REQUESTABLE_KINDS
-from .common import emit_json, err, fail, fail_with, out, reported
-
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+from .common import emit_json, err, fail, out, reported
+from .options import JsonOpt, RepoOpt
 
 
 def service(repo: Path | None, as_json: bool):
@@ -105,7 +103,6 @@ def remember(
     as_json: bool = JsonOpt,
 ):
     """Record an observation as a candidate (never a project rule by itself)."""
-    from ...base.errors import JgmError
     from ...candidates.model import CandidateInput
 
     text = _read_body(body, body_file, as_json)
@@ -128,10 +125,8 @@ def remember(
         list(supersedes),
     )
     svc = service(repo, as_json)
-    try:
+    with reported(as_json):
         a = svc.record(inp, dry_run=dry_run)
-    except JgmError as e:
-        fail_with(e, as_json)
     print_answer(a, as_json)
     raise typer.Exit(answer_exit(a))
 
@@ -148,14 +143,11 @@ def revise(
     as_json: bool = JsonOpt,
 ):
     """Edit an open candidate in the store."""
-    from ...base.errors import JgmError
 
     text = _read_body(body, body_file, as_json) if (body is not None or body_file is not None) else None
     svc = service(repo, as_json)
-    try:
+    with reported(as_json):
         c = svc.revise(record_id, title=title, body=text, tags=tag, source=source, agent=agent)
-    except JgmError as e:
-        fail_with(e, as_json)
     if as_json:
         emit_json({"candidate": c})
     else:
@@ -172,13 +164,10 @@ def forget(
     as_json: bool = JsonOpt,
 ):
     """Delete an open candidate from the store (its row, chunks and vectors): its recorder or a reviewer."""
-    from ...base.errors import JgmError
 
     svc = service(repo, as_json)
-    try:
+    with reported(as_json):
         res = svc.forget(record_id, agent=agent, reviewer=reviewer)
-    except JgmError as e:
-        fail_with(e, as_json)
     if as_json:
         emit_json(res)
     else:
