@@ -16,59 +16,25 @@ import textwrap
 
 import grimp
 
+from jupiter_git_memory.lifecycle.resolve import _cycle_members
 
-def circles(package: str) -> list[list[str]]:
-    """The strongly connected components of more than one module in `package`'s import graph (Tarjan,
-    iterative), each sorted, the list sorted: every module that can reach itself through imports."""
+
+def circles(package: str) -> list[str]:
+    """Every module of `package` that can reach itself through imports (the members of its strongly connected
+    components, by the Tarjan walk lifecycle/resolve.py runs on supersede chains), sorted."""
     graph = grimp.build_graph(package, cache_dir=None)  # exclude_type_checking_imports=False: they count
-    edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in sorted(graph.modules)}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for root in edges:
-        if root in index:
-            continue
-        work = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = len(index)
-                stack.append(node)
-                on_stack.add(node)
-            nxt = edges.get(node, [])
-            if i < len(nxt):
-                work.append((node, i + 1))
-                child = nxt[i]
-                if child not in index:
-                    work.append((child, 0))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    m = stack.pop()
-                    on_stack.discard(m)
-                    comp.append(m)
-                    if m == node:
-                        break
-                if len(comp) > 1:
-                    found.append(sorted(comp))
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-    return sorted(found)
+    edges = {m: set(graph.find_modules_directly_imported_by(m)) for m in graph.modules}
+    return sorted(_cycle_members(edges, set(edges)))
 
 
-def explain(package: str, circle: list[str]) -> str:
-    """Each import inside one circle, with its line: what to move down or hand in."""
+def explain(package: str, members: list[str]) -> str:
+    """Each import that closes a circle (its target imports its way back), with its line: what to move down
+    or hand in."""
     graph = grimp.build_graph(package, cache_dir=None)
-    lines = [" <-> ".join(circle)]
-    for a in circle:
+    lines = []
+    for a in members:
         for b in sorted(graph.find_modules_directly_imported_by(a)):
-            if b in circle:
+            if b in members and graph.chain_exists(importer=b, imported=a):
                 for d in graph.get_import_details(importer=a, imported=b):
                     lines.append(f"  {a}:{d['line_number']} imports {b}: {d['line_contents']}")
     return "\n".join(lines)
@@ -76,8 +42,8 @@ def explain(package: str, circle: list[str]) -> str:
 
 def test_no_import_circles():
     found = circles("jupiter_git_memory")
-    assert not found, "import circles (move what both need to a module below them, or hand it in):\n" + "\n".join(
-        explain("jupiter_git_memory", c) for c in found
+    assert not found, "import circles (move what both need to a module below them, or hand it in):\n" + explain(
+        "jupiter_git_memory", found
     )
 
 
@@ -98,7 +64,7 @@ def test_a_circle_is_found_however_it_is_hidden(tmp_path, monkeypatch):
     (pkg / "c.py").write_text("from . import a\nclass C: pass\n")
     (pkg / "d.py").write_text("from . import a\n")  # imports into the circle, not part of it
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert circles("circpkg") == [["circpkg.a", "circpkg.b", "circpkg.c"]]
+    assert circles("circpkg") == ["circpkg.a", "circpkg.b", "circpkg.c"]
     assert "circpkg.b:3 imports circpkg.c" in explain("circpkg", ["circpkg.a", "circpkg.b", "circpkg.c"])
     (pkg / "c.py").write_text("class C: pass\n")  # the circle broken: the type lives below both
     assert circles("circpkg") == []
