@@ -15,7 +15,7 @@ import pytest
 from daemon_helpers import alive
 from helpers import jgm, seeded
 
-from jupiter_git_memory.index.recovery import damaged, looks_torn
+from jupiter_git_memory.index.damage import damaged, looks_torn
 from jupiter_git_memory.surfaces.daemon.client import control
 
 RECORDS = {"dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis: lookups are hot."}}

@@ -9,8 +9,8 @@ from helpers import seeded
 
 from jupiter_git_memory.recall.ranking import DEFAULT_STATUSES
 from jupiter_git_memory.recall.service import Recaller
-from jupiter_git_memory.surfaces.web.app import env
 from jupiter_git_memory.surfaces.web.inspect import cuts
+from jupiter_git_memory.surfaces.web.pages import env
 
 QUESTION = "what happens to the events weekly?"  # content words: happens, events (3 records), weekly (none)
 RECORDS = {

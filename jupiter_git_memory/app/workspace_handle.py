@@ -93,8 +93,7 @@ class WorkspaceHandle:
             return self._recaller
 
     def seeder(self):
-        from ..recall.calibrate import after_seed
-        from ..seed.seeder import Seeder
+        from ..recall.calibrate import calibrating_seeder
 
         with self._lock:
             settings = load_settings(self.workspace.repo_root)  # as `jgm seed` would; a broken config fails the seed
@@ -104,8 +103,8 @@ class WorkspaceHandle:
             if self._seeder is not None:
                 self._seeder.settings = settings
             else:
-                self._seeder = Seeder(
-                    self.workspace.repo_root, settings=settings, store_root=self.store_root, calibrate=after_seed
+                self._seeder = calibrating_seeder(
+                    self.workspace.repo_root, settings=settings, store_root=self.store_root
                 )
                 if self._seeder.workspace.id != self.workspace.id:  # the repo's remote changed under us
                     raise RuntimeError(

@@ -1,5 +1,5 @@
 """Git hooks that keep the index in step with merges, checkouts, rewrites and other ref updates (reset,
-cherry-pick: reference-transaction, see ref_hook.py): install, uninstall, status
+cherry-pick: reference-transaction, see hook_paths.py): install, uninstall, status
 (what a hook does when it runs is hook_run.py).
 
 Why hooks at all: after `git pull` or a branch switch the files an agent recalls from have changed,
@@ -30,7 +30,8 @@ from ..base.store import log_path, workspace_dir
 from ..git.listing import tracked
 from ..git.state import git_paths
 from ..git.workspace import find_workspace
-from .hook_run import HOOKS, LAST_RUN, running_jobs
+from .hook_paths import HOOKS
+from .hook_run import LAST_RUN, running_jobs
 
 SHIM_MARKER = b"jgm-hook-shim"
 CHAINED_SUFFIX = ".jgm-chained"

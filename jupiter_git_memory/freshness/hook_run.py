@@ -22,64 +22,11 @@ from ..base.files import atomic_write
 from ..base.home import store_env
 from ..base.store import log, log_path, workspace_dir
 from ..git.home import use_store
-from ..git.listing import diff_names, tree_paths
-from ..git.revisions import commit_of
 from ..git.runner import child_env
 from ..git.state import toplevel
 from ..git.workspace import find_workspace
 from ..records.text import escape_nonprintable
-
-HOOKS = ("post-merge", "post-checkout", "post-rewrite", "reference-transaction")  # the last: git >= 2.28
-STDIN_HOOKS = ("post-rewrite", "reference-transaction")  # git feeds these "old new [ref]" lines
-
-
-# -- what a hook run decides ------------------------------------------------------------------------
-def _commit(top: Path, ref: str) -> str | None:
-    return commit_of(top, ref)
-
-
-def _null(sha: str) -> bool:
-    return not sha.strip("0")
-
-
-def _diff(top: Path, roots: tuple[str, ...], *revs: str) -> list[str]:
-    try:
-        return diff_names(top, revs, roots)
-    except subprocess.CalledProcessError:  # e.g. an old commit already pruned: reseed rather than guess
-        return _tree(top, roots, "HEAD")
-
-
-def _tree(top: Path, roots: tuple[str, ...], rev: str) -> list[str]:
-    return tree_paths(top, rev, roots)
-
-
-def changed_paths(top: Path, hook: str, args: list[str], stdin: str, roots: tuple[str, ...]) -> list[str]:
-    """Paths under the knowledge roots that the git command changed in the working tree."""
-    if hook == "post-checkout":
-        old, new, flag = (args + ["", "", "1"])[:3]
-        if flag == "0":  # a file checkout (`git checkout -- path`): not a branch switch
-            return []
-        new = new or "HEAD"
-        return _tree(top, roots, new) if not old or _null(old) else _diff(top, roots, old, new)
-    if hook == "post-merge":
-        if args[:1] == ["1"]:  # squash: HEAD did not move, the changes sit in the index and tree
-            return _diff(top, roots, "HEAD")
-        orig = _commit(top, "ORIG_HEAD")
-        return _diff(top, roots, orig, "HEAD") if orig else _tree(top, roots, "HEAD")
-    if hook == "post-rewrite":
-        if args[:1] == ["rebase"] and (orig := _commit(top, "ORIG_HEAD")):
-            return _diff(top, roots, orig, "HEAD")  # the whole move of the working tree
-        for line in stdin.splitlines():
-            pair = line.split()
-            if len(pair) >= 2 and (paths := _diff(top, roots, pair[0], pair[1])):
-                return paths
-        return []
-    if hook == "reference-transaction":  # dec-reference-transaction-freshness
-        from .ref_hook import ref_moves
-
-        return ref_moves(top, args, stdin, roots)
-    raise ValueError(f"unknown hook {hook!r}; jgm handles {', '.join(HOOKS)}")
-
+from .hook_paths import STDIN_HOOKS, changed_paths
 
 # -- running ----------------------------------------------------------------------------------------
 LAST_RUN = "hook-last-run.json"
@@ -207,8 +154,7 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
     it: that one reads the files only after it gets the lock, so it sees these changes too."""
     import fcntl
 
-    from ..recall.calibrate import after_seed
-    from ..seed.seeder import Seeder
+    from ..recall.calibrate import calibrating_seeder
 
     _quiet_git_env()
     wsdir = workspace_dir(find_workspace(top).id)
@@ -228,7 +174,7 @@ def reseed_job(top: Path, hook: str, coalesce: bool = True) -> dict:
                 pending = None
                 result = dict(result, ok=True, summary="left to the reseed already waiting", coalesced=True)
                 return result
-        seeder = Seeder(top, calibrate=after_seed)
+        seeder = calibrating_seeder(top)
         if pending is not None:
             from ..base.store import workspace_lock
 

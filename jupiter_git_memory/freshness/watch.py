@@ -28,7 +28,7 @@ from typing import Any
 
 from ..base.store import LockTimeout, try_log
 from ..config import CONFIG_FILES, Settings, load_settings
-from ..recall.calibrate import after_seed
+from ..recall.calibrate import calibrating_seeder
 from ..seed.seeder import Seeder, SeedReport
 from .watch_feed import Changes, Feed, Feeds
 from .watch_plan import Target, WatchPlan
@@ -83,7 +83,7 @@ class Watcher:
         initial_seed: bool = True,
         seeder: Seeder | None = None,
     ):
-        self.seeder = seeder or Seeder(repo, calibrate=after_seed)
+        self.seeder = seeder or calibrating_seeder(repo)
         self.top: Path = self.seeder.workspace.repo_root
         self.plan = WatchPlan(self.top, self.seeder.settings)
         self.on_reseed = on_reseed
@@ -182,7 +182,7 @@ class Watcher:
         if new == self.settings:
             return
         if new.model != self.settings.model:  # another model: a seeder with its embedder
-            self.seeder = Seeder(self.top, settings=new, store_root=self.seeder.store_root, calibrate=after_seed)
+            self.seeder = calibrating_seeder(self.top, settings=new, store_root=self.seeder.store_root)
         else:
             self.seeder.settings = new
         self.plan.settings = new

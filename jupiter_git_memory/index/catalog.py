@@ -23,9 +23,9 @@ from typing import Any
 from ..base.errors import store_failures
 from ..records.lexical import index_text
 from ..records.row import RecordRow
+from .damage import damaged, is_corruption
 from .migrations import PROMOTION, SHARED_VIEW, VIEW_SQL, check_version, migrate
 from .queries import CatalogReads, ChunkRow
-from .recovery import damaged, is_corruption
 
 
 def store_errors(path: Path):
@@ -143,7 +143,7 @@ class Catalog(CatalogReads):
         return _file_id(self.path) != self._file or self.damage() is not None
 
     def damage(self) -> str | None:
-        """What is wrong with the file under this connection (index.recovery.damaged), or None."""
+        """What is wrong with the file under this connection (index.damage.damaged), or None."""
         return None if self.blank else damaged(self._db, self.path)
 
     def get_meta(self, key: str, default: str | None = None) -> str | None:

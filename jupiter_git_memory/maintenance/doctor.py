@@ -26,12 +26,11 @@ from ..index.recovery import CatalogCorrupt, ChromaUnavailable, is_corruption, o
 from ..index.vectors import leased_client, reset_clients
 from ..index.views import worktree_view
 from ..index.writer import WritePlan, apply_plan
-from ..recall.calibrate import after_seed
+from ..recall.calibrate import calibrating_seeder
 from ..records.language import needs_multilingual
 from ..records.row import RecordRow
 from ..seed import model_choice
 from ..seed.reading import read_knowledge
-from ..seed.seeder import Seeder
 from ..seed.sources import read_worktree
 
 SHOWN_IDS = 20  # ids listed per problem; the count is always exact
@@ -311,7 +310,7 @@ def repair(repo: Path | str | None = None, store_root: Path | None = None, lock_
     Returns what was done; call `diagnose` afterwards for the verdict."""
 
     before = diagnose(repo, store_root=store_root)
-    seeder = Seeder(repo, store_root=store_root, calibrate=after_seed)
+    seeder = calibrating_seeder(repo, store_root=store_root)
     # read everything: the damage a repair is for may be what no look at the files can see (seed/unchanged.py)
     report = seeder.seed(rebuild=before.identity_mismatch, lock_timeout=lock_timeout, reread=True)
     done = {

@@ -16,14 +16,19 @@ from __future__ import annotations
 import hashlib
 import statistics
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 import yaml
 
+from ..config import Settings
+from ..git.workspace import Workspace
+from ..index.handle import Index
 from ..records.language import languages
-from .floors import MATERIAL_CHANGE, corpus_change, corpus_sketch, get_floor, round_up, save_floor
+from ..seed.seeder import Seeder
+from .floors import MATERIAL_CHANGE, FloorInfo, corpus_change, corpus_sketch, get_floor, round_up, save_floor
+from .freshness import ViewMap, Views
 from .ranking import DEFAULT_STATUSES
-from .service import Recaller
 
 PROBES_DIR = Path(__file__).parent / "probes"
 SHIPPED_PROBES = PROBES_DIR / "default.yaml"
@@ -32,6 +37,24 @@ SHIPPED_PROBES = PROBES_DIR / "default.yaml"
 PROBES_BY_LANGUAGE = {"en": ("default.yaml",), "zh": ("zh-Hant.yaml", "zh-Hans.yaml")}
 MAD_K = 2.0
 MIN_RECORDS = 20  # below this, auto-calibration keeps the shipped default
+
+
+class Reader(Protocol):
+    """What a calibration reads through: one workspace's view, its model and its floor. A `Recaller` is one
+    (`jgm calibrate`); after a seed, a `Views` on the seeder's model is (no second model, no Recaller in a read)."""
+
+    workspace: Workspace
+    store_root: Path | None
+    embedder: Any
+
+    @property
+    def floor_identity(self) -> dict[str, Any]: ...
+
+    def index(self) -> Index: ...
+
+    def view_map(self, index: Index) -> ViewMap: ...
+
+    def floor_info(self, query: str | None = None) -> FloorInfo: ...
 
 
 def load_probes(path: Path) -> tuple[list[str], str]:
@@ -57,7 +80,7 @@ COS_DECIMALS = 4  # cosines are compared at this precision: float noise below it
 _BATCH = 2000
 
 
-def measure(recaller: Recaller, probes: list[str]) -> list[tuple[str, float, str | None]]:
+def measure(recaller: Reader, probes: list[str]) -> list[tuple[str, float, str | None]]:
     """[(probe, best cosine, record id)] against every chunk of the default-recallable records, computed
     exactly (not through the approximate vector index, whose graph differs between two identical rebuilds
     and once moved the floor from 0.38 to 0.39), each cosine rounded to COS_DECIMALS; ties go to the
@@ -125,7 +148,7 @@ def probes_language(probes: list[str]) -> str:
 
 
 def calibrate(
-    recaller: Recaller, path: Path | None, save: bool = True, source: str = "probes", per_language: bool = False
+    recaller: Reader, path: Path | None, save: bool = True, source: str = "probes", per_language: bool = False
 ) -> dict:
     """Measure the floor with the probes at `path` (their language's floor; the other languages' floors are
     kept), or with `per_language` every shipped probe language's (the seed's automatic calibration)."""
@@ -180,7 +203,7 @@ def calibrate(
     }
 
 
-def auto_calibrate(recaller: Recaller) -> dict:
+def auto_calibrate(recaller: Reader) -> dict:
     """After a seed: calibrate with the shipped probes when this workspace has no floor for its identity
     or its corpus changed materially since. Returns what was done and why (never raises for a skip)."""
     index = recaller.index()
@@ -220,18 +243,36 @@ def auto_calibrate(recaller: Recaller) -> dict:
     }
 
 
-def after_seed(seeder) -> dict | None:
-    """The seeder's post-seed step (`Seeder(calibrate=after_seed)`): measure this workspace's floor with the
-    shipped probes when the corpus changed materially. A failure here never fails the seed: recall falls
-    back and says so."""
+def after_seed(seeder: Seeder) -> dict | None:
+    """The seeder's post-seed step (`calibrating_seeder`): measure this workspace's floor with the shipped
+    probes when the corpus changed materially. It reads through the seeder's model and identity, so it loads
+    nothing twice. A failure here never fails the seed: recall falls back and says so."""
     if not seeder.settings.auto_calibrate or seeder.settings.floor is not None:
         return None
-    recaller = Recaller(
-        seeder.workspace.repo_root, settings=seeder.settings, workspace=seeder.workspace, store_root=seeder.store_root
+    views = Views(
+        seeder.workspace,
+        seeder.settings,
+        seeder.store_root,
+        seeder.identity,
+        seeder.embedder,
+        seeder.wsdir,
+        calibrating_seeder,
     )
     try:
-        return auto_calibrate(recaller)
+        return auto_calibrate(views)
     except Exception as e:
         return {"action": "failed", "reason": str(e)}
     finally:
-        recaller.close()
+        views.close()
+
+
+def calibrating_seeder(
+    repo: Path | str | None = None,
+    settings: Settings | None = None,
+    store_root: Path | None = None,
+    embedder: Any = None,
+) -> Seeder:
+    """A Seeder that calibrates the floor after each seed, as every seed outside a test does (`jgm seed`,
+    the watcher, the hooks, the server, doctor --repair, a read refreshing its view). The seed layer cannot
+    import recall, so this is the one place the two are joined."""
+    return Seeder(repo, settings, store_root, embedder=embedder, calibrate=after_seed)

@@ -1,4 +1,5 @@
-"""Evidence drift as recall shows it: each result's `evidence`, the drift weight, and `jgm drift`'s report.
+"""`jgm drift`'s report: every cited in-force record with its evidence state (recall/evidence_state.py),
+or the ones a change touches, as JSON or a pull-request comment.
 
 The states are computed at seed time and kept with the view (seed/drift.py); a worktree report recomputes
 them first when the worktree's `git status` moved since (an uncommitted edit to cited code moves no view
@@ -12,51 +13,14 @@ from typing import Any
 
 from ..base.store import workspace_lock
 from ..git import drift as drift_git
-from ..records.drift import UNCITED, PathSet, drift_weight
+from ..records.drift import PathSet
 from ..records.text import inline
 from ..seed.drift import view_drift
-from .service import Recaller, RecallError
+from .errors import RecallError
+from .evidence_state import evidence_of
+from .service import Recaller
 
 FAIL_ON = ("drifted", "missing", "never")
-
-
-def evidence_of(drift: dict[str, Any] | None) -> dict[str, Any]:
-    """A result's `evidence`: its state, and for a drifted or missing record what moved or went."""
-    if not drift:
-        return {"state": UNCITED}
-    out = {"state": drift["state"], "cited": drift["cited"]}
-    if drift["state"] != "fresh":
-        out.update(
-            changed=drift["changed"],
-            commits=drift["commits"],
-            uncommitted=drift["uncommitted"],
-            diffstat=drift["diffstat"],
-            missing=drift["missing"],
-        )
-    return out
-
-
-def evidence_by_id(catalog, ids: list[str]) -> dict[str, dict[str, Any]]:
-    """record id -> its `evidence`, from the drift the view holds."""
-    drift = catalog.drift(ids)
-    return {rid: evidence_of(drift.get(rid)) for rid in ids}
-
-
-def attach(catalog, results: list[dict]) -> None:
-    """Set `evidence` on every result (a JSON object), from the drift the view holds."""
-    evidence = evidence_by_id(catalog, [r["id"] for r in results])
-    for r in results:
-        r["evidence"] = evidence[r["id"]]
-
-
-def factors(catalog, drifted: float, missing: float) -> dict[str, float]:
-    """record id -> the weight factor of its evidence state (only the ones that are not 1)."""
-    out = {}
-    for rid, d in catalog.drift().items():
-        f = drift_weight(d["state"], drifted, missing)
-        if f != 1.0:
-            out[rid] = f
-    return out
 
 
 def report(recaller: Recaller, at: str | None = None, base: str | None = None) -> dict[str, Any]:

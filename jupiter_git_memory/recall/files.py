@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..base.store import workspace_lock
 from ..records.citations import body_paths, citations_of, classify, governs, normalize_path
-from .evidence import attach
+from .evidence_state import attach
 from .ranking import weight
 from .replacements import RETIRED, read_instead
 from .results import as_result

@@ -9,6 +9,7 @@ before it answers (git/state.fingerprint).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +23,10 @@ from ..index.handle import Index, open_index
 from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
 from ..index.views import at_view, worktree_view
+from ..records.language import language_of
 from .errors import NotSeeded, RecallError
 from .fallback import unmapped_majority
+from .floors import FloorInfo, floor_for
 
 if TYPE_CHECKING:
     from ..seed.seeder import Seeder
@@ -33,8 +36,10 @@ ViewMap = dict[str, tuple[str, str, str]]  # chunk id -> (record id, kind, effec
 
 
 class Views:
-    """One worktree's index and views, as a reader sees them (it creates and migrates nothing itself:
-    the seed it runs to refresh a view does)."""
+    """One worktree's index, views and floor, as a reader sees them (it creates and migrates nothing
+    itself: the seed it runs to refresh a view does). `new_seeder` makes that seed's Seeder: handed in
+    (recall.calibrate.calibrating_seeder), so refreshing a view calibrates as `jgm seed` does without this
+    module importing the calibration that reads through it."""
 
     def __init__(
         self,
@@ -44,6 +49,7 @@ class Views:
         identity: dict[str, Any],
         embedder: Any,
         wsdir: Path,
+        new_seeder: Callable[..., Seeder],
     ) -> None:
         self.workspace = workspace
         self.settings = settings
@@ -51,6 +57,7 @@ class Views:
         self.identity = identity
         self.embedder = embedder  # handed to the seeder, so a refresh loads no second model
         self.wsdir = wsdir
+        self._new_seeder = new_seeder
         self._index: Index | None = None
         self._generation = -1
         self._seeder: Seeder | None = None
@@ -91,14 +98,24 @@ class Views:
             index.close()
 
     def seeder(self) -> Seeder:
-        from ..seed.seeder import Seeder
-        from .calibrate import after_seed
-
         if self._seeder is None:
-            self._seeder = Seeder(
-                self.workspace.repo_root, self.settings, self.store_root, embedder=self.embedder, calibrate=after_seed
+            self._seeder = self._new_seeder(
+                self.workspace.repo_root, self.settings, self.store_root, embedder=self.embedder
             )
         return self._seeder
+
+    @property
+    def floor_identity(self) -> dict[str, Any]:
+        """What a floor is measured under: the vector identity, plus the similarity scale when the model has
+        one (a floor on another scale would mean something else)."""
+        origin = self.embedder.spec.similarity_origin
+        return dict(self.identity, similarity_origin=origin) if origin else self.identity
+
+    def floor_info(self, query: str | None = None) -> FloorInfo:
+        """The floor for a question (its language picks the probes' floor; without one, English's)."""
+        lang = language_of(query) if query else "en"
+        spec = self.embedder.spec
+        return floor_for(self.workspace.id, self.floor_identity, spec, self.settings.floor, self.store_root, lang)
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
         """The view to answer from, built or refreshed first when needed; returns (view name, warnings)."""

@@ -133,7 +133,7 @@ def rank(
     In hybrid mode a record whose cosine is within `corroborate_margin` above the floor also needs
     corroboration (see `corroborated`): right at the floor the dense signal is noise. This only ever
     removes results, so the no-answer property holds. `factors` multiply a record's weight (evidence drift:
-    recall/evidence.py); they reorder, never admit or cut."""
+    recall/evidence_state.py); they reorder, never admit or cut."""
     check_mode(mode)
     for h in hits:
         h.cut = exclusion(h, floor, mode, corroborate_margin)

@@ -39,7 +39,7 @@ class ResultRow:
     snippet: str
     content_hash: str
     why: dict[str, Any]
-    evidence: dict[str, Any] | None = None  # recall/evidence.py: whether the code it cites moved on
+    evidence: dict[str, Any] | None = None  # recall/evidence_state.py: whether the code it cites moved on
     read_instead: list[dict[str, Any]] | None = None  # a retired record: the in-force ones replacing it
 
     @classmethod

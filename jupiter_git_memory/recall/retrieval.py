@@ -17,6 +17,7 @@ from ..index.view_query import lost_vectors, view_query
 from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
 from ..records.lexical import bigram_runs
 from .errors import NotSeeded, RecallError
+from .evidence_state import evidence_by_id, factors
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .forwarding import FORWARD_FROM, forwarded_hits
 from .freshness import ViewMap
@@ -201,9 +202,7 @@ def search(
         raise
     except Exception as e:
         raise RecallError(f"index unavailable: {e}") from e
-    from .evidence import factors  # a record whose cited code moved on weighs less (docs/drift.md)
-
-    s = settings
+    s = settings  # a record whose cited code moved on weighs less (docs/drift.md)
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
     ranked = rank(got, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, drift)
     return got, ranked
@@ -237,8 +236,6 @@ def find(
     and the caller allows it; never "no match" from an index that lost vectors (RecallError instead).
     With the fallback allowed, the `admitted` proposed records (recall/fallback.py `unmapped_majority`)
     answer beside the in-force ones, marked as fallback results."""
-    from .evidence import evidence_by_id
-
     embedder = _QueryOnce(embedder)  # the fallback search asks for the same query's vector
     retired: dict[str, Hit] = {}
     first_allowed, first_ask = allowed, ask
@@ -288,8 +285,6 @@ def _forward(
     sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin)
     if not sources:
         return ranked
-    from .evidence import factors
-
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
     cat, vec, qvec = index.catalog, index.vectors, embedder.embed_query(ask.query)
     more = forwarded_hits(

@@ -11,12 +11,12 @@ from ..config import Settings, load_settings
 from ..embedding.registry import load_embedder
 from ..git.workspace import Workspace, find_workspace
 from ..index.handle import Index, vector_identity
-from ..records.language import language_of
 from ..seed import model_choice
 from . import retrieval
+from .calibrate import calibrating_seeder
 from .errors import NotSeeded, RecallError
 from .fallback import fallback_warning, mostly_proposed, unmapped_warning
-from .floors import FloorInfo, floor_for
+from .floors import FloorInfo
 from .freshness import ViewMap, Views
 from .ranking import DEFAULT_STATUSES, Hit, check_mode, merge_weights, no_answer_reason
 from .receipts import answer_receipt, store_receipt
@@ -48,7 +48,9 @@ class Recaller:
         self.identity = vector_identity(self.embedder.spec)
         self.weights = merge_weights(settings.weights)
         self.wsdir = workspace_dir(self.workspace.id, store_root, create=False)  # a reader creates nothing
-        self.views = Views(self.workspace, settings, store_root, self.identity, self.embedder, self.wsdir)
+        self.views = Views(
+            self.workspace, settings, store_root, self.identity, self.embedder, self.wsdir, calibrating_seeder
+        )
         self._floor_warned = False
 
     @property
@@ -77,16 +79,10 @@ class Recaller:
 
     @property
     def floor_identity(self) -> dict[str, Any]:
-        """What a floor is measured under: the vector identity, plus the similarity scale when the model has
-        one (a floor on another scale would mean something else)."""
-        origin = self.embedder.spec.similarity_origin
-        return dict(self.identity, similarity_origin=origin) if origin else self.identity
+        return self.views.floor_identity
 
     def floor_info(self, query: str | None = None) -> FloorInfo:
-        """The floor for a question (its language picks the probes' floor; without one, English's)."""
-        lang = language_of(query) if query else "en"
-        spec = self.embedder.spec
-        return floor_for(self.workspace.id, self.floor_identity, spec, self.settings.floor, self.store_root, lang)
+        return self.views.floor_info(query)
 
     def floor(self, query: str | None = None) -> tuple[float, str, list[str]]:
         info = self.floor_info(query)

@@ -134,7 +134,7 @@ class Seeder:
     ):
         self.workspace: Workspace = find_workspace(repo, bare_ok=True)  # a bare repository seeds with --rev
         # the post-seed floor calibration is recall's (it runs probe queries), so it is handed in by the
-        # layer above (recall.calibrate.after_seed); without it a seed only writes the index
+        # layer above (recall.calibrate.calibrating_seeder); without it a seed only writes the index
         self.calibrate = calibrate
         self.store_root = store_root  # the store ($JGM_HOME when None); the repo is self.workspace.repo_root
         self.settings = settings or load_settings(self.workspace.repo_root)

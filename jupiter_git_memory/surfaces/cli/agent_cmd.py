@@ -6,14 +6,13 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, out, reported
+from .common import answer, emit_json, out, reported
+from .options import JsonOpt, RepoOpt
 
 app = typer.Typer(
     help="Connect a coding agent to this repository's memory: MCP server and session/prompt hooks.",
     no_args_is_help=True,
 )
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 ClientArg = typer.Argument(..., help="claude-code | codex | cursor")
 
 
@@ -68,11 +67,7 @@ def status(
 
     with reported(as_json):
         rows = do_status(repo, client)
-    if as_json:
-        emit_json({"clients": rows})
-        return
-    for r in rows:
-        out.print(f"{r['client']:<12} {r['file']:<24} {r['state']}", markup=False)
+    answer(as_json, {"clients": rows}, [f"{r['client']:<12} {r['file']:<24} {r['state']}" for r in rows])
 
 
 def hook(

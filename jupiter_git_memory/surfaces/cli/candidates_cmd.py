@@ -9,7 +9,8 @@ from typing import Any
 import typer
 
 from .common import err, out, reported
-from .remember_cmd import JsonOpt, RepoOpt, candidates, emit
+from .options import JsonOpt, RepoOpt
+from .remember_cmd import candidates, emit
 
 app = typer.Typer(help="Review agents' candidates: list, show, propose as a PR branch, reject.", no_args_is_help=True)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NoReturn, cast
 
@@ -92,17 +92,40 @@ def fail(message: str, code: int = 2, as_json: bool = False, error_code: ErrorCo
 
 
 @contextmanager
-def reported(as_json: bool, answer: bool = False) -> Iterator[None]:
-    """Run a command's work; a JgmError (or a ValueError naming bad input, or a full or read-only disk met
-    where no store path was at hand: base.errors.as_error) leaves through `fail_with`."""
+def reported(
+    as_json: bool,
+    answer: bool = False,
+    recode: dict[type[BaseException], ErrorCode] | None = None,
+    hint: str = "",
+) -> Iterator[None]:
+    """Run a command's work: the CLI's one way to report a failure. A JgmError (or a ValueError naming bad
+    input, or a full or read-only disk met where no store path was at hand: base.errors.as_error) leaves
+    through `fail_with`. `recode` names errors a command reports under its own code instead (exit 2, the
+    message followed by `hint`), first match wins: `jgm token` reports a TokenError as token/error, `jgm hooks`
+    an unreadable hook file as hooks/io-error."""
     try:
         yield
+    except typer.Exit:  # a command's own exit (a nested `reported` already said why)
+        raise
     except Exception as e:
+        for kind, code in (recode or {}).items():
+            if isinstance(e, kind):
+                fail(f"{e}{hint}", 2, as_json, code)
         from ...base.errors import as_error
 
         if as_error(e) is None:
             raise
         fail_with(e, as_json, answer)
+
+
+def answer(as_json: bool, data: object, text: str | Iterable[str] | None = None) -> None:
+    """A command's answer, the one output path: `data` as JSON with --json, else `text`, a line or lines
+    (printed as written: user data in them is never read as markup)."""
+    if as_json:
+        emit_json(data)
+        return
+    for line in [text] if isinstance(text, str) else text or []:
+        out.print(line, markup=False)
 
 
 @contextmanager

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, out
+from .common import answer, emit_json, out
+from .options import JsonOpt, repo_option
 
 app = typer.Typer(
     help="The resident recall process that answers recall, recall-task, context and the client hooks warm. "
     "It starts on demand and exits when idle (daemon_idle_seconds); JGM_NO_DAEMON=1 answers in process.",
     no_args_is_help=True,
 )
-RepoOpt = typer.Option(None, "--repo", help="Repository path whose store is meant (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
+RepoOpt = repo_option("Repository path whose store is meant (default: the current one).")
 
 
 def _store() -> Path:
@@ -68,11 +68,8 @@ def stop(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
         while time.monotonic() < deadline and control("status", store) is not None:
             time.sleep(0.05)
         stopped = control("status", store) is None
-    answer = {"was_running": res is not None, "stopped": stopped, "socket": str(socket_path(store))}
-    if as_json:
-        emit_json(answer)
-    else:
-        out.print("stopped" if stopped else ("did not stop" if res else "not running"), markup=False)
+    data = {"was_running": res is not None, "stopped": stopped, "socket": str(socket_path(store))}
+    answer(as_json, data, "stopped" if stopped else ("did not stop" if res else "not running"))
     raise typer.Exit(0 if stopped or res is None else 1)
 
 

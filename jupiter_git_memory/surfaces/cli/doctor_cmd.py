@@ -7,12 +7,13 @@ from pathlib import Path
 import typer
 
 from .common import emit_json, err, out, reported
+from .options import JsonOpt, RepoOpt
 
 
 def doctor(
-    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    repo: Path | None = RepoOpt,
     repair: bool = typer.Option(False, "--repair", help="Reconcile by seeding and removing leftovers."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    as_json: bool = JsonOpt,
 ):
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
     from ...git.home import current_store

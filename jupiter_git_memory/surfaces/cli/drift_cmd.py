@@ -9,10 +9,7 @@ import typer
 
 from ...app.limits import MAX_GOVERNS
 from .common import emit_json, esc, out, reported
-
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
-AtOpt = typer.Option(None, "--at", help="Answer as of this commit, tag or branch.")
+from .options import AtOpt, JsonOpt, RepoOpt
 
 
 def _since(r: dict) -> str:

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, fail, fail_with, out, reported
+from .common import emit_json, out, reported
+from .options import JsonBareOpt, RepoOpt
 from .recall_cmd import _recaller
-
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 
 
 def eval_cmd(
@@ -27,22 +26,19 @@ def eval_cmd(
     ),
     split: str | None = typer.Option(None, "--split", help="Only questions of this split (dev | heldout)."),
     out_path: Path | None = typer.Option(None, "--out", help="Also write the JSON report here."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = JsonBareOpt,
 ):
     """Measure recall@k, MRR, no-answer emptiness and forbidden leaks. Exit 1 on a leak or below the gates."""
     import json
 
-    from ...base.errors import JgmError
     from ...recall.eval import gate, run_eval
     from ...recall.ranking import check_mode
 
     modes = ["dense", "lexical", "hybrid"] if mode == "all" else [mode]
     with reported(as_json):
         modes = [check_mode(m) for m in modes]
-    try:
+    with reported(as_json, answer=True):
         report = run_eval(_recaller(repo, as_json), file, k, modes, split)
-    except (JgmError, ValueError) as e:
-        fail_with(e, as_json, answer=True)
     report["gate"] = gate(
         report,
         modes[-1],
@@ -95,16 +91,13 @@ def calibrate_cmd(
     ),
     repo: Path | None = RepoOpt,
     dry_run: bool = typer.Option(False, "--dry-run", help="Measure only."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = JsonBareOpt,
 ):
     """Measure and store the no-match floor for the current model identity."""
-    from ...base.errors import JgmError
     from ...recall.calibrate import calibrate
 
-    try:
+    with reported(as_json, answer=True):
         res = calibrate(_recaller(repo, as_json), probes, save=not dry_run)
-    except (JgmError, ValueError) as e:
-        fail_with(e, as_json, answer=True)
     if as_json:
         emit_json(res)
     else:
@@ -119,7 +112,7 @@ def calibrate_cmd(
 def floors_cmd(
     repo: Path | None = RepoOpt,
     all_workspaces: bool = typer.Option(False, "--all", help="Every workspace in the store."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = JsonBareOpt,
 ):
     """List the stored floors of this workspace (or --all): model identity, value and where each came from."""
     import datetime
@@ -128,10 +121,8 @@ def floors_cmd(
     from ...git.workspace import find_workspace
     from ...recall.floors import list_floors
 
-    try:
+    with reported(as_json, recode={Exception: E.MEMORY_NO_WORKSPACE}, hint="; pass --repo PATH or --all"):
         only = None if all_workspaces else find_workspace(repo).id
-    except Exception as e:
-        fail(f"{e}; pass --repo PATH or --all", 2, as_json, E.MEMORY_NO_WORKSPACE)
     rows = [
         {k: v for k, v in e.items() if k not in ("identity",)}
         for e in list_floors()

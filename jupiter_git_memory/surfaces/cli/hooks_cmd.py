@@ -7,22 +7,17 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, err, esc, fail, fail_with, out
+from .common import emit_json, err, esc, out, reported
+from .options import JsonOpt, RepoOpt
 
 app = typer.Typer(help="Git hooks that reindex after merges, checkouts, rebases and amends.", no_args_is_help=True)
 
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
-
-def _failed(e: Exception, as_json: bool) -> None:
-    """A hook file we cannot read or write is named (exit 2), not a traceback."""
+def _reported(as_json: bool):
+    """A hook file we cannot read or write is named (exit 2, hooks/io-error), not a traceback."""
     from ...base import error_codes as E
-    from ...base.errors import JgmError
 
-    if isinstance(e, JgmError):
-        fail_with(e, as_json)
-    fail(str(e), 2, as_json, E.HOOKS_IO_ERROR)
+    return reported(as_json, recode={OSError: E.HOOKS_IO_ERROR})
 
 
 def _print_actions(actions: list[dict], as_json: bool) -> None:
@@ -41,17 +36,14 @@ def install(
 ):
     """Install post-merge, post-checkout, post-rewrite and reference-transaction hooks (existing hooks are chained,
     not replaced)."""
-    from ...base.errors import JgmError
     from ...base.store import store_root
     from ...freshness import githooks
     from ...git.home import record_home
     from ...git.workspace import find_workspace
 
-    try:
+    with _reported(as_json):
         actions = githooks.install(repo, force=force)
         noted = record_home(find_workspace(repo).repo_root, store_root())  # hooks run without our JGM_HOME
-    except (JgmError, OSError) as e:
-        _failed(e, as_json)
     if noted and not as_json:
         err.print(f"note: {noted}", markup=False)
     _print_actions(actions, as_json)
@@ -60,26 +52,20 @@ def install(
 @app.command()
 def uninstall(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Remove jgm's hooks and restore the hooks they chained."""
-    from ...base.errors import JgmError
     from ...freshness import githooks
 
-    try:
+    with _reported(as_json):
         actions = githooks.uninstall(repo)
-    except (JgmError, OSError) as e:
-        _failed(e, as_json)
     _print_actions(actions, as_json)
 
 
 @app.command()
 def status(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Show which hooks are installed, the last hook-triggered reseed and any still running."""
-    from ...base.errors import JgmError
     from ...freshness import githooks
 
-    try:
+    with _reported(as_json):
         st = githooks.status(repo)
-    except (JgmError, OSError) as e:
-        _failed(e, as_json)
     if as_json:
         emit_json(st)
         return
@@ -104,12 +90,12 @@ def run(
 ):
     """What the hook shims call (git's arguments follow; post-rewrite and reference-transaction read stdin).
     Always exits 0."""
-    from ...freshness import hook_run
+    from ...freshness import hook_paths, hook_run
 
-    if hook not in hook_run.HOOKS:
-        err.print(f"jgm: unknown hook {hook!r}; expected one of {', '.join(hook_run.HOOKS)}")
+    if hook not in hook_paths.HOOKS:
+        err.print(f"jgm: unknown hook {hook!r}; expected one of {', '.join(hook_paths.HOOKS)}")
         raise typer.Exit(0)
-    stdin = sys.stdin.read() if hook in hook_run.STDIN_HOOKS and not sys.stdin.isatty() else ""
+    stdin = sys.stdin.read() if hook in hook_paths.STDIN_HOOKS and not sys.stdin.isatty() else ""
     raise typer.Exit(hook_run.run_hook(hook, list(args or []), stdin))
 
 

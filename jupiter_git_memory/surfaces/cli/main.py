@@ -9,6 +9,7 @@ import typer
 from ...app.limits import MAX_RECALL_K
 from .common import emit_json, err, esc, out, progress_bar, reported, via_daemon
 from .group import HOME_HELP, ROOT, JgmGroup
+from .options import AtOpt, JsonOpt, RepoOpt
 
 app = typer.Typer(
     help="jupiter-git-memory: Git-native long-term memory for coding agents.",
@@ -18,9 +19,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _version(value: bool) -> None:
@@ -60,12 +58,11 @@ def seed(
     from ...config.discover import discovery_notes
     from ...git.home import record_home
     from ...recall.answers import dump
-    from ...recall.calibrate import after_seed
+    from ...recall.calibrate import calibrating_seeder
     from ...seed.answers import SeedAnswer
-    from ...seed.seeder import Seeder
 
     with reported(as_json):
-        seeder = Seeder(repo, calibrate=after_seed)
+        seeder = calibrating_seeder(repo)
         with progress_bar(not as_json, "embedding") as cb:
             report = seeder.seed(rev=rev, rebuild=rebuild, progress=cb)
     noted = record_home(seeder.workspace.repo_root, store_root())
@@ -114,7 +111,7 @@ def recall(
     kind: list[str] = typer.Option([], "--kind", help="Only these kinds (repeatable)."),
     status: list[str] = typer.Option([], "--status", help="Replace the default statuses (repeatable)."),
     mode: str | None = typer.Option(None, "--mode", help="hybrid (default) | dense | lexical"),
-    at: str | None = typer.Option(None, "--at", help="Answer as of this commit, tag or branch."),
+    at: str | None = AtOpt,
     as_json: bool = JsonOpt,
 ):
     """Recall records for a question under the memory contract (as of a commit with --at)."""

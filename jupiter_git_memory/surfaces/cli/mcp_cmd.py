@@ -7,10 +7,11 @@ from pathlib import Path
 import typer
 
 from .common import fail
+from .options import RepoOpt
 
 
 def mcp(
-    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    repo: Path | None = RepoOpt,
     http: bool = typer.Option(False, "--http", help="Serve streamable HTTP at /mcp instead of stdio."),
     host: str = typer.Option("127.0.0.1", "--host", help="With --http: interface to bind."),
     port: int = typer.Option(8766, "--port", min=0, max=65535, help="With --http: port (0 picks a free one)."),

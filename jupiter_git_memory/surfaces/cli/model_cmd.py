@@ -6,7 +6,8 @@ from pathlib import Path
 
 import typer
 
-from .common import emit_json, err, fail, fail_with, out, progress_bar, reported
+from .common import emit_json, err, fail, out, progress_bar, reported
+from .options import JsonBareOpt, JsonOpt, RepoOpt
 
 app = typer.Typer(
     help="Embedding models: list specs, choose a workspace's model, pull from the hub, register a local folder.",
@@ -15,7 +16,7 @@ app = typer.Typer(
 
 
 @app.command("list")
-def list_(as_json: bool = typer.Option(False, "--json")):
+def list_(as_json: bool = JsonBareOpt):
     """Show model specs and whether their files are available."""
     from ...embedding import registry
 
@@ -29,15 +30,12 @@ def list_(as_json: bool = typer.Option(False, "--json")):
 
 
 @app.command()
-def pull(name: str, as_json: bool = typer.Option(False, "--json")):
+def pull(name: str, as_json: bool = JsonBareOpt):
     """Download a shipped spec's files at its pinned revision (needs the hub)."""
     from ...embedding import registry
-    from ...embedding.onnx_embedder import ModelError
 
-    try:
+    with reported(as_json):
         spec = registry.pull_model(name)
-    except ModelError as e:
-        fail_with(e, as_json)
     out.print(f"installed {spec.name} ({spec.model_id}@{spec.revision})")
 
 
@@ -51,18 +49,15 @@ def add(
     dimension: int | None = typer.Option(None, "--dimension", help="Vector size (new names only)."),
     max_tokens: int | None = typer.Option(None, "--max-tokens"),
     query_instruction: str | None = typer.Option(None, "--query-instruction"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = JsonBareOpt,
 ):
     """Register a model from a local folder; files are hashed and the model is test-run."""
     if pooling not in (None, "cls", "mean"):
         fail("--pooling must be cls or mean", 2, as_json)
     from ...embedding import registry
-    from ...embedding.onnx_embedder import ModelError
 
-    try:
+    with reported(as_json):
         spec = registry.add_model(name, dir, pooling, dimension, max_tokens, query_instruction)
-    except ModelError as e:
-        fail_with(e, as_json)
     if as_json:
         emit_json({"name": spec.name, "files": spec.files, "dimension": spec.dimension, "pooling": spec.pooling})
     else:
@@ -75,8 +70,8 @@ def add(
 @app.command()
 def use(
     name: str = typer.Argument(..., help="A model name from `jgm model list`."),
-    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
 ):
     """Switch this workspace to another model: re-embed everything beside the old vectors, then use it.
 

@@ -9,25 +9,22 @@ import typer
 
 from ...app.limits import MAX_K
 from .common import emit_json, err, fail_with, out, reported, via_daemon
+from .options import JsonBareOpt, RepoOpt
 
 if TYPE_CHECKING:
     from ...recall.service import Recaller
 
 receipt_app = typer.Typer(help="Receipts: what a recall returned and against which index state.", no_args_is_help=True)
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
 StatusOpt = typer.Option(
     [], "--status", help="Replace the default statuses (accepted, verified, unverified), e.g. historical (repeatable)."
 )
 
 
 def _recaller(repo, as_json) -> Recaller:
-    from ...base.errors import JgmError
     from ...recall.service import Recaller
 
-    try:
+    with reported(as_json, answer=True):
         return Recaller(repo)
-    except (JgmError, ValueError) as e:
-        fail_with(e, as_json, answer=True)
 
 
 def recall_task_cmd(
@@ -39,7 +36,7 @@ def recall_task_cmd(
     include_global: bool = typer.Option(False, "--global", help="Also recall from global workspaces."),
     global_k: int = typer.Option(3, "--global-k", min=1, max=MAX_K),
     status: list[str] = StatusOpt,
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = JsonBareOpt,
 ):
     """Memories for a task. Status: ok | no-matches | no-workspace (exit 4) | not-seeded (5) | retrieval-failed (3)."""
     from ...recall.results import via_note
@@ -113,7 +110,7 @@ def context_cmd(
     status: list[str] = StatusOpt,
     repo: Path | None = RepoOpt,
     k: int = typer.Option(8, "-k", min=1, max=MAX_K),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = JsonBareOpt,
 ):
     """An initial context pack: best records trimmed to a token budget, with provenance and a receipt."""
     asked = {"goal": goal, "budget_tokens": budget, "k": k, "files": file, "errors": error, "statuses": status}
@@ -137,7 +134,7 @@ def context_cmd(
 
 
 @receipt_app.command("show")
-def receipt_show(receipt_id: str, repo: Path | None = RepoOpt, as_json: bool = typer.Option(False, "--json")):
+def receipt_show(receipt_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonBareOpt):
     """Print a stored receipt."""
     from ...recall.receipts import require_receipt
 
@@ -154,7 +151,7 @@ def receipt_verify(
     receipt_id: str,
     repo: Path | None = RepoOpt,
     on_commit: bool = typer.Option(False, "--on-commit", help="Replay on the receipt's commit."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = JsonBareOpt,
 ):
     """Run the receipt's request again: same ids or not, and why. Exit 1 when they differ. An `--at`
     receipt replays on its commit; `--on-commit` replays any recall receipt on the commit it stood on."""

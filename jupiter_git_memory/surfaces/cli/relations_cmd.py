@@ -8,12 +8,13 @@ from pathlib import Path
 import typer
 
 from .common import emit_json, out, reported
+from .options import JsonOpt, RepoOpt
 
 
 def relations(
     record_id: str = typer.Argument(..., help="Record id, e.g. ADR-0012."),
-    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
 ):
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
     from ...app.records_ops import relations as rel_of

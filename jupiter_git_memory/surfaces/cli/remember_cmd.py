@@ -18,9 +18,8 @@ import typer
 from ...base.environment import AGENT, SESSION
 from ...candidates.fields import REVISABLE, CandidateInput
 from .common import emit_json, err, fail, out, reported
+from .options import JsonOpt, RepoOpt
 
-RepoOpt = typer.Option(None, "--repo", help="Repository path (default: the current one).")
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 # The CLI's own spelling of a few candidate fields (CandidateInput declares them all, candidates/fields.py):
 FLAGS = {"tags": "--tag", "files": "--file"}  # one value a flag, repeatable
 ENV = {"agent": AGENT.name, "session": SESSION.name}

@@ -6,10 +6,10 @@ import time
 
 import typer
 
-from .common import emit_json, err, fail, out
+from .common import answer, emit_json, err, out, reported
+from .options import JsonOpt
 
 app = typer.Typer(help="API tokens: each reads only the workspaces it is granted.", no_args_is_help=True)
-JsonOpt = typer.Option(False, "--json", help="Print JSON.")
 
 
 def _store():
@@ -33,13 +33,11 @@ def list_(as_json: bool = JsonOpt):
     from ...base import error_codes as E
     from ..api.tokens import TokenError
 
-    try:
+    with reported(as_json, recode={TokenError: E.TOKEN_UNREADABLE}):
         rows = [
             {"name": n, "workspaces": t.get("workspaces", []), "created_at": t.get("created_at")}
             for n, t in sorted(_store().tokens().items())
         ]
-    except TokenError as e:
-        fail(str(e), 2, as_json, E.TOKEN_UNREADABLE)
     if as_json:
         emit_json({"tokens": rows})
         return
@@ -49,10 +47,7 @@ def list_(as_json: bool = JsonOpt):
 
 
 def _done(as_json: bool, text: str, **data) -> None:
-    if as_json:
-        emit_json(data)
-    else:
-        out.print(text, markup=False)
+    answer(as_json, data, text)
 
 
 @app.command()
@@ -66,10 +61,8 @@ def create(
     from ..api.tokens import TokenError
 
     _warn_unknown(workspace)
-    try:
+    with reported(as_json, recode={TokenError: E.TOKEN_ERROR}):
         secret = _store().create(name, workspace)
-    except TokenError as e:
-        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(as_json, secret, name=name, secret=secret, workspaces=list(workspace))
 
 
@@ -79,10 +72,8 @@ def rotate(name: str, as_json: bool = JsonOpt):
     from ...base import error_codes as E
     from ..api.tokens import TokenError
 
-    try:
+    with reported(as_json, recode={TokenError: E.TOKEN_ERROR}):
         secret = _store().create(name, replace=True)
-    except TokenError as e:
-        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(as_json, secret, name=name, secret=secret)
 
 
@@ -93,10 +84,8 @@ def grant(name: str, workspace: list[str] = typer.Argument(..., help="Workspace 
     from ..api.tokens import TokenError
 
     _warn_unknown(workspace)
-    try:
+    with reported(as_json, recode={TokenError: E.TOKEN_ERROR}):
         now = _store().grant(name, workspace)
-    except TokenError as e:
-        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(as_json, f"{name}: {', '.join(now)}", name=name, workspaces=list(now))
 
 
@@ -110,10 +99,8 @@ def revoke(
     from ...base import error_codes as E
     from ..api.tokens import TokenError
 
-    try:
+    with reported(as_json, recode={TokenError: E.TOKEN_ERROR}):
         _store().revoke(name, list(workspace) if workspace else None)
-    except TokenError as e:
-        fail(str(e), 2, as_json, E.TOKEN_ERROR)
     _done(
         as_json,
         f"{name}: {'revoked ' + ', '.join(workspace) if workspace else 'deleted'}",

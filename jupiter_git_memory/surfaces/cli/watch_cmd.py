@@ -7,12 +7,13 @@ from pathlib import Path
 import typer
 
 from .common import reported
+from .options import RepoOpt, json_option
 
 
 def watch(
-    repo: Path | None = typer.Option(None, "--repo", help="Repository path (default: the current one)."),
+    repo: Path | None = RepoOpt,
     debounce: float = typer.Option(0.3, "--debounce", min=0.0, help="Seconds of quiet before reindexing."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object per line (ready, seed, stopped)."),
+    as_json: bool = json_option("Print one JSON object per line (ready, seed, stopped)."),
 ):
     """Watch the knowledge roots and reindex after changes settle; stops cleanly on Ctrl-C or SIGTERM."""
     from ...base.memory import limit_arenas

@@ -7,9 +7,10 @@ import time
 import typer
 
 from .common import emit_json, esc, out
+from .options import JsonOpt
 
 
-def workspaces(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+def workspaces(as_json: bool = JsonOpt):
     """List workspaces: id, name, root, records, last seeded commit, global flag."""
     from ...app.workspaces import list_workspaces
     from ...git.home import current_store

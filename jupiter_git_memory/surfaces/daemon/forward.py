@@ -15,6 +15,7 @@ import base64
 import io
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ...base.errors import as_error
@@ -84,9 +85,10 @@ def _consoles() -> None:
     common.err.reset()
 
 
-def forward(d, m: dict, refused: type[Exception]) -> dict:
+def forward(d, m: dict, refused: type[Exception], ops: dict[str, Callable[..., dict]]) -> dict:
     """Run the caller's command; {"exit", "chunks": [[fd, base64]...]}. A bug raised by the command (no
-    SystemExit) propagates: the caller then runs the command itself and shows the same traceback."""
+    SystemExit) propagates: the caller then runs the command itself and shows the same traceback. `ops` are
+    the server's warm operations (server.OPS), handed in: the server imports this module, not the reverse."""
     from ...base import home
 
     argv = m.get("argv")
@@ -103,10 +105,8 @@ def forward(d, m: dict, refused: type[Exception]) -> dict:
     def local(op: str, args: dict, store: Path, repo: str | None) -> dict | None:
         if store.absolute() != d.store:
             raise refused("the command resolved another store")
-        from .server import OPS
-
         try:
-            return OPS[op](d, repo, args)
+            return ops[op](d, repo, args)
         except Exception as e:  # noqa: BLE001 - the command answers in process (here, warm), error included
             if as_error(e) is None:
                 try_log(f"daemon: {type(e).__name__} in a forwarded {op}; answered in process\n{trace(e)}")

@@ -184,7 +184,7 @@ class Daemon:
         if op == "cli":  # the thin client's whole command line (thin.py)
             from .forward import forward
 
-            done = forward(self, m, _Refused)
+            done = forward(self, m, _Refused, OPS)
             self.forwarded += 1
             return done
         os.chdir(m["cwd"])

@@ -19,7 +19,7 @@ from ...app.drift import DriftRequest, drift
 from ...app.workspace_handle import WorkspaceHandle
 from ...git.config import remote_url
 from ...recall import evidence
-from .app import page, require_workspace
+from .pages import page, require_workspace
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]

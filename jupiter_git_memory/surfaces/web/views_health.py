@@ -23,8 +23,8 @@ from ...app.workspace_handle import WorkspaceHandle
 from ...base.home import store_env
 from ...base.store import store_path
 from ...git.runner import child_env
-from .app import page, require_workspace, state_of
 from .inspect import floor_info
+from .pages import page, require_workspace, state_of
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]

@@ -19,8 +19,8 @@ from ...recall.ranking import DEFAULT_STATUSES, MODES
 from ...recall.receipts import get_receipt
 from ...recall.verify import verify_receipt
 from ...records.model import ALL_EFFECTIVE, ID_PATTERN, KINDS
-from .app import Form, Refused, base, page, require_workspace
 from .inspect import cuts, embed_once
+from .pages import Form, Refused, base, page, require_workspace
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]

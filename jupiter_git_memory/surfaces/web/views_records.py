@@ -16,7 +16,7 @@ from ...git.listing import commit_info
 from ...lifecycle.promote import CANDIDATE_ID_PREFIX
 from ...records.model import ALL_EFFECTIVE, KINDS
 from . import graph, render
-from .app import Refused, base, page, require_workspace
+from .pages import Refused, base, page, require_workspace
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]

@@ -28,7 +28,7 @@ from ...candidates.model import STATES
 from ...candidates.propose import propose
 from ...candidates.warngroups import grouped
 from ...candidates.worddiff import word_diff
-from .app import Form, Refused, base, page, require_workspace
+from .pages import Form, Refused, base, page, require_workspace
 
 router = APIRouter()
 Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
