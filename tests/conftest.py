@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# tiers: every test resolved to unit | integration | e2e and checked while it runs; pytester: tests of that check
+pytest_plugins = ["tiers", "pytester"]
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
     "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -129,6 +132,19 @@ def embedder():
     from jupiter_git_memory.embedding.registry import load_embedder
 
     return load_embedder()
+
+
+@pytest.fixture
+def fake_model(monkeypatch, jgm_home) -> str:
+    """The deterministic fake embedder (embedding/fake_embedder.py) for tests of plumbing, not of ranking: the
+    registry offers it only under JGM_TEST_EMBEDDERS, and JGM_MODEL makes every seed and recall use it, in
+    process and in a `jgm` subprocess alike. Its vectors share words, not meaning: keep the real model for
+    ranking, floors, eval and end-to-end tests."""
+    from jupiter_git_memory.embedding.fake_embedder import FAKE_HASH, TEST_EMBEDDERS_ENV
+
+    monkeypatch.setenv(TEST_EMBEDDERS_ENV, "1")
+    monkeypatch.setenv("JGM_MODEL", FAKE_HASH.name)
+    return FAKE_HASH.name
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ import pytest
 from jupiter_git_memory.candidates.secrets import scan_text
 from jupiter_git_memory.candidates.validate import MAX_BODY_BYTES
 
+pytestmark = pytest.mark.unit
+
 _R = random.Random(35)
 B62 = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
