@@ -121,5 +121,10 @@ def test_a_test_that_does_more_than_its_tier_allows_fails_and_says_what_it_did(p
         ("test_integration_starts_another_process", "started a subprocess `true`"),
     ):
         assert re.search(rf"{name} is a \w+-tier test but it {re.escape(did)}", out), (name, out)
-    for name in ("test_pure", "test_declared_unit_but_uses_repo", "test_integration_runs_git", "test_e2e_may_do_anything"):
+    for name in (
+        "test_pure",
+        "test_declared_unit_but_uses_repo",
+        "test_integration_runs_git",
+        "test_e2e_may_do_anything",
+    ):
         assert f"PASSED test_inner.py::{name}" in out, out
