@@ -120,7 +120,7 @@ def test_a_test_that_does_more_than_its_tier_allows_fails_and_says_what_it_did(p
         ("test_declared_unit_writes_its_store", "wrote into its store (catalog.sqlite)"),
         ("test_integration_starts_another_process", "started a subprocess `true`"),
     ):
-        assert re.search(rf"{name} is a \w+-tier test but it {re.escape(did)}", out), (name, out)
+        assert re.search(rf"{name} is in the \w+ tier but it {re.escape(did)}", out), (name, out)
     for name in (
         "test_pure",
         "test_declared_unit_but_uses_repo",

@@ -14,7 +14,7 @@ are then replaced by the resolved one, so `-m unit` selects exactly the tests re
 A declaration can still be wrong (a test body can start a process without a fixture), so the tier is also
 checked while the test runs: a unit test that starts a subprocess, opens a socket or an SQLite file, loads a
 model or leaves anything in its store fails, and so does an integration test that starts a process other
-than git or listens on a socket. The message names what it did and the tier to declare instead.
+than git (or what loading a native library runs) or listens on a socket. The message names what it did and the tier to declare instead.
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ FIXTURE_TIERS = {
     "page": "e2e",
     "chroma_server": "e2e",
 }
+# What an in-process test may start: git, and what importing a native library runs (ctypes' find_library).
+INTEGRATION_PROCESSES = frozenset({"git", "ldconfig", "uname"})
 TIER_KEY = pytest.StashKey[str]()
 SEEN_KEY = pytest.StashKey[list[str]]()
 
@@ -99,7 +101,7 @@ def _watching(item: pytest.Item) -> Iterator[None]:
 
     def popen(self, args, *a, **kw):
         name = _argv0(args)
-        if tier == "unit" or name != "git":
+        if tier == "unit" or name not in INTEGRATION_PROCESSES:
             seen.append(f"started a subprocess `{name}`")
         return popen_init(self, args, *a, **kw)
 
@@ -183,7 +185,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         should = "integration or e2e" if tier == "unit" else "e2e"
         report.outcome = "failed"
         report.longrepr = (
-            f"{item.nodeid} is a {tier}-tier test but it {'; '.join(dict.fromkeys(seen))}.\n"
+            f"{item.nodeid} is in the {tier} tier but it {'; '.join(dict.fromkeys(seen))}.\n"
             f"Declare its tier ({should}): `@pytest.mark.TIER` on the test or `pytestmark` in its module "
             f"(see tests/tiers.py)."
         )

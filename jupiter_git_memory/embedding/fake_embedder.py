@@ -71,7 +71,8 @@ class FakeHashEmbedder:
         self.batch_size = 64
 
     def count_tokens(self, text: str) -> int:
-        return len(_WORD.findall(text)) + len(_CJK.findall(text)) + 2  # as a tokenizer's [CLS] ... [SEP]
+        words = _WORD.findall(text)
+        return sum(len(_CJK.findall(w)) or 1 for w in words) + 2  # a CJK character each; [CLS] ... [SEP]
 
     def _vector(self, text: str) -> np.ndarray:
         v = np.zeros(self.spec.dimension, dtype=np.float32)
