@@ -46,8 +46,10 @@ FIXTURE_TIERS = {
     "page": "e2e",
     "chroma_server": "e2e",
 }
-# What an in-process test may start: git, and what importing a native library runs (ctypes' find_library).
-INTEGRATION_PROCESSES = frozenset({"git", "ldconfig", "uname"})
+# What importing a native library may run (ctypes' find_library, platform): any tier, as it depends only on
+# which test happened to import the library first. An in-process test may also run git.
+IMPORT_PROCESSES = frozenset({"ldconfig", "uname"})
+INTEGRATION_PROCESSES = IMPORT_PROCESSES | {"git"}
 TIER_KEY = pytest.StashKey[str]()
 SEEN_KEY = pytest.StashKey[list[str]]()
 
@@ -101,7 +103,7 @@ def _watching(item: pytest.Item) -> Iterator[None]:
 
     def popen(self, args, *a, **kw):
         name = _argv0(args)
-        if tier == "unit" or name not in INTEGRATION_PROCESSES:
+        if name not in (IMPORT_PROCESSES if tier == "unit" else INTEGRATION_PROCESSES):
             seen.append(f"started a subprocess `{name}`")
         return popen_init(self, args, *a, **kw)
 
