@@ -18,7 +18,7 @@ from jupiter_git_memory.base.store import log_path
 from jupiter_git_memory.freshness import watch_feed
 from jupiter_git_memory.freshness.watch import Watcher
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.plumbing]
 
 
 def test_a_burst_of_changes_is_one_seed(repo):
