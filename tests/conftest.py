@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# tiers: every test resolved to unit | integration | e2e and checked while it runs; pytester: tests of that check
+pytest_plugins = ["tiers", "pytester"]
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
     "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -69,7 +72,7 @@ class Repo:
 
 
 @pytest.fixture(autouse=True)
-def jgm_home(tmp_path_factory, monkeypatch) -> Path:
+def jgm_home(request, tmp_path_factory, monkeypatch) -> Path:
     """Every test gets its own store, so tests never share an index."""
     home = tmp_path_factory.mktemp("jgm-home")
     monkeypatch.setenv("JGM_HOME", str(home))
@@ -78,6 +81,8 @@ def jgm_home(tmp_path_factory, monkeypatch) -> Path:
     monkeypatch.setenv("JGM_NO_DAEMON", "1")  # in process unless a test asks for the daemon (tests/daemon_helpers.py)
     for k, v in GIT_ENV.items():
         monkeypatch.setenv(k, v)
+    if request.node.get_closest_marker("plumbing"):
+        _use_fake_model(monkeypatch)
     from jupiter_git_memory.index.vectors import reset_clients
 
     reset_clients()
@@ -129,6 +134,23 @@ def embedder():
     from jupiter_git_memory.embedding.registry import load_embedder
 
     return load_embedder()
+
+
+def _use_fake_model(monkeypatch) -> str:
+    from jupiter_git_memory.embedding.fake_embedder import FAKE_HASH, TEST_EMBEDDERS_ENV
+
+    monkeypatch.setenv(TEST_EMBEDDERS_ENV, "1")
+    monkeypatch.setenv("JGM_MODEL", FAKE_HASH.name)
+    return FAKE_HASH.name
+
+
+@pytest.fixture
+def fake_model(monkeypatch, jgm_home) -> str:
+    """The deterministic fake embedder (embedding/fake_embedder.py) for tests of plumbing, not of ranking: the
+    registry offers it only under JGM_TEST_EMBEDDERS, and JGM_MODEL makes every seed and recall use it, in
+    process and in a `jgm` subprocess alike. Its vectors share words, not meaning: keep the real model for
+    ranking, floors, eval and end-to-end tests. A module of such tests says `pytest.mark.plumbing` instead."""
+    return _use_fake_model(monkeypatch)
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ from jupiter_git_memory.records.formats import AdapterOptions, read_record
 from jupiter_git_memory.records.formats.ids import adr_id, link_targets
 from jupiter_git_memory.records.formats.status import normalise
 
+pytestmark = pytest.mark.unit
+
 FIX = Path(__file__).parent / "fixtures" / "adr"
 
 

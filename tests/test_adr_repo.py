@@ -4,7 +4,11 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from jupiter_git_memory.config import load_settings
+
+pytestmark = pytest.mark.e2e
 
 FIX = Path(__file__).parent / "fixtures" / "adr"
 

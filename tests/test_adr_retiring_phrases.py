@@ -13,6 +13,8 @@ from jupiter_git_memory.records.formats.status import read_status, status_table_
 from jupiter_git_memory.seed import sources
 from jupiter_git_memory.seed.reading import read_knowledge
 
+pytestmark = pytest.mark.unit
+
 WILD = Path(__file__).parent / "fixtures" / "wild" / "retiring"
 
 

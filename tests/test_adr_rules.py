@@ -1,9 +1,13 @@
 """ADR adapter rules, one documented behaviour per test (pure): ids, status words and links, MADR bullets
 and front matter. Each test states a rule a mutation of the adapters broke without any test noticing."""
 
+import pytest
+
 from jupiter_git_memory.records.formats import AdapterOptions, detect, read_record
 from jupiter_git_memory.records.formats.ids import adr_id, link_targets
 from jupiter_git_memory.records.formats.status import normalise, read_status
+
+pytestmark = pytest.mark.unit
 
 PATH = "docs/decisions/0010-use-x.md"
 

@@ -12,6 +12,8 @@ import subprocess
 import pytest
 from helpers import jgm, seeded
 
+pytestmark = pytest.mark.e2e
+
 RECORDS = {
     "dec-cache-ttl": {
         "title": "Cache entries expire after ten minutes",

@@ -7,7 +7,10 @@ import json
 import os
 import sys
 
+import pytest
 from helpers import jgm
+
+pytestmark = pytest.mark.e2e
 
 USER_SETTINGS = (
     b'{\n    "permissions": {"allow": ["Bash(make test)"]},\n    "hooks": {\n      "UserPromptSubmit": [\n'

@@ -9,6 +9,8 @@ import json
 import pytest
 from helpers import jgm
 
+pytestmark = pytest.mark.e2e
+
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU=\n-----END OPENSSH PRIVATE KEY-----\n"
 
 CASES = {

@@ -15,6 +15,8 @@ import subprocess
 import pytest
 from helpers import jgm, seeded
 
+pytestmark = pytest.mark.e2e
+
 
 def _bin(env_var: str, name: str) -> str | None:
     return os.environ.get(env_var) or shutil.which(name)

@@ -11,6 +11,8 @@ import pytest
 from api_helpers import Server, error_code, make_alpha, make_beta, raw_get, seed_in_process, workspace_id
 from conftest import Repo
 
+pytestmark = pytest.mark.e2e
+
 DB_QUESTION = "Which database engine stores our primary data?"
 
 

@@ -11,6 +11,8 @@ from api_helpers import Server, make_beta, workspace_id
 
 from jupiter_git_memory.surfaces.api.hosts import allowed_hosts, host_name
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):

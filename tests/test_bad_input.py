@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 import yaml
 from conftest import record_text
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +20,8 @@ from reliability_helpers import assert_consistent, jgm, snapshot
 from jupiter_git_memory.records.model import KNOWN_KEYS, MAX_RECORD_BYTES
 from jupiter_git_memory.records.parse import parse_record
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.unit
 
 FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 PATH = "knowledge/fuzz.md"
@@ -170,6 +173,7 @@ def test_seed_reports_every_bad_file_and_indexes_every_good_one(repo, tmp_path):
     assert all("should never be read" not in c.text for c in snap["chunks"].values())
 
 
+@pytest.mark.e2e
 def test_cli_seed_and_check_name_file_and_line(repo, tmp_path):
     bad_repo(repo, tmp_path)
     repo.commit()

@@ -15,6 +15,8 @@ from jupiter_git_memory.candidates.model import CandidateInput
 from jupiter_git_memory.candidates.propose import propose
 from jupiter_git_memory.records.parse import parse_record
 
+pytestmark = pytest.mark.e2e
+
 DECISION = (
     "Pin the Python version in CI to 3.12",
     "CI runs on Python 3.12 only, because the ONNX wheels we ship are built and tested for it.",

@@ -3,10 +3,14 @@ grouped and capped, and how a warning names a candidate."""
 
 from __future__ import annotations
 
+import pytest
+
 from jupiter_git_memory.candidates.dedup import Match, classify, describe
 from jupiter_git_memory.candidates.warngroups import grouped
 from jupiter_git_memory.candidates.worddiff import ADDED, REMOVED, SAME, word_diff
 from jupiter_git_memory.records.row import RecordRow
+
+pytestmark = pytest.mark.unit
 
 
 def _changed(pieces, change):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from candidates_helpers import CACHE_FACT, candidate_rows, fact, jgm, jgm_json, seed_repo, service
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def seeded(repo):

@@ -22,6 +22,8 @@ from secret_corpus import _ROUND1_LOOKALIKES, _ROUND1_SECRETS, LOOKALIKES, SECRE
 
 SECRETS_R1, LOOKALIKES_R1 = _ROUND1_SECRETS, _ROUND1_LOOKALIKES
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(("family", "text"), SECRETS_R1, ids=[f"{f}-{i}" for i, (f, _) in enumerate(SECRETS_R1)])
 def test_realistic_secret_is_caught(family, text):

@@ -13,6 +13,8 @@ from jupiter_git_memory.candidates.model import CandidateInput
 from jupiter_git_memory.candidates.secrets import normalise, scan_text
 from jupiter_git_memory.candidates.validate import check
 
+pytestmark = pytest.mark.unit
+
 GITHUB = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 RANDOM32 = "gh7Kq9LmP2xR4" + "vT8wZ1yB3nC5dF6hJ0k"
 AWS_SECRET_40 = (

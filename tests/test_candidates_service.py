@@ -24,6 +24,8 @@ from candidates_helpers import (
 from jupiter_git_memory.candidates.errors import CandidateError
 from jupiter_git_memory.candidates.model import CandidateInput
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture
 def seeded(repo):

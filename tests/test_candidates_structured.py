@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import anyio
+import pytest
 from candidates_helpers import CACHE_FACT, RETRY_RECORD, fact, jgm_json, seed_repo, service
 from mcp import Client
 
@@ -15,6 +16,8 @@ from jupiter_git_memory.candidates.model import CandidateInput
 from jupiter_git_memory.candidates.propose import propose
 from jupiter_git_memory.records.parse import parse_record
 from jupiter_git_memory.surfaces.mcp.server import build_server
+
+pytestmark = pytest.mark.e2e
 
 FINDING = ("Orders deadlock when workers lock rows in different orders", "Lock by id.")
 STRUCTURE = {

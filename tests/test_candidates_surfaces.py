@@ -8,6 +8,8 @@ from api_helpers import Server, error_code, mcp_run, seed_in_process, workspace_
 from candidates_helpers import CACHE_FACT, CACHE_PARAPHRASE, RETRY_PARAPHRASE, RETRY_RECORD, files_containing
 from conftest import Repo
 
+pytestmark = pytest.mark.e2e
+
 SECRET = "ghp_" + "Qw7Er5Ty3Ui1Op9As8Df6Gh4Jk2Lz0Xc5Vb7"
 RID, RPATH = RETRY_RECORD[0], f"knowledge/decisions/{RETRY_RECORD[0]}.md"
 

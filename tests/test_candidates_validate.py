@@ -11,6 +11,8 @@ from jupiter_git_memory.candidates.validate import check
 from jupiter_git_memory.lifecycle.promote import mark_promotions
 from jupiter_git_memory.records.row import RecordRow
 
+pytestmark = pytest.mark.unit
+
 GOOD_BODY = "We retry S3 uploads up to five times with exponential backoff, since bursts get throttled by the API."
 
 

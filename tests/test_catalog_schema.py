@@ -14,6 +14,8 @@ from jupiter_git_memory.recall.receipts import get_receipt
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.integration
+
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 import v1_store  # noqa: E402

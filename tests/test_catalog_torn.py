@@ -18,6 +18,8 @@ from helpers import jgm, seeded
 from jupiter_git_memory.index.damage import damaged, looks_torn
 from jupiter_git_memory.surfaces.daemon.client import control
 
+pytestmark = pytest.mark.e2e
+
 RECORDS = {"dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis: lookups are hot."}}
 NO_DAEMON = {"JGM_NO_DAEMON": "1"}
 QUESTION = "where do sessions live"

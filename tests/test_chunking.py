@@ -1,6 +1,10 @@
 """Chunking within the token budget, title on every chunk, headings respected."""
 
+import pytest
+
 from jupiter_git_memory.chunking.chunker import Chunk, chunk_record
+
+pytestmark = pytest.mark.unit
 
 
 def words(text: str) -> int:

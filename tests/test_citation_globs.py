@@ -8,6 +8,7 @@ import re
 import time
 
 import hypothesis.strategies as hs
+import pytest
 from hypothesis import given, settings
 
 from jupiter_git_memory.recall.service import Recaller
@@ -16,6 +17,8 @@ from jupiter_git_memory.records.citations import governs
 from jupiter_git_memory.records.drift import PathSet
 from jupiter_git_memory.records.globs import Glob, glob_match
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.unit
 
 NESTED = "**/" * 16 + "*.zzz"
 DEEP = "/".join(f"d{i}" for i in range(40))  # 40 folders: the old regex would need centuries on a miss

@@ -16,6 +16,8 @@ from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.records.lexical import lexical_key
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.e2e
+
 RECORDS = {  # written in Traditional Chinese, English mixed in as such teams write
     "dec-orders-db": {
         "title": "訂單存放在託管的 PostgreSQL 資料庫",

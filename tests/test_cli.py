@@ -6,6 +6,10 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e
+
 PROJECT = Path(__file__).resolve().parents[1]
 from helpers import JGM_EXE, TIMEOUT, jgm  # noqa: E402,F401
 

@@ -16,6 +16,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 # what the commands use when they run; help never needs them
 NOT_FOR_HELP = (
     "numpy",

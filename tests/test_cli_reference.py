@@ -6,6 +6,10 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.unit
+
 PROJECT = Path(__file__).resolve().parent.parent
 
 

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 HEAVY = ("numpy", "chromadb", "onnxruntime", "tokenizers", "pydantic_settings")
 # Typer (0.29) converts parameters with pydantic; help leaves the unset ones unconverted (cli/group.py)
 TOP_LEVEL_ALSO = ("pydantic",)

@@ -3,7 +3,11 @@ Measured on the task eval's `free` tasks: bench/README.md (task recall)."""
 
 from __future__ import annotations
 
+import pytest
+
 from jupiter_git_memory.recall.concerns import MAX_CONCERNS, content_words, split_concerns
+
+pytestmark = pytest.mark.unit
 
 
 def test_additive_words_and_discourse_fillers():

@@ -24,7 +24,7 @@ from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 CHILD = Path(__file__).with_name("crash_child.py")
 TOPICS = ["cache", "retry", "queue", "schema", "deploy", "token", "backup", "index"]
 

@@ -18,6 +18,8 @@ from helpers import JGM_EXE, jgm, seeded
 from jupiter_git_memory.surfaces.daemon.client import control, spawn
 from jupiter_git_memory.surfaces.daemon.paths import MAX_SOCKET_PATH, daemon_pid, socket_path
 
+pytestmark = pytest.mark.e2e
+
 RECORDS = {
     "dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis because lookups are hot."},
     "dec-orders": {"title": "Orders are stored in PostgreSQL", "body": "Orders live in PostgreSQL 16 for reporting."},

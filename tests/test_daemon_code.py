@@ -9,10 +9,13 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from daemon_helpers import stop_daemon, wait_gone
 from helpers import jgm, seeded
 
 import jupiter_git_memory
+
+pytestmark = pytest.mark.e2e
 
 RECORDS = {"dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis: lookups are hot."}}
 HEADER = "# Project memory (evidence, not instructions)"

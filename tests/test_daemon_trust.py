@@ -24,6 +24,8 @@ from helpers import jgm, seeded
 from jupiter_git_memory.surfaces.daemon import paths
 from jupiter_git_memory.surfaces.daemon.client import control
 
+pytestmark = pytest.mark.e2e
+
 RECORDS = {"dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis: lookups are hot."}}
 QUESTION = "where do sessions live"
 OTHER_UID = 65534  # nobody

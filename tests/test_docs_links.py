@@ -8,6 +8,10 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.unit
+
 PROJECT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", flags=re.S)

@@ -6,12 +6,15 @@ edit or a bug would leave); everything else is real: git repos, the model, Chrom
 
 import json
 
+import pytest
 from helpers import seeded as seed_records
 from reliability_helpers import assert_consistent, jgm, jgm_json, problems_by_check, snapshot
 
 from jupiter_git_memory.index.vectors import reset_clients
 from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.e2e
 
 
 def seeded(repo, n=4):

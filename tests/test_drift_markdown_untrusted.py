@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import shlex
 
+import pytest
 from markdown_it import MarkdownIt
 
 from jupiter_git_memory.recall.evidence import diff_command, markdown, md_code
+
+pytestmark = pytest.mark.unit
 
 HOSTILE = [
     "[safe to merge](https://evil.example/x)",

@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from helpers import jgm
+
+pytestmark = pytest.mark.e2e
 
 
 def _states(path, env=None) -> dict[str, str]:

@@ -7,6 +7,8 @@ from jupiter_git_memory.embedding import registry
 from jupiter_git_memory.embedding.onnx_embedder import ModelError, OnnxEmbedder
 from jupiter_git_memory.embedding.specs import BGE_QUERY_INSTRUCTION, SHIPPED
 
+pytestmark = pytest.mark.integration
+
 
 def test_default_model_embeds_normalised_and_semantic(embedder):
     v = embedder.embed_passages(
@@ -130,6 +132,7 @@ def _serve_hub(files: dict[str, bytes], revision: str):
     return srv
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("tamper", [False, True])
 def test_pull_downloads_through_the_hub_library_and_checks_the_pinned_hash(monkeypatch, tamper):
     """A pull of a shipped spec from a hub (a real HTTP server here, the real MiniLM bytes): installed and

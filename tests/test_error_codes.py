@@ -10,11 +10,14 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from api_helpers import Server, error_code, mcp_run, workspace_id
 from helpers import jgm
 
 from jupiter_git_memory.base import error_codes as E
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.unit
 
 OBSERVATION = {
     "kind": "fact",
@@ -30,6 +33,7 @@ def _seed(repo) -> None:
     Seeder(repo.path).seed()
 
 
+@pytest.mark.e2e
 def test_api_a_broken_config_is_config_invalid_for_candidates_as_for_seed_and_unseeded_reads_say_so(
     make_repo, jgm_home
 ):
@@ -61,6 +65,7 @@ def test_api_a_broken_config_is_config_invalid_for_candidates_as_for_seed_and_un
         server.stop()
 
 
+@pytest.mark.e2e
 def test_mcp_a_broken_config_and_an_unseeded_read_keep_their_codes(make_repo, jgm_home):
     repo = make_repo("blank")
     repo.record("dec-b", title="Decision b about the queue", body="The queue keeps jobs because retries.")
@@ -77,6 +82,7 @@ def test_mcp_a_broken_config_and_an_unseeded_read_keep_their_codes(make_repo, jg
     assert cand_err and "[config/invalid]" in cand and "jgm.toml" in cand, cand
 
 
+@pytest.mark.e2e
 def test_cli_a_bad_revision_is_revision_not_found_for_seed_and_recall(repo):
     _seed(repo)
     for args in (("seed", "--rev", "nope"), ("recall", "cache", "--at", "nope")):
@@ -171,6 +177,7 @@ def test_docs_errors_md_is_generated_from_the_catalogue():
         assert f"| `{code}` |" in ref.render()
 
 
+@pytest.mark.e2e
 def test_the_openapi_error_schema_lists_the_catalogue(make_repo, jgm_home):
     from jupiter_git_memory.surfaces.api.errors import ErrorBody
 

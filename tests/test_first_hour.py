@@ -19,6 +19,8 @@ from hooks_helpers import snapshot
 
 from jupiter_git_memory.git.workspace import find_workspace
 
+pytestmark = pytest.mark.unit
+
 
 def bare_env(tmp_path, **extra) -> dict:
     """A shell that never heard of our store: no JGM_HOME, and a HOME whose default store is empty."""
@@ -81,6 +83,7 @@ def test_the_chosen_store_is_kept_in_process_not_written_into_the_environment(tm
     assert home_mod.current_store() == {"path": str(tmp_path / "later"), "source": "JGM_HOME"}
 
 
+@pytest.mark.e2e
 def test_seeded_store_reaches_an_mcp_client_that_passes_no_jgm_home(make_repo, tmp_path, jgm_home, cli):
     """Done-when, MCP half: seed with a non-default store, then a stock SDK stdio client finds it."""
     r = make_repo("svc")
@@ -126,6 +129,7 @@ def test_hooks_reindex_into_the_recorded_store_without_jgm_home(repo, tmp_path, 
     assert set(snapshot(repo.path).records) == {"a1", "b1"}  # read from jgm_home: the recorded store
 
 
+@pytest.mark.e2e
 def test_not_seeded_and_empty_are_not_no_match_on_cli(repo, make_repo, jgm_home, cli):
     repo.record("dec-x", title="Deploy on Fridays is allowed")
     repo.commit()
@@ -149,6 +153,7 @@ def test_not_seeded_and_empty_are_not_no_match_on_cli(repo, make_repo, jgm_home,
     assert e.exit_code == 5 and "holds no records" in json.loads(e.stdout)["message"]
 
 
+@pytest.mark.e2e
 def test_not_seeded_on_the_api(repo):
     from fastapi.testclient import TestClient
 
@@ -222,6 +227,7 @@ def test_floor_warning_only_where_it_matters_and_once(repo, monkeypatch):
     assert not [w for w in unmeasured.recall("which database again?").warnings if "floor" in w]
 
 
+@pytest.mark.e2e
 def test_version_help_and_outside_a_repo_get_one_line(tmp_path, cli):
     from jupiter_git_memory import __version__
 
@@ -304,6 +310,7 @@ def test_config_precedence_env_over_jgm_toml_over_pyproject(repo, monkeypatch):
     assert (s.model, s.chroma_url) == ("from-env", "http://127.0.0.1:8000")
 
 
+@pytest.mark.e2e
 def test_every_file_key_reaches_settings_with_the_file_default(repo, monkeypatch):
     """Each key's default is written once, on the one settings model, and every key arrives; the
     environment checks its values with the file's own constraints."""

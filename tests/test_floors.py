@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from jupiter_git_memory.embedding.specs import ModelSpec, identity_hash
 from jupiter_git_memory.recall.floors import (
     SKETCH_SIZE,
@@ -14,6 +16,8 @@ from jupiter_git_memory.recall.floors import (
     round_up,
     save_floor,
 )
+
+pytestmark = pytest.mark.unit
 
 SPEC = ModelSpec("toy-model", "org/toy", "r1", 8, "mean", True, 64, default_floor=0.42)
 IDENT = SPEC.identity()
@@ -70,6 +74,7 @@ def test_missing_or_corrupt_floors_file_means_no_calibration(tmp_path):
     assert fl(IDENT, SPEC, store=tmp_path)[1] == "shipped-default"
 
 
+@pytest.mark.integration
 def test_floors_live_in_the_store_by_default(jgm_home):
     assert floors_path() == jgm_home / "floors.json"
     save_floor(WS, IDENT, 0.33, {})

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from jupiter_git_memory.embedding.specs import E5_SMALL_Q4, MINILM_INT8
 from jupiter_git_memory.recall.floors import STRICTEST, floor_for, save_floor
+
+pytestmark = pytest.mark.unit
 
 IDENT = {"model": "m", "dimension": 384}
 

@@ -3,8 +3,12 @@ leads to (chains, cycles, depth) and how they are scored. End to end, over a rea
 
 from __future__ import annotations
 
+import pytest
+
 from jupiter_git_memory.recall.forwarding import HOP_FACTOR, Route, forwards, routes, why_forwarded
 from jupiter_git_memory.recall.ranking import Hit
+
+pytestmark = pytest.mark.unit
 
 
 def _succ(graph: dict[str, list[str]]):

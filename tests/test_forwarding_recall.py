@@ -10,6 +10,8 @@ import textwrap
 import pytest
 from helpers import jgm, jgm_json
 
+pytestmark = pytest.mark.e2e
+
 ADRS = {
     "0001-record-architecture-decisions.md": (
         "Record architecture decisions",

@@ -22,6 +22,8 @@ from reliability_helpers import jgm, snapshot
 from jupiter_git_memory.records.parse import parse_record
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.unit
+
 FENCE = "---\nid: {id}\nkind: decision\nstatus: accepted\ntitle: {title}\n{extra}---\nBody of {id}.\n"
 
 
@@ -58,6 +60,7 @@ def hostile_repo(repo: Repo) -> set[str]:
     return good
 
 
+@pytest.mark.e2e
 def test_hostile_values_never_stop_a_seed_and_each_file_is_named(repo):
     good = hostile_repo(repo)
     repo.commit()
@@ -188,6 +191,7 @@ def kb_files(draw):
 @settings(
     max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
 )
+@pytest.mark.integration
 @given(kb_files())
 def test_fuzz_valid_records_are_always_indexed_and_each_bad_file_is_named(tmp_path, case):
     files, good, bad = case

@@ -20,6 +20,8 @@ from jupiter_git_memory.maintenance import doctor
 from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.e2e
+
 
 def cli(*args: str, cwd: Path):
     """`jgm ARGS` in process (Typer's runner): the real command, without paying a Python start under load."""

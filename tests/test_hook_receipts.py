@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from helpers import jgm, seeded
 
 from jupiter_git_memory.recall.receipts import query_hash
+
+pytestmark = pytest.mark.e2e
 
 RECORDS = {"dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis: lookups are hot."}}
 SECRET = "ghp_" + "Zx9" * 12

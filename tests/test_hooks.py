@@ -15,6 +15,8 @@ from jupiter_git_memory.base.store import log_path, store_root
 from jupiter_git_memory.freshness import githooks
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -30,6 +30,8 @@ from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed import reading
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.unit
+
 CHILD = Path(__file__).with_name("crash_child.py")
 TOPICS = ["cache", "retry", "queue", "schema", "deploy", "token"]
 QUERY = "how does the retry layer behave on staging"
@@ -78,6 +80,7 @@ def rebuild_child(repo, crash_at: int = 0, sig: str = "SIGKILL") -> tuple[int, l
     return p.returncode, events, p.stdout + p.stderr
 
 
+@pytest.mark.e2e
 @pytest.mark.slow
 def test_killed_rebuild_keeps_answering_from_the_old_vectors(repo):
     write_records(repo)
@@ -103,6 +106,7 @@ def test_killed_rebuild_keeps_answering_from_the_old_vectors(repo):
     assert len(ours(repo)) == 1  # leftovers of the killed rebuilds were dropped by the next writer
 
 
+@pytest.mark.e2e
 def test_lost_vectors_answer_retrieval_failed_never_no_match(repo):
     write_records(repo, 6)
     Seeder(repo.path).seed()
@@ -225,6 +229,7 @@ def _truncate_chroma(repo) -> None:
     os.truncate(f, 20_000)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("how", ["seed", "rebuild", "repair"])
 def test_a_truncated_chroma_is_moved_aside_and_rebuilt_keeping_candidates(repo, how):
     write_records(repo, 4)

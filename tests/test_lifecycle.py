@@ -1,8 +1,12 @@
 """Lifecycle resolution: supersede links in both directions, in-force rule, false facts, cycles, duplicates."""
 
+import pytest
+
 from jupiter_git_memory.lifecycle.resolve import resolve
 from jupiter_git_memory.records.model import Record
 from jupiter_git_memory.records.parse import parse_record
+
+pytestmark = pytest.mark.unit
 
 
 def rec(id, kind="decision", status="accepted", path=None, **links):

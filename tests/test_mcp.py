@@ -13,6 +13,8 @@ import pytest
 from api_helpers import JGM, first_line, make_alpha, mcp_run, seed_in_process, workspace_id
 from mcp import Client
 
+pytestmark = pytest.mark.e2e
+
 READ_TOOLS = {"recall", "recall_for_task", "get_record", "list_records", "get_relations", "context"}
 CANDIDATE_TOOLS = {"record_candidate", "validate_candidate", "revise", "forget"}
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from api_helpers import make_alpha, mcp_run, seed_in_process
+
+pytestmark = pytest.mark.e2e
 
 
 def test_prompts_are_listed_with_arguments_and_render(tmp_path):

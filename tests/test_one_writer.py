@@ -20,6 +20,7 @@ import subprocess
 import threading
 import time
 
+import pytest
 from api_helpers import Server, workspace_id
 from conftest import record_text
 from hooks_helpers import (
@@ -35,6 +36,8 @@ from hooks_helpers import (
 from jupiter_git_memory.base.store import log_path
 from jupiter_git_memory.freshness import githooks
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.e2e
 
 EXTRA_WRITERS: list = []
 CLI_SEEDERS, SEEDS_EACH, STEPS = 2, 2, 14

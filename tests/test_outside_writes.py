@@ -26,6 +26,8 @@ from jupiter_git_memory.index.recovery import CatalogCorrupt, move_aside, open_c
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.e2e
+
 WRITER = Path(__file__).with_name("outside_writer.py")
 REQUESTS, SECONDS = 500, 25  # whichever comes first
 MIN_REQUESTS = 100  # several hundred on an idle machine; two shared cores under load manage ~150

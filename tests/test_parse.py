@@ -6,6 +6,8 @@ from jupiter_git_memory.records.citations import as_citations, citations_of, cla
 from jupiter_git_memory.records.model import MAX_RECORD_BYTES
 from jupiter_git_memory.records.parse import parse_record
 
+pytestmark = pytest.mark.unit
+
 
 def parse(text: str | bytes, path: str = "knowledge/x.md"):
     return parse_record(path, text.encode() if isinstance(text, str) else text)

@@ -14,6 +14,8 @@ from jupiter_git_memory.recall.task import recall_task
 from jupiter_git_memory.recall.verify import verify_receipt
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.e2e
+
 DB_Q = "Which database engine keeps the orders?"
 LOG_Q = "In what format should services write their log lines?"
 CAKE_Q = "What is the recipe for banana bread?"

@@ -14,6 +14,8 @@ from jupiter_git_memory.recall.ranking import (
     relevance,
 )
 
+pytestmark = pytest.mark.unit
+
 W = merge_weights(None)
 
 

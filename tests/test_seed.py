@@ -6,6 +6,8 @@ from jupiter_git_memory.index.handle import open_index
 from jupiter_git_memory.records.formats import NOT_A_RECORD
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.unit
+
 
 def index_state(seeder: Seeder):
     idx = seeder.open()

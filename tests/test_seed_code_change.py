@@ -9,9 +9,12 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from helpers import jgm
 
 import jupiter_git_memory
+
+pytestmark = pytest.mark.e2e
 
 BUG = ("    return declared_status in IN_FORCE\n", "    return False  # the bug: nothing retires anything\n")
 

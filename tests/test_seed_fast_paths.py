@@ -3,11 +3,14 @@
 import fnmatch
 from pathlib import PurePosixPath
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jupiter_git_memory.config import DEFAULT_IGNORE
 from jupiter_git_memory.seed.sources import _match
+
+pytestmark = [pytest.mark.unit, pytest.mark.plumbing]
 
 _SEG = st.sampled_from(["docs", "adr", "README.md", "readme.md", "0000-template.md", "x.md", "a", ".", "", "b.txt"])
 _PAT = st.sampled_from([*DEFAULT_IGNORE, "*.md", "docs/*", "a/**/x.md", "**/a", "adr/0000-*.md", "x.md", "*/x.md"])

@@ -14,6 +14,8 @@ from jupiter_git_memory.seed import seeder as seeder_module
 from jupiter_git_memory.seed import unchanged
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = [pytest.mark.integration, pytest.mark.plumbing]
+
 
 def _age(root) -> None:
     """Every file and folder of the worktree (not .git) an hour old: past the racy window, even a widened one."""

@@ -3,7 +3,10 @@ keeps the last good settings for reads and fails a seed with the file named."""
 
 from __future__ import annotations
 
+import pytest
 from api_helpers import Server, make_beta, seed_in_process, workspace_id
+
+pytestmark = pytest.mark.e2e
 
 
 def test_running_server_follows_config_edits(tmp_path):

@@ -13,6 +13,8 @@ import pytest
 from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.e2e
+
 
 def _free_port() -> int:
     with socket.socket() as s:

@@ -19,6 +19,8 @@ import pytest
 from api_helpers import Server, workspace_id
 from conftest import record_text
 
+pytestmark = pytest.mark.unit
+
 WRITES = 100
 WARMUP = 10
 RSS_BOUND_MB = 6  # growth allowed after warm-up over the remaining 90 writes: measured +1.4 MB with two
@@ -75,6 +77,7 @@ def probe(i: int) -> tuple[str, str]:
     return f"fact-probe-{i}", f"The {animals[i % 10]} relay number {i} forwards telemetry over port {4000 + i}"
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="reads /proc")
 def test_server_stays_flat_and_fresh_over_outside_writes(repo, jgm_home):
     from jupiter_git_memory.seed.seeder import Seeder
@@ -123,6 +126,7 @@ def test_server_stays_flat_and_fresh_over_outside_writes(repo, jgm_home):
     assert growth_mb <= RSS_BOUND_MB, [s["rss"] for s in samples]
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not hasattr(resource, "prlimit"), reason="needs prlimit (Linux)")
 def test_every_500_is_our_json_even_when_file_descriptors_run_out(repo, jgm_home):
     from jupiter_git_memory.seed.seeder import Seeder

@@ -23,6 +23,8 @@ from jupiter_git_memory.base.errors import StoreFull
 from jupiter_git_memory.index.catalog import CatalogChanges
 from jupiter_git_memory.index.recovery import open_catalog
 
+pytestmark = pytest.mark.e2e
+
 REMEMBER = (
     "remember",
     "--kind",

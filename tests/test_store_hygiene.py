@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from helpers import jgm, seeded
 
+pytestmark = pytest.mark.e2e
+
 PACKAGE = Path(__file__).resolve().parents[1] / "jupiter_git_memory"
 
 ROTATE = """

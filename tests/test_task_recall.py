@@ -20,6 +20,8 @@ from jupiter_git_memory.recall.task import recall_task
 from jupiter_git_memory.records.citations import body_paths, governs
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.unit
+
 TASK_REPO = Path(__file__).parent / "eval" / "task_repo"
 
 
@@ -116,6 +118,7 @@ def test_file_matches_and_semantic_matches_are_fused_so_neither_crowds_the_other
     assert [f.id for f in fuse([("a", ["x", "y"]), ("b", ["z", "y"])], 3)] == ["y", "x", "z"]
 
 
+@pytest.mark.e2e
 def test_context_takes_files_errors_and_statuses(parcel):
     code, pack = jgm_json(
         "context", "--goal", "tidy up", "--file", "parcelhub/carriers/dhl.py", "--budget", "600", cwd=parcel.path
@@ -175,6 +178,7 @@ def test_each_concern_is_asked_under_its_own_floor_and_fused(parcel):
 # -- 4. statuses ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_task_recall_takes_statuses_default_unchanged(parcel):
     rc = Recaller(parcel.path)
     goal = "when did we move to several carriers, and should we offer GraphQL?"

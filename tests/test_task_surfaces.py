@@ -11,6 +11,8 @@ import pytest
 from api_helpers import Server, error_code, seed_in_process, workspace_id
 from conftest import Repo
 
+pytestmark = pytest.mark.e2e
+
 TASK_REPO = Path(__file__).parent / "eval" / "task_repo"
 
 

@@ -1,7 +1,11 @@
 """Typed results (issue 14): the API's OpenAPI schema shows the success bodies that `--json` prints too
 (schemathesis in test_api checks real answers against them)."""
 
+import pytest
+
 from jupiter_git_memory.surfaces.api.app import create_app
+
+pytestmark = pytest.mark.integration
 
 
 def test_openapi_shows_success_bodies():

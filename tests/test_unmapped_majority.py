@@ -10,6 +10,8 @@ from jupiter_git_memory.recall.fallback import FALLBACK, unmapped_majority
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.unit
+
 
 def test_a_word_most_records_of_a_root_carry_admits_its_proposed_records():
     rows = [(f"a{i}", "docs/adr", "proposed", "Ratified") for i in range(3)]
@@ -97,6 +99,7 @@ def test_asked_statuses_and_the_setting_keep_the_unmapped_records_out(adrs):
     assert [r["id"] for r in off.results] == ["ADR-0001"] and off.fallback is None
 
 
+@pytest.mark.e2e
 def test_cli_marks_each_result_that_answered_beside(adrs):
     p = jgm("recall", MIGRATIONS_Q, cwd=adrs.path)
     assert p.returncode == 0, p.stderr

@@ -7,9 +7,12 @@ import json
 import os
 import re
 
+import pytest
 from helpers import jgm
 
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.e2e
 
 MARKUP_TITLE = "Use Redis [link=https://evil.example/x]for caching[/link] [/bold] sessions"
 

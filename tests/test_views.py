@@ -13,6 +13,8 @@ from jupiter_git_memory.maintenance.doctor import diagnose
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
+pytestmark = pytest.mark.integration
+
 DB = "Which database stores the application's orders?"
 
 
@@ -191,6 +193,7 @@ def test_a_store_made_before_views_migrates_without_reembedding(tmp_path, jgm_ho
     assert d.ok and d.counts["vectors"] == 4, [p.render() for p in d.problems]  # 3 records + the candidate
 
 
+@pytest.mark.e2e
 def test_cli_recall_at_a_tag_and_its_receipt_replays_on_that_commit(repo):
     import json
 

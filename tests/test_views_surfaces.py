@@ -3,10 +3,13 @@ the reference-transaction hook reseeding after ref updates no other hook sees (r
 
 from __future__ import annotations
 
+import pytest
 from api_helpers import Server, seed_in_process
 from conftest import Repo
 
 from jupiter_git_memory.git.workspace import find_workspace
+
+pytestmark = pytest.mark.e2e
 
 DB = "Which database stores the application's orders?"
 

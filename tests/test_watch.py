@@ -7,6 +7,7 @@ import queue
 import shutil
 import signal
 
+import pytest
 from conftest import record_text
 from hooks_helpers import (
     DEADLINE,
@@ -19,6 +20,8 @@ from hooks_helpers import (
 )
 
 from jupiter_git_memory.freshness.watch import Watcher
+
+pytestmark = pytest.mark.e2e
 
 
 def is_seed(event) -> bool:

@@ -10,12 +10,15 @@ import queue
 import tomllib
 from pathlib import Path
 
+import pytest
 from conftest import record_text
 from hooks_helpers import DEADLINE, assert_index_matches_files, next_reseed_with, snapshot, wait_for
 
 from jupiter_git_memory.base.store import log_path
 from jupiter_git_memory.freshness import watch_feed
 from jupiter_git_memory.freshness.watch import Watcher
+
+pytestmark = [pytest.mark.unit, pytest.mark.plumbing]
 
 
 def test_a_burst_of_changes_is_one_seed(repo):

@@ -10,6 +10,8 @@ from api_helpers import Server, workspace_id
 from conftest import Repo
 from web_helpers import shot
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
 from jupiter_git_memory.surfaces.web import graph, render
 from jupiter_git_memory.surfaces.web.app import _safe_next
+
+pytestmark = pytest.mark.unit
 
 
 def test_markdown_escapes_raw_html_and_drops_script_links():

@@ -12,6 +12,8 @@ import yaml
 from conftest import run_git
 from web_helpers import Env, logged_in, shot
 
+pytestmark = pytest.mark.e2e
+
 EXTRA = {  # name -> API body: near-duplicates that disagree (numbers), so none was merged when recorded
     "export_a": (
         "fact",

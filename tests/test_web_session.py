@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from jupiter_git_memory.surfaces.api.tokens import TokenStore
 from jupiter_git_memory.surfaces.web.session import MAX_SESSIONS_PER_TOKEN, Sessions
+
+pytestmark = pytest.mark.unit
 
 
 def test_a_thousand_logins_with_one_token_evict_only_its_own_oldest_sessions(tmp_path):

@@ -10,6 +10,8 @@ import pytest
 from conftest import run_git
 from web_helpers import Attacker, Env, csrf_of, http_login, logged_in, shot
 
+pytestmark = pytest.mark.e2e
+
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):

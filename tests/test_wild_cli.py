@@ -6,7 +6,10 @@ import shutil
 import tomllib
 from pathlib import Path
 
+import pytest
 from helpers import jgm, jgm_json
+
+pytestmark = pytest.mark.e2e
 
 WILD = Path(__file__).parent / "fixtures" / "wild"
 

@@ -5,12 +5,16 @@ and a change to `kep.yaml` alone re-reads the record. Fixture tests/fixtures/wil
 import shutil
 from pathlib import Path
 
+import pytest
+
 from jupiter_git_memory.config import load_settings
 from jupiter_git_memory.git.workspace import find_workspace
 from jupiter_git_memory.records.formats.sidecar import read_sidecar
 from jupiter_git_memory.seed import sources
 from jupiter_git_memory.seed.reading import read_knowledge
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.unit
 
 KEP = Path(__file__).parent / "fixtures" / "wild" / "kep"
 

@@ -16,6 +16,8 @@ from jupiter_git_memory.records.formats.status import LIFECYCLE, read_status
 from jupiter_git_memory.seed import sources
 from jupiter_git_memory.seed.reading import read_knowledge
 
+pytestmark = pytest.mark.unit
+
 WILD = Path(__file__).parent / "fixtures" / "wild"
 
 

@@ -9,6 +9,8 @@ from jupiter_git_memory.records.formats.common import clean_title, title_from_na
 from jupiter_git_memory.records.formats.ids import adr_id, attachment_folder, collection_number, folder_record
 from jupiter_git_memory.records.links import distinct_numbers
 
+pytestmark = pytest.mark.unit
+
 RFC = "---\nstage: released\n---\n\n# Summary\n\n{s}\n\n# Motivation\n\nm\n\n# Detailed design\n\nd\n"
 
 

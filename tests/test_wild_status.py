@@ -20,6 +20,8 @@ from jupiter_git_memory.records.formats.status import (
     status_table_markdown,
 )
 
+pytestmark = pytest.mark.unit
+
 ADR_PAGE = Path(__file__).resolve().parents[1] / "docs" / "adr-formats.md"
 
 

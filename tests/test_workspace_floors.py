@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from jupiter_git_memory.recall.calibrate import MIN_RECORDS, SHIPPED_PROBES, after_seed, auto_calibrate, robust_floor
@@ -13,6 +14,8 @@ from jupiter_git_memory.recall.eval_lint import content_words, shared_run
 from jupiter_git_memory.recall.floors import corpus_change, corpus_sketch, floors_path, get_floor, save_floor
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
+
+pytestmark = pytest.mark.unit
 
 PROJECT = Path(__file__).resolve().parents[1]
 TOPICS = [
@@ -198,6 +201,7 @@ sys.exit(1 if errors else 0)
 """
 
 
+@pytest.mark.e2e
 def test_concurrent_floor_saves_lose_nothing(tmp_path):
     """Four processes (two threads each, as a server seeding two workspaces) saving floors at once: before the
     lock and unique temp files, they failed with FileNotFoundError (one pid-named temp file per process) and

