@@ -27,6 +27,8 @@ from jupiter_git_memory.surfaces.api.tokens import bearer_secret
 from jupiter_git_memory.surfaces.cli.main import app as cli_app
 from jupiter_git_memory.surfaces.mcp.server import build_server
 
+pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
+
 NAMES = [f.name for f in dataclasses.fields(CandidateInput)]
 
 
@@ -50,6 +52,7 @@ def test_one_bearer_parser_reads_the_header_as_the_api_and_mcp_did(header, secre
     assert bearer_secret(header) == secret
 
 
+@pytest.mark.integration
 def test_the_declared_fields_are_every_surfaces_fields_with_their_bounds(tmp_path):
     """API body, MCP tool arguments and CLI options come from CandidateInput: the same names, required-ness
     and bounds everywhere (a field added to CandidateInput appears on all three)."""

@@ -16,6 +16,8 @@ from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces.api.app import create_app
 from jupiter_git_memory.surfaces.mcp.server import build_server
 
+pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
+
 TOOLS = {"recall": "RecallRequest", "recall_for_task": "TaskRequest", "context": "ContextRequest"}
 SAID = ("description", "minLength", "maxLength", "pattern", "minimum", "maximum", "maxItems", "enum", "items")
 

@@ -13,6 +13,8 @@ from jupiter_git_memory.base import error_codes as E
 from jupiter_git_memory.base.errors import JgmError
 from jupiter_git_memory.surfaces.cli import common, options
 
+pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
+
 
 def _error(result) -> dict:
     return json.loads(result.stdout)["error"]

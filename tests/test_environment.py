@@ -9,8 +9,12 @@ import importlib.util
 import re
 from pathlib import Path
 
+import pytest
+
 from jupiter_git_memory.base import environment
 from jupiter_git_memory.base.environment import VARIABLES
+
+pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "jupiter_git_memory"

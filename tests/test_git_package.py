@@ -7,6 +7,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
+
 PACKAGE = Path(__file__).resolve().parent.parent / "jupiter_git_memory"
 GIT_PACKAGE = PACKAGE / "git"
 RAW_RUNNERS = {"git", "git_proc", "git_argv"}  # git/runner.py's command-line builders

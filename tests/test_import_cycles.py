@@ -15,8 +15,11 @@ from __future__ import annotations
 import textwrap
 
 import grimp
+import pytest
 
 from jupiter_git_memory.lifecycle.resolve import _cycle_members
+
+pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
 
 
 def circles(package: str) -> list[str]:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import jupiter_git_memory
+
+pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
 
 PACKAGE = Path(jupiter_git_memory.__file__).parent
 RUNS_SQL = {"execute", "executemany", "executescript"}

@@ -98,3 +98,9 @@ HOOK_SYNC = EnvVar(
 )
 AGENT = EnvVar("JGM_AGENT", "name", "none", "Who observed a candidate (`jgm remember --agent`)")
 SESSION = EnvVar("JGM_SESSION", "text", "none", "The agent session a candidate came from (`--session`)")
+TEST_EMBEDDERS = EnvVar(
+    "JGM_TEST_EMBEDDERS",
+    "`1`",
+    "unset",
+    "Offer the deterministic fake embedder `fake-hash-384` (the test suite's plumbing tests; never for real use)",
+)

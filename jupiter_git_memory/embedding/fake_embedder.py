@@ -14,14 +14,14 @@ JGM_MODEL): never listed, never the default, and an unknown model to a user.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 
 import numpy as np
 
+from ..base.environment import TEST_EMBEDDERS
 from .specs import ModelSpec
 
-TEST_EMBEDDERS_ENV = "JGM_TEST_EMBEDDERS"
+TEST_EMBEDDERS_ENV = TEST_EMBEDDERS.name
 BACKEND = "fake-hash"
 
 FAKE_HASH = ModelSpec(
@@ -49,7 +49,7 @@ _STOP = frozenset(
 
 
 def enabled() -> bool:
-    return os.environ.get(TEST_EMBEDDERS_ENV) == "1"
+    return TEST_EMBEDDERS.get() == "1"
 
 
 def _tokens(text: str) -> list[str]:
