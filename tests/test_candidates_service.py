@@ -19,7 +19,6 @@ from candidates_helpers import (
     seed_repo,
     service,
 )
-
 from cli_helpers import jgm_in, jgm_json_in
 
 from jupiter_git_memory.candidates.errors import CandidateError
