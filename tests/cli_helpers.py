@@ -8,11 +8,12 @@ the same stdout/stderr split (Click's runner keeps them apart), the same exit co
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from contextlib import contextmanager
 from pathlib import Path
+
+from helpers import jgm_json
 
 
 @contextmanager
@@ -61,10 +62,4 @@ def jgm_in(
 
 def jgm_json_in(*args: str | Path, cwd: Path | None = None, env: dict | None = None) -> tuple[int, dict]:
     """(exit code, parsed stdout) of `jgm ARGS --json` in process; a non-JSON answer fails with both streams."""
-    p = jgm_in(*args, "--json", cwd=cwd, env=env)
-    try:
-        return p.returncode, json.loads(p.stdout)
-    except json.JSONDecodeError:
-        raise AssertionError(
-            f"jgm {' '.join(map(str, args))} printed no JSON (rc {p.returncode}): {p.stdout!r}\n{p.stderr}"
-        ) from None
+    return jgm_json(*args, cwd=cwd, env=env, run=jgm_in)
