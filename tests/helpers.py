@@ -38,14 +38,15 @@ def jgm(
     )
 
 
-def jgm_json(*args: str, cwd: Path | None = None, env: dict | None = None) -> tuple[int, dict]:
-    """(exit code, parsed stdout) of `jgm ARGS --json`; a non-JSON answer fails with both streams shown."""
-    p = jgm(*args, "--json", cwd=cwd, env=env)
+def jgm_json(*args: str, cwd: Path | None = None, env: dict | None = None, run=jgm) -> tuple[int, dict]:
+    """(exit code, parsed stdout) of `jgm ARGS --json` (`run`: in a subprocess unless told, e.g.
+    cli_helpers.jgm_in); a non-JSON answer fails with both streams shown."""
+    p = run(*args, "--json", cwd=cwd, env=env)
     try:
         return p.returncode, json.loads(p.stdout)
     except json.JSONDecodeError:
         raise AssertionError(
-            f"jgm {' '.join(args)} printed no JSON (rc {p.returncode}): {p.stdout!r}\n{p.stderr}"
+            f"jgm {' '.join(map(str, args))} printed no JSON (rc {p.returncode}): {p.stdout!r}\n{p.stderr}"
         ) from None
 
 

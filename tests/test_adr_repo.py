@@ -5,15 +5,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from cli_helpers import jgm_in
 
 from jupiter_git_memory.config import load_settings
 
 pytestmark = pytest.mark.e2e
 
 FIX = Path(__file__).parent / "fixtures" / "adr"
-
-
-from helpers import jgm  # noqa: E402
 
 
 def adr_repo(repo):
@@ -55,10 +53,10 @@ def test_seed_recall_relations_on_existing_adrs(repo, embedder):
     assert old[0]["id"] == "ADR-0002" and old[0]["status"] == "superseded"
     rc.close()
 
-    rel = json.loads(jgm("relations", "ADR-0003", "--json", cwd=repo.path).stdout)
+    rel = json.loads(jgm_in("relations", "ADR-0003", "--json", cwd=repo.path).stdout)
     assert rel["status"] == "accepted" and [e["id"] for e in rel["amended_by"]] == ["ADR-0007", "ADR-0008"]
     assert all(not e["retires"] for e in rel["amended_by"])
-    rel2 = json.loads(jgm("relations", "ADR-0002", "--json", cwd=repo.path).stdout)
+    rel2 = json.loads(jgm_in("relations", "ADR-0002", "--json", cwd=repo.path).stdout)
     assert rel2["current"] == ["ADR-0005"] and rel2["superseded_by"][0]["retires"] is True
 
 

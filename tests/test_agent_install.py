@@ -8,7 +8,7 @@ import os
 import sys
 
 import pytest
-from helpers import jgm
+from cli_helpers import jgm_in
 
 pytestmark = pytest.mark.e2e
 
@@ -28,7 +28,7 @@ def test_claude_code_install_merges_reinstall_is_a_noop_uninstall_restores_bytes
     repo.write(".claude/settings.json", USER_SETTINGS)
     repo.write("README.md", "hi\n")
     repo.commit()
-    p = jgm("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
+    p = jgm_in("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
     assert ".mcp.json" in p.stdout and ".claude/settings.json" in p.stdout
 
     mcp = json.loads((repo.path / ".mcp.json").read_text())
@@ -49,20 +49,20 @@ def test_claude_code_install_merges_reinstall_is_a_noop_uninstall_restores_bytes
     assert prompt_hooks[1]["command"].startswith(server["command"] + " ")
 
     installed = {f: (repo.path / f).read_bytes() for f in (".mcp.json", ".claude/settings.json")}
-    again = jgm("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
+    again = jgm_in("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
     assert "nothing to change" in again.stdout
     assert {f: (repo.path / f).read_bytes() for f in installed} == installed
-    st = json.loads(jgm("agent", "status", "claude-code", "--repo", str(repo.path), "--json", check=True).stdout)
+    st = json.loads(jgm_in("agent", "status", "claude-code", "--repo", str(repo.path), "--json", check=True).stdout)
     assert {r["file"]: r["state"] for r in st["clients"]} == {
         ".mcp.json": "installed",
         ".claude/settings.json": "installed",
     }
     assert repo.git("status", "--porcelain", "--ignored").stdout.count("jgm") == 0  # the backup is in the git dir
 
-    jgm("agent", "uninstall", "claude-code", "--repo", str(repo.path), check=True)
+    jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path), check=True)
     assert (repo.path / ".claude/settings.json").read_bytes() == USER_SETTINGS
     assert not (repo.path / ".mcp.json").exists()  # jgm created it
-    st = json.loads(jgm("agent", "status", "--repo", str(repo.path), "--json", check=True).stdout)
+    st = json.loads(jgm_in("agent", "status", "--repo", str(repo.path), "--json", check=True).stdout)
     assert {r["state"] for r in st["clients"]} == {"not installed"}
     assert repo.git("status", "--porcelain").stdout == ""
 
@@ -107,10 +107,10 @@ def test_uninstall_after_the_user_edited_the_file_removes_only_jgms_entries(repo
 
 def test_bad_settings_json_names_the_file_and_line_and_changes_nothing(repo):
     repo.write(".claude/settings.json", '{\n  "hooks": {,\n}\n')
-    p = jgm("agent", "install", "claude-code", "--repo", str(repo.path))
+    p = jgm_in("agent", "install", "claude-code", "--repo", str(repo.path))
     assert p.returncode == 2 and ".claude/settings.json:2: invalid JSON" in p.stderr, p.stderr
     assert not (repo.path / ".mcp.json").exists() or json.loads((repo.path / ".mcp.json").read_text())
-    p = jgm("agent", "install", "vim", "--repo", str(repo.path))
+    p = jgm_in("agent", "install", "vim", "--repo", str(repo.path))
     assert p.returncode == 2 and "unknown client 'vim'" in p.stderr and "claude-code" in p.stderr
 
 
@@ -169,5 +169,5 @@ def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactl
 
 def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
     repo.write(".codex/config.toml", '[mcp_servers.jupiter-git-memory]\ncommand = "jgm"\n')
-    p = jgm("agent", "install", "codex", "--repo", str(repo.path))
+    p = jgm_in("agent", "install", "codex", "--repo", str(repo.path))
     assert p.returncode == 2 and ".codex/config.toml" in p.stderr and "already defined" in p.stderr, p.stderr

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import jgm
+from cli_helpers import jgm_in
 
 pytestmark = pytest.mark.e2e
 
@@ -43,16 +43,16 @@ def test_install_refuses_a_committed_symlink_and_touches_nothing(repo, tmp_path,
     repo.git("add", "-A")
     repo.git("commit", "-qm", "links")
     home_before = _snapshot(home)
-    p = jgm("agent", "install", client, "--repo", str(repo.path), "--json")
+    p = jgm_in("agent", "install", client, "--repo", str(repo.path), "--json")
     assert p.returncode != 0, p.stdout
     message = json.loads(p.stdout)["error"]["message"] if p.stdout.strip() else p.stderr
     assert f"{repo.path / link}: is a symbolic link" in message and "run this again" in message, message
     assert _snapshot(home) == home_before  # nothing written through the link
     written = [k for k in _snapshot(repo.path) if not k.startswith((".git/", link)) and k != "README.md"]
     assert written == [], written  # nothing copied in, no partial install: every file is checked first
-    rows = json.loads(jgm("agent", "status", client, "--repo", str(repo.path), "--json").stdout)["clients"]
+    rows = json.loads(jgm_in("agent", "status", client, "--repo", str(repo.path), "--json").stdout)["clients"]
     assert any(r["state"] == "refused (not a real file)" for r in rows), rows
-    assert jgm("agent", "uninstall", client, "--repo", str(repo.path)).returncode != 0
+    assert jgm_in("agent", "uninstall", client, "--repo", str(repo.path)).returncode != 0
     assert _snapshot(home) == home_before
 
 
@@ -60,6 +60,6 @@ def test_install_still_writes_real_files(repo):
     repo.write("README.md", "x\n")
     repo.git("add", "-A")
     repo.git("commit", "-qm", "x")
-    p = jgm("agent", "install", "cursor", "--repo", str(repo.path))
+    p = jgm_in("agent", "install", "cursor", "--repo", str(repo.path))
     assert p.returncode == 0, p.stderr
     assert (repo.path / ".cursor/rules/jupiter-git-memory.mdc").is_file()

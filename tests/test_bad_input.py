@@ -12,10 +12,11 @@ import os
 
 import pytest
 import yaml
+from cli_helpers import jgm_in
 from conftest import record_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_helpers import assert_consistent, jgm, snapshot
+from reliability_helpers import assert_consistent, snapshot
 
 from jupiter_git_memory.records.model import KNOWN_KEYS, MAX_RECORD_BYTES
 from jupiter_git_memory.records.parse import parse_record
@@ -177,11 +178,11 @@ def test_seed_reports_every_bad_file_and_indexes_every_good_one(repo, tmp_path):
 def test_cli_seed_and_check_name_file_and_line(repo, tmp_path):
     bad_repo(repo, tmp_path)
     repo.commit()
-    p = jgm("seed", cwd=repo.path)
+    p = jgm_in("seed", cwd=repo.path)
     assert p.returncode == 1
     assert "knowledge/yaml.md:5: error: frontmatter is not valid YAML" in p.stderr
     assert "knowledge/huge.md: error: file is" in p.stderr and "fix:" in p.stderr
-    c = jgm("check", "--json", cwd=repo.path)
+    c = jgm_in("check", "--json", cwd=repo.path)
     data = json.loads(c.stdout)
     assert c.returncode == 1 and data["records"] == 3
 

@@ -8,7 +8,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from candidates_helpers import CACHE_FACT, candidate_rows, fact, jgm, jgm_json, recall_ids, seed_repo, service
+from candidates_helpers import CACHE_FACT, candidate_rows, fact, recall_ids, seed_repo, service
+from cli_helpers import jgm_in, jgm_json_in
 
 from jupiter_git_memory.candidates.errors import CandidateError
 from jupiter_git_memory.candidates.model import CandidateInput
@@ -78,7 +79,7 @@ def test_propose_writes_a_branch_and_leaves_the_checkout_untouched(busy_repo):
     )
     before = snapshot(repo)
     base = repo.git("rev-parse", "HEAD").stdout.strip()
-    rc, res = jgm_json("candidates", "propose", a.id, "--repo", str(repo.path))
+    rc, res = jgm_json_in("candidates", "propose", a.id, "--repo", str(repo.path))
     assert rc == 0, res
     assert snapshot(repo) == before
     rid, path, branch = res["record_id"], res["path"], res["branch"]
@@ -155,7 +156,7 @@ def test_open_pr_reports_a_missing_or_failing_gh_and_keeps_the_branch(repo, tmp_
     bin_dir.mkdir()
     git_dir = os.path.dirname(os.popen("command -v git").read().strip())
     monkeypatch.setenv("PATH", f"{bin_dir}:{git_dir}")  # no gh on PATH
-    p = jgm("candidates", "propose", a.id, "--open-pr", "--repo", str(repo.path))
+    p = jgm_in("candidates", "propose", a.id, "--open-pr", "--repo", str(repo.path))
     assert p.returncode == 1 and "`gh` is not installed" in p.stderr and "gh pr create" in p.stdout
     branch = svc.show(a.id)["proposal"]["branch"]
     assert repo.git("rev-parse", "--verify", f"refs/heads/{branch}").returncode == 0
@@ -187,7 +188,7 @@ def test_merge_then_seed_promotes_the_candidate(repo):
     q = "Which Python version does CI use?"
     assert res["record_id"] not in recall_ids(repo, q)
     repo.git("merge", "-q", "--no-ff", res["branch"], "-m", "Merge candidate PR")
-    p = jgm("seed", "--repo", str(repo.path))  # what the post-merge hook runs
+    p = jgm_in("seed", "--repo", str(repo.path))  # what the post-merge hook runs
     assert p.returncode == 0, p.stderr
     c = service(repo).show(a.id)
     assert (c["state"], c["effective"], c["promoted_to"]) == ("promoted", "superseded", res["record_id"])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from candidates_helpers import CACHE_FACT, candidate_rows, fact, jgm, jgm_json, seed_repo, service
+from candidates_helpers import CACHE_FACT, candidate_rows, fact, seed_repo, service
+from cli_helpers import jgm_in, jgm_json_in
 
 pytestmark = pytest.mark.e2e
 
@@ -35,11 +36,11 @@ def test_a_revision_by_another_agent_keeps_the_recorders_provenance_and_is_shown
     ]
     assert svc.show(a.id)["revisions"] == stored["revisions"] == svc.list()[0]["revisions"]
     repo = str(seeded.path)
-    rc, out = jgm_json("candidates", "show", a.id, "--repo", repo)
+    rc, out = jgm_json_in("candidates", "show", a.id, "--repo", repo)
     assert rc == 0 and out["candidate"]["revisions"] == stored["revisions"]
-    p = jgm("candidates", "show", a.id, "--repo", repo)
+    p = jgm_in("candidates", "show", a.id, "--repo", repo)
     assert "provenance: agent=agent-1, session=s-1" in p.stdout
     assert "revised by agent-2 (title, body)" in p.stdout and "revised by unknown (tags)" in p.stdout
-    rc, out = jgm_json("revise", a.id, "--source", "ci/other.yml", "--agent", "cli-agent", "--repo", repo)
+    rc, out = jgm_json_in("revise", a.id, "--source", "ci/other.yml", "--agent", "cli-agent", "--repo", repo)
     assert rc == 0 and out["candidate"]["revisions"][-1]["agent"] == "cli-agent"
     assert out["candidate"]["revisions"][-1]["fields"] == ["source"]

@@ -15,11 +15,11 @@ from candidates_helpers import (
     fact,
     files_containing,
     jgm,
-    jgm_json,
     recall_ids,
     seed_repo,
     service,
 )
+from cli_helpers import jgm_in, jgm_json_in
 
 from jupiter_git_memory.candidates.errors import CandidateError
 from jupiter_git_memory.candidates.model import CandidateInput
@@ -169,7 +169,7 @@ def test_secrets_are_rejected_and_appear_nowhere_in_the_store(seeded, jgm_home):
             a = svc.record(fact("Deploy job registry login", body, run_key=f"run-{name}"), dry_run=dry)
             assert (a.decision, a.reason_code, a.written) == ("rejected", "secret", False)
             assert secret not in str(a.to_json())
-        p = jgm(
+        p = jgm_in(
             "remember",
             "--kind",
             "fact",
@@ -185,7 +185,7 @@ def test_secrets_are_rejected_and_appear_nowhere_in_the_store(seeded, jgm_home):
             str(seeded.path),
         )
         assert p.returncode == 1 and "secret" in p.stderr and secret not in p.stdout + p.stderr
-        rc, out = jgm_json(
+        rc, out = jgm_json_in(
             "remember",
             "--dry-run",
             "--kind",
@@ -311,7 +311,7 @@ def test_a_seed_also_indexes_a_pending_candidate(seeded):
     svc.fault = lambda at: (_ for _ in ()).throw(IndexDown(at))
     a = svc.record(fact(*CACHE_FACT, run_key="x"))
     assert a.indexed is False
-    p = jgm("seed", "--repo", str(seeded.path))
+    p = jgm_in("seed", "--repo", str(seeded.path))
     assert p.returncode == 0, p.stderr
     assert service(seeded).show(a.id)["indexed"] is True
     assert a.id in recall_ids(seeded, "What is the CI cache key made of?", statuses=["candidate"])
@@ -429,17 +429,17 @@ def test_file_backed_records_are_edited_in_git_service_and_cli(seeded):
         assert e.value.details["path"] == f"knowledge/decisions/{rid}.md" and e.value.details["commit"] == head
         assert f"knowledge/decisions/{rid}.md" in e.value.message
     for args in (("revise", rid, "--title", "Retry uploads forever"), ("forget", rid)):
-        rc, out = jgm_json(*args, "--repo", str(seeded.path))
+        rc, out = jgm_json_in(*args, "--repo", str(seeded.path))
         assert rc == 4 and out["error"]["code"] == "memory/file-backed"
         assert out["error"]["path"] == f"knowledge/decisions/{rid}.md" and out["error"]["commit"] == head
-    p = jgm("forget", rid, "--repo", str(seeded.path))
+    p = jgm_in("forget", rid, "--repo", str(seeded.path))
     assert p.returncode == 4 and "memory/file-backed" in p.stderr and f"knowledge/decisions/{rid}.md" in p.stderr
     assert recall_ids(seeded, "How are S3 uploads retried?")[0] == rid  # untouched
 
 
 def test_cli_remember_and_candidates_list_show(seeded):
     repo = str(seeded.path)
-    p = jgm(
+    p = jgm_in(
         "remember",
         "--kind",
         "fact",
@@ -462,7 +462,7 @@ def test_cli_remember_and_candidates_list_show(seeded):
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("created cand-") and "not a project rule" in p.stdout
     cid = p.stdout.split()[1].rstrip(":")
-    rc, again = jgm_json(
+    rc, again = jgm_json_in(
         "remember",
         "--kind",
         "fact",
@@ -480,21 +480,22 @@ def test_cli_remember_and_candidates_list_show(seeded):
         repo,
     )
     assert rc == 0 and again["id"] == cid and again["replayed"] is True
-    rc, listing = jgm_json("candidates", "list", "--repo", repo)
+    rc, listing = jgm_json_in("candidates", "list", "--repo", repo)
     assert rc == 0 and [c["id"] for c in listing["candidates"]] == [cid]
     assert listing["candidates"][0]["provenance"] == {"agent": "cli-agent", "run_key": "c1"}
-    p = jgm("candidates", "show", cid, "--repo", repo)
+    p = jgm_in("candidates", "show", cid, "--repo", repo)
     assert p.returncode == 0 and CACHE_FACT[1] in p.stdout and "agent=cli-agent" in p.stdout
-    p = jgm("candidates", "reject", cid, "--why", "already in ci.yml comments", "--repo", repo)
+    p = jgm_in("candidates", "reject", cid, "--why", "already in ci.yml comments", "--repo", repo)
     assert p.returncode == 0 and "already in ci.yml comments" in p.stdout
-    rc, listing = jgm_json("candidates", "list", "--state", "rejected", "--repo", repo)
+    rc, listing = jgm_json_in("candidates", "list", "--state", "rejected", "--repo", repo)
     assert listing["candidates"][0]["reason"] == "already in ci.yml comments"
-    rc, out = jgm_json("candidates", "show", "cand-ffffffffffff", "--repo", repo)
+    rc, out = jgm_json_in("candidates", "show", "cand-ffffffffffff", "--repo", repo)
     assert rc == 2 and out["error"]["code"] == "memory/not-found"
 
 
 def test_concurrent_retries_of_one_run_key_make_one_candidate(seeded):
-    """Two processes send the same (agent, run key) at once: the lock makes one create and the other replay."""
+    """Two processes send the same (agent, run key) at once: the lock makes one create and the other replay.
+    Real processes (the console script): the candidate commands' process-boundary test."""
     import concurrent.futures
     import json
 

@@ -8,7 +8,8 @@ import json
 
 import anyio
 import pytest
-from candidates_helpers import CACHE_FACT, RETRY_RECORD, fact, jgm_json, seed_repo, service
+from candidates_helpers import CACHE_FACT, RETRY_RECORD, fact, seed_repo, service
+from cli_helpers import jgm_json_in
 from mcp import Client
 
 from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
@@ -100,11 +101,11 @@ def test_cli_and_mcp_take_the_structured_fields(repo):
     args = ["remember", "--kind", "finding", "--title", FINDING[0], "--body", FINDING[1]]
     args += ["--trigger", STRUCTURE["trigger"], "--verification", STRUCTURE["verification"], "--evidence", "c0ffee1"]
     args += ["--scope", "project", "--file", "storage/orders_repo.py", "--agent", "cli", "--run-key", "r1"]
-    code, a = jgm_json(*args, cwd=repo.path)
+    code, a = jgm_json_in(*args, cwd=repo.path)
     assert code == 0 and a["decision"] == "created", a
-    code, shown = jgm_json("candidates", "show", a["id"], cwd=repo.path)
+    code, shown = jgm_json_in("candidates", "show", a["id"], cwd=repo.path)
     assert shown["candidate"]["scope"] == "project" and shown["candidate"]["trigger"] == STRUCTURE["trigger"]
-    code, reused = jgm_json(*args[:-1], "r1", "--change", "something else entirely", cwd=repo.path)
+    code, reused = jgm_json_in(*args[:-1], "r1", "--change", "something else entirely", cwd=repo.path)
     assert code == 1 and reused["reason_code"] == "run-key-reused" and a["id"] in reused["reason"]
     handle = WorkspaceHandle.for_repo(repo.path)
 

@@ -8,7 +8,7 @@ import json
 import sqlite3
 
 import pytest
-from helpers import jgm
+from cli_helpers import jgm_in
 
 from jupiter_git_memory.app import records_ops
 from jupiter_git_memory.index.migrations import SCHEMA_VERSION
@@ -49,13 +49,13 @@ def zh(repo):
 
 
 def recall(repo, question: str, mode: str) -> dict:
-    p = jgm("recall", question, "--mode", mode, "--json", cwd=repo.path)
+    p = jgm_in("recall", question, "--mode", mode, "--json", cwd=repo.path)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
 
 
 def test_a_simplified_word_finds_the_traditional_record_in_lexical_mode(zh):
-    assert jgm("seed", cwd=zh.path).returncode == 0
+    assert jgm_in("seed", cwd=zh.path).returncode == 0
     assert [r["id"] for r in recall(zh, "备份", "lexical")["results"]] == ["dec-orders-db"]  # 備份
     assert [r["id"] for r in recall(zh, "邮件怎么发送", "lexical")["results"]] == ["dec-confirm-mail"]
     assert [r["id"] for r in recall(zh, "仪表板", "lexical")["results"]] == ["fact-oncall"]
@@ -67,7 +67,7 @@ def test_hybrid_corroboration_counts_chinese_words(zh):
     # every record in the band that needs corroboration: only informative words can admit one
     zh.write("jgm.toml", "floor = 0.0\ncorroborate_margin = 0.99\nauto_calibrate = false\n")
     zh.commit("config")
-    assert jgm("seed", cwd=zh.path).returncode == 0
+    assert jgm_in("seed", cwd=zh.path).returncode == 0
     got = recall(zh, "确认邮件是怎么寄出的？", "hybrid")  # Simplified question, Traditional record
     assert [r["id"] for r in got["results"]] == ["dec-confirm-mail"]
     why = got["results"][0]["why"]
@@ -146,7 +146,7 @@ def fts_record_ids(path, match: str) -> list[str]:
 
 
 def test_an_old_store_answers_after_the_upgrade_without_a_seed_by_hand(zh, jgm_home):
-    assert jgm("seed", cwd=zh.path).returncode == 0
+    assert jgm_in("seed", cwd=zh.path).returncode == 0
     (path,) = jgm_home.glob("workspaces/*/catalog.sqlite")
     as_v3(path)
     assert [r["id"] for r in recall(zh, "备份", "lexical")["results"]] == ["dec-orders-db"]  # recall migrates

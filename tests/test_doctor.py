@@ -1,14 +1,15 @@
 """`jgm doctor`: every disagreement between catalog, Chroma and files is named; --repair fixes it.
 
 Faults are injected by writing to the real stores behind the product's back (what a crash, a manual
-edit or a bug would leave); everything else is real: git repos, the model, Chroma, the CLI process.
+edit or a bug would leave); everything else is real: git repos, the model, Chroma, the CLI (in process).
 """
 
 import json
 
 import pytest
+from cli_helpers import jgm_in, jgm_json_in
 from helpers import seeded as seed_records
-from reliability_helpers import assert_consistent, jgm, jgm_json, problems_by_check, snapshot
+from reliability_helpers import assert_consistent, problems_by_check, snapshot
 
 from jupiter_git_memory.index.vectors import reset_clients
 from jupiter_git_memory.maintenance import doctor
@@ -45,7 +46,7 @@ def tamper(s: Seeder, fn):
 def test_fresh_seed_is_consistent_and_cli_exits_zero(repo):
     seeded(repo)
     assert_consistent(repo.path, {"dec-0", "dec-1", "dec-2", "dec-3", "fact-1"})
-    rc, data = jgm_json("doctor", cwd=repo.path)
+    rc, data = jgm_json_in("doctor", cwd=repo.path)
     assert rc == 0 and data["ok"] is True and data["problems"] == []
     assert data["counts"] == {
         "records": 5,
@@ -98,7 +99,7 @@ def test_vector_side_faults_are_each_named_then_repaired(repo, embedder):
     assert checks["missing-vectors"].ids == [victim]
     assert checks["metadata-mismatch"].ids == [mislabeled]
     assert checks["chunks-without-record"].ids == ["nobody#1"]
-    rc, data = jgm_json("doctor", cwd=repo.path)
+    rc, data = jgm_json_in("doctor", cwd=repo.path)
     assert rc == 1 and data["ok"] is False
     assert {p["check"] for p in data["problems"]} == {
         "orphan-vectors",
@@ -106,15 +107,17 @@ def test_vector_side_faults_are_each_named_then_repaired(repo, embedder):
         "metadata-mismatch",
         "chunks-without-record",
     }
-    text = jgm("doctor", cwd=repo.path)
+    text = jgm_in("doctor", cwd=repo.path)
     assert text.returncode == 1 and "ghost#0000" in text.stderr and "INCONSISTENT: 4 problems" in text.stdout
-    rc, data = jgm_json("doctor", "--repair", cwd=repo.path)
+    rc, data = jgm_json_in("doctor", "--repair", cwd=repo.path)
     assert rc == 0 and data["repaired"] is True and data["after"]["problems"] == []
     assert data["repair"]["metadata_fixed"] == 1 and data["repair"]["deleted_dangling_chunks"] == 1
     assert data["repair"]["seed"]["embedded_chunks"] == 1  # only the missing vector was re-embedded
     snap = assert_consistent(repo.path)
     assert snap["vectors"][mislabeled]["record_id"] == "dec-2"
-    ids = [r["id"] for r in json.loads(jgm("recall", "caching decision 1", "--json", cwd=repo.path).stdout)["results"]]
+    ids = [
+        r["id"] for r in json.loads(jgm_in("recall", "caching decision 1", "--json", cwd=repo.path).stdout)["results"]
+    ]
     assert "dec-1" in ids
 
 
@@ -144,7 +147,7 @@ def test_status_drift_from_lifecycle_is_reported(repo):
     tamper(s, relabel)
     checks = problems_by_check(repo.path)
     assert checks["status-stale"].ids == ["dec-1"] and checks["status-stale"].path == "knowledge/dec-1.md"
-    rc, data = jgm_json("doctor", "--repair", cwd=repo.path)
+    rc, data = jgm_json_in("doctor", "--repair", cwd=repo.path)
     assert rc == 0 and data["after"]["ok"] is True
 
 
@@ -161,7 +164,7 @@ def test_identity_mismatch_is_reported_and_repair_rebuilds(repo):
     tamper(s, swap)
     checks = problems_by_check(repo.path)
     assert "identity-mismatch" in checks
-    rc, data = jgm_json("doctor", "--repair", cwd=repo.path)
+    rc, data = jgm_json_in("doctor", "--repair", cwd=repo.path)
     assert rc == 0 and data["repair"]["rebuilt"] is True and data["repair"]["seed"]["embedded_chunks"] == 5
     assert_consistent(repo.path)
 
@@ -178,7 +181,7 @@ def test_a_file_turned_bad_keeps_its_last_good_record_and_is_not_a_problem(repo)
 def test_repair_without_problems_changes_nothing(repo):
     seeded(repo)
     before = snapshot(repo.path)
-    rc, data = jgm_json("doctor", "--repair", cwd=repo.path)
+    rc, data = jgm_json_in("doctor", "--repair", cwd=repo.path)
     assert rc == 0 and "repair" not in data
     after = snapshot(repo.path)
     assert set(after["vectors"]) == set(before["vectors"]) and after["records"].keys() == before["records"].keys()

@@ -9,13 +9,13 @@ import json
 import os
 
 import pytest
-from helpers import jgm
+from cli_helpers import jgm_in
 
 pytestmark = pytest.mark.e2e
 
 
 def _states(path, env=None) -> dict[str, str]:
-    p = jgm("drift", "--json", cwd=path, env=env)
+    p = jgm_in("drift", "--json", cwd=path, env=env)
     assert p.returncode == 0, p.stderr
     return {r["id"]: r["state"] for r in json.loads(p.stdout)["records"]}
 
@@ -33,12 +33,12 @@ def test_an_unshallowed_clone_computes_drift_again(make_repo, tmp_path):
     clone = tmp_path / "clone"
     origin.git("clone", "-q", "--depth", "1", f"file://{origin.path}", str(clone))
     assert (clone / ".git" / "shallow").exists()
-    assert jgm("seed", cwd=clone).returncode == 0
+    assert jgm_in("seed", cwd=clone).returncode == 0
     shallow_state = _states(clone)["dec-invoice"]
     origin.git("-C", str(clone), "fetch", "-q", "--unshallow")
     assert not (clone / ".git" / "shallow").exists()
-    assert jgm("seed", cwd=clone).returncode == 0
+    assert jgm_in("seed", cwd=clone).returncode == 0
     assert _states(clone) == {"dec-invoice": "drifted"}, shallow_state
     fresh_store = {**os.environ, "JGM_HOME": str(tmp_path / "another-store")}
-    assert jgm("seed", cwd=clone, env=fresh_store).returncode == 0
+    assert jgm_in("seed", cwd=clone, env=fresh_store).returncode == 0
     assert _states(clone, fresh_store) == _states(clone)  # what a new store says

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from api_helpers import Server, error_code, mcp_run, workspace_id
-from helpers import jgm
+from cli_helpers import jgm_in
 
 from jupiter_git_memory.base import error_codes as E
 from jupiter_git_memory.seed.seeder import Seeder
@@ -86,11 +86,11 @@ def test_mcp_a_broken_config_and_an_unseeded_read_keep_their_codes(make_repo, jg
 def test_cli_a_bad_revision_is_revision_not_found_for_seed_and_recall(repo):
     _seed(repo)
     for args in (("seed", "--rev", "nope"), ("recall", "cache", "--at", "nope")):
-        p = jgm(*args, "--repo", str(repo.path), "--json")
+        p = jgm_in(*args, "--repo", str(repo.path), "--json")
         body = json.loads(p.stdout)
         assert p.returncode == 2 and body["error"]["code"] == "revision/not-found", (args, p.stdout, p.stderr)
         assert "'nope' is not a commit" in body["error"]["message"]
-        p = jgm(*args, "--repo", str(repo.path))
+        p = jgm_in(*args, "--repo", str(repo.path))
         assert p.returncode == 2 and "error [revision/not-found]" in p.stderr and "Traceback" not in p.stderr
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import jgm
+from cli_helpers import jgm_in
 
 from jupiter_git_memory.embedding import registry
 from jupiter_git_memory.recall.calibrate import SHIPPED_PROBES, load_probes
@@ -77,10 +77,10 @@ def _gate(kb, questions: Path, min_recall: float, min_in_domain: float, min_off_
     """check, seed, eval with the gate flags; returns the hybrid report after asserting the gate and that no
     retired record (whatever its question forbids) was returned."""
     kb.commit("corpus")
-    check = jgm("check", cwd=kb.path)
+    check = jgm_in("check", cwd=kb.path)
     assert check.returncode == 0, check.stderr
-    jgm("seed", cwd=kb.path, check=True)
-    p = jgm(
+    jgm_in("seed", cwd=kb.path, check=True)
+    p = jgm_in(
         "eval",
         str(questions),
         "--min-recall",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 
 import anyio
@@ -377,16 +378,27 @@ def test_every_subprocess_run_in_the_tests_has_a_timeout():
     assert not missing, f"subprocess calls without timeout=: {missing}"
 
 
+def _documented(text: str, after: str) -> set[str]:
+    """The commands a sentence of the docs names after `after` (`model …` means every `model` command, and
+    `(but `model use`)` takes one back), as the reader would expand them."""
+    sentence = next(s for s in re.split(r"(?<=\.) ", text) if after in s).split(after, 1)[1]
+    but = set(re.findall(r"\(but `([^`]+)`\)", sentence))
+    return {n for n in re.findall(r"`([^`]+)`", sentence) if n not in but} | {f"-{n}" for n in but}
+
+
+def _expand(named: set[str], commands: list[str]) -> set[str]:
+    chosen = {c for c in commands for n in named if c == n or (n.endswith(" …") and c.startswith(n[:-1]))}
+    return chosen - {n[1:] for n in named if n.startswith("-")}
+
+
 def test_the_commands_page_says_exactly_which_commands_take_repo_and_json():
+    """What docs/commands.md (and the README) say about `--home`, `--json` and `--repo` is what the commands
+    take: the commands the sentences name as exceptions are exactly those without the option."""
     from pathlib import Path
 
     import typer
 
     from jupiter_git_memory.surfaces.cli.main import app
-
-    readme = " ".join((Path(__file__).resolve().parents[1] / "docs" / "commands.md").read_text("utf-8").split())
-    assert "except `serve` and `mcp`, whose one ready line is always JSON" in readme
-    assert "the store-wide ones, `workspaces`, `model …` (but `model use`) and `token …`, do not" in readme
 
     def leaves(group, prefix=()):
         for name, cmd in group.commands.items():
@@ -395,8 +407,19 @@ def test_the_commands_page_says_exactly_which_commands_take_repo_and_json():
             elif not cmd.hidden:
                 yield " ".join(prefix + (name,)), {o for p in cmd.params for o in getattr(p, "opts", [])}
 
-    for name, opts in leaves(typer.main.get_command(app)):
+    opts = dict(leaves(typer.main.get_command(app)))
+    names = sorted(opts)
+    without_json = {n for n in names if "--json" not in opts[n]}
+    without_repo = {n for n in names if "--repo" not in opts[n]}
+    assert all("--home" in o for o in opts.values()), [n for n in names if "--home" not in opts[n]]
+    root = Path(__file__).resolve().parents[1]
+    page = " ".join((root / "docs" / "commands.md").read_text("utf-8").split())
+    readme = " ".join((root / "README.md").read_text("utf-8").split())
+    assert _expand(_documented(page, "for machine-readable output, except"), names) == without_json
+    assert _expand(_documented(readme, "and all but"), names) == without_json
+    assert _expand(_documented(page, "the store-wide ones,"), names) == without_repo
+    # the convention itself: only serve and mcp answer without --json; only store-wide commands lack --repo
+    assert without_json == {"serve", "mcp"}
+    for name in names:
         store_wide = name == "workspaces" or (name.split()[0] in ("model", "token") and name != "model use")
-        assert ("--repo" in opts) != store_wide, name
-        assert ("--json" in opts) != (name in ("serve", "mcp")), name
-        assert "--home" in opts, name
+        assert (name in without_repo) == store_wide, name

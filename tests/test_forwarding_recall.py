@@ -8,7 +8,8 @@ import json
 import textwrap
 
 import pytest
-from helpers import jgm, jgm_json
+from cli_helpers import jgm_in, jgm_json_in
+from helpers import jgm
 
 pytestmark = pytest.mark.e2e
 
@@ -82,7 +83,7 @@ def adr_repo(repo):
     repo.git("checkout", "-q", "-b", "choose-the-database")
     repo.write("db/README.md", "Which database do we use for orders?\n")
     repo.commit("which database do we use for orders")
-    p = jgm("seed", cwd=repo.path)
+    p = jgm_in("seed", cwd=repo.path)
     assert p.returncode == 0, p.stderr
     return repo
 
@@ -92,7 +93,7 @@ def _ids(results: list[dict]) -> list[str]:
 
 
 def test_recall_forwards_from_the_superseded_adr_and_never_returns_it(adr_repo):
-    rc, ans = jgm_json("recall", QUESTION, cwd=adr_repo.path)
+    rc, ans = jgm_json_in("recall", QUESTION, cwd=adr_repo.path)
     assert rc == 0 and ans["status"] == "ok", ans
     assert _ids(ans["results"]) == [REPLACEMENT]  # without forwarding: no-matches (the RDS ADR is under the floor)
     top = ans["results"][0]
@@ -104,28 +105,28 @@ def test_recall_forwards_from_the_superseded_adr_and_never_returns_it(adr_repo):
     )
     assert top["status"] == "accepted" and "read_instead" not in top
     assert ans["receipt"]["ids"] == [REPLACEMENT]
-    human = jgm("recall", QUESTION, cwd=adr_repo.path).stdout
+    human = jgm_in("recall", QUESTION, cwd=adr_repo.path).stdout
     assert f"via {RETIRED}, superseded" in human and "Use managed PostgreSQL on RDS" in human
     assert "Use PostgreSQL  " not in human  # the retired record's own line (title, two spaces, id) is not there
 
 
 def test_asking_for_superseded_records_still_returns_them_as_they_are(adr_repo):
-    rc, ans = jgm_json("recall", QUESTION, "--status", "superseded", cwd=adr_repo.path)
+    rc, ans = jgm_json_in("recall", QUESTION, "--status", "superseded", cwd=adr_repo.path)
     assert rc == 0 and _ids(ans["results"]) == [RETIRED]
     assert [x["id"] for x in ans["results"][0]["read_instead"]] == [REPLACEMENT]
     assert all("via" not in r["why"] for r in ans["results"])
     # lexical mode shows lexical evidence alone: retired records carry none, so nothing is forwarded there
-    rc, ans = jgm_json("recall", QUESTION, "--mode", "lexical", cwd=adr_repo.path)
+    rc, ans = jgm_json_in("recall", QUESTION, "--mode", "lexical", cwd=adr_repo.path)
     assert RETIRED not in _ids(ans["results"]) and all("via" not in r["why"] for r in ans["results"])
 
 
 def test_task_recall_context_and_hooks_forward_without_leaking(adr_repo):
-    rc, task = jgm_json("recall-task", "--goal", QUESTION, cwd=adr_repo.path)
+    rc, task = jgm_json_in("recall-task", "--goal", QUESTION, cwd=adr_repo.path)
     assert rc == 0 and REPLACEMENT in _ids(task["results"]) and RETIRED not in _ids(task["results"])
     hit = next(r for r in task["results"] if r["id"] == REPLACEMENT)
     assert hit["why"]["semantic"]["via"] == f"{RETIRED}, superseded"
 
-    rc, pack = jgm_json("context", "--goal", QUESTION, "--budget", "400", cwd=adr_repo.path)
+    rc, pack = jgm_json_in("context", "--goal", QUESTION, "--budget", "400", cwd=adr_repo.path)
     assert rc == 0 and REPLACEMENT in _ids(pack["records"]) and RETIRED not in _ids(pack["records"])
     assert next(r for r in pack["records"] if r["id"] == REPLACEMENT)["via"] == f"via {RETIRED}, superseded"
     assert f"[{REPLACEMENT} · adr/accepted" in pack["text"] and f"[{RETIRED} ·" not in pack["text"]
@@ -206,27 +207,29 @@ def kb_repo(repo):
         front = f"id: {rid}\nkind: {kind}\nstatus: '{status}'\ntitle: {title}\n" + (f"{link}\n" if link else "")
         repo.write(f"knowledge/{rid}.md", f"---\n{front}---\n{textwrap.dedent(body)}\n")
     repo.commit("kb")
-    assert jgm("seed", cwd=repo.path).returncode == 0
+    assert jgm_in("seed", cwd=repo.path).returncode == 0
     return repo
 
 
 def test_chains_false_facts_and_successors_not_in_force(kb_repo):
-    rc, ans = jgm_json("recall", "do background jobs run on Redis with RQ workers?", cwd=kb_repo.path)
+    rc, ans = jgm_json_in("recall", "do background jobs run on Redis with RQ workers?", cwd=kb_repo.path)
     assert _ids(ans["results"]) == ["dec-queue-temporal"], ans["results"]
     why = ans["results"][0]["why"]
     assert why["via_path"] == ["dec-queue-redis", "dec-queue-sqs", "dec-queue-temporal"]
     assert why["rule"].endswith("(2)") and why["relevance"] < why["via_cos"]
 
-    rc, ans = jgm_json("recall", "is the nginx timeout 30 seconds?", cwd=kb_repo.path)
+    rc, ans = jgm_json_in("recall", "is the nginx timeout 30 seconds?", cwd=kb_repo.path)
     assert _ids(ans["results"]) == ["fact-timeout-edge"]
     assert ans["results"][0]["why"]["via"] == "fact-timeout-30, invalidated"
 
-    rc, ans = jgm_json("recall", "do we style the site with Bootstrap?", cwd=kb_repo.path)
+    rc, ans = jgm_json_in("recall", "do we style the site with Bootstrap?", cwd=kb_repo.path)
     assert ans["status"] == "no-matches" and ans["results"] == []  # the draft is not in force: nothing forwards
 
     # the answer's kinds hold for what is forwarded: no fact replaces the Redis decision
-    rc, ans = jgm_json("recall", "do background jobs run on Redis with RQ workers?", "--kind", "fact", cwd=kb_repo.path)
+    rc, ans = jgm_json_in(
+        "recall", "do background jobs run on Redis with RQ workers?", "--kind", "fact", cwd=kb_repo.path
+    )
     assert ans["results"] == []
     for q in ("what does the job queue run on?", "is the nginx timeout 30 seconds?", "Bootstrap or Tailwind?"):
-        rc, task = jgm_json("recall-task", "--goal", q, cwd=kb_repo.path)
+        rc, task = jgm_json_in("recall-task", "--goal", q, cwd=kb_repo.path)
         assert not NEVER & set(_ids(task["results"])), (q, task["results"])

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_helpers import jgm_in
 from conftest import Repo, record_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_helpers import jgm, snapshot
+from reliability_helpers import snapshot
 
 from jupiter_git_memory.records.parse import parse_record
 from jupiter_git_memory.seed.seeder import Seeder
@@ -76,7 +77,7 @@ def test_hostile_values_never_stop_a_seed_and_each_file_is_named(repo):
     assert bad_date["line"] == 6 and "not a real date" in bad_date["message"]
     rev = Seeder(repo.path).seed(rev="HEAD")  # Git objects: the same files, the same verdicts
     assert {e["path"] for e in rev.errors} == set(by_path)
-    p = jgm("check", "--json", cwd=repo.path, timeout=120)  # check and seed agree on what is an error
+    p = jgm_in("check", "--json", cwd=repo.path)  # check and seed agree on what is an error
     assert p.returncode == 1 and {e["path"] for e in json.loads(p.stdout)["errors"]} == set(by_path)
 
 

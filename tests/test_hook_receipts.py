@@ -8,6 +8,7 @@ import json
 import re
 
 import pytest
+from cli_helpers import jgm_in
 from helpers import jgm, seeded
 
 from jupiter_git_memory.recall.receipts import query_hash
@@ -24,7 +25,7 @@ def test_a_prompts_receipt_keeps_its_hash_not_its_text(repo, jgm_home):
     p = jgm("hook", "claude-code", "prompt", input=json.dumps({"cwd": str(repo.path), "prompt": prompt}))
     text = json.loads(p.stdout)["hookSpecificOutput"]["additionalContext"]
     (rid,) = re.findall(r"rcpt_[0-9a-f]{20}", text)
-    shown = jgm("receipt", "show", rid, "--json", cwd=repo.path)
+    shown = jgm_in("receipt", "show", rid, "--json", cwd=repo.path)
     assert shown.returncode == 0, shown.stderr
     receipt = json.loads(shown.stdout)
     assert SECRET not in shown.stdout and "deploy token" not in shown.stdout
@@ -32,13 +33,13 @@ def test_a_prompts_receipt_keeps_its_hash_not_its_text(repo, jgm_home):
     assert receipt["query"] == "" and receipt["request"]["goal"] is None
     stored = b"".join(f.read_bytes() for f in jgm_home.glob("workspaces/*/catalog.sqlite*"))
     assert SECRET.encode() not in stored and b"deploy token" not in stored
-    verify = jgm("receipt", "verify", rid, cwd=repo.path)
+    verify = jgm_in("receipt", "verify", rid, cwd=repo.path)
     assert verify.returncode != 0 and "keeps the prompt's hash, not its text" in verify.stderr, verify.stderr
     # the session brief's receipt asks about the branch and commits, no user's words: it stays replayable
     repo.git("checkout", "-q", "-b", "move-sessions-out-of-redis")
     brief = jgm("hook", "claude-code", "session-start", input=json.dumps({"cwd": str(repo.path)}))
     (bid,) = re.findall(r"rcpt_[0-9a-f]{20}", json.loads(brief.stdout)["hookSpecificOutput"]["additionalContext"])
-    assert jgm("receipt", "verify", bid, cwd=repo.path).returncode == 0
+    assert jgm_in("receipt", "verify", bid, cwd=repo.path).returncode == 0
 
 
 def test_an_invalid_byte_in_a_prompt_costs_it_nothing(repo):

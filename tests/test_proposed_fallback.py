@@ -1,5 +1,5 @@
 """Default recall falls back to proposed records, marked, when no in-force record passes the floor
-(knowledge/decisions/dec-proposed-fallback.md). Real model, real Chroma, real git; the surfaces as subprocesses."""
+(knowledge/decisions/dec-proposed-fallback.md). Real model, real Chroma, real git; the CLI in process, the API and MCP as servers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 from api_helpers import Server, mcp_run, workspace_id
-from helpers import jgm, jgm_json
+from cli_helpers import jgm_in, jgm_json_in
 
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.recall.task import recall_task
@@ -152,22 +152,22 @@ def test_setting_turns_the_fallback_off(kb):
     assert rc.recall(LOG_Q, k=5).results == []
     rc.close()
     kb.write("jgm.toml", 'proposed_fallback = "yes"\n')
-    p = jgm("check", cwd=kb.path)
+    p = jgm_in("check", cwd=kb.path)
     assert p.returncode != 0 and "proposed_fallback" in p.stderr + p.stdout and "true or false" in p.stderr + p.stdout
 
 
 def test_cli_text_and_json_mark_the_fallback(kb):
-    p = jgm("recall", LOG_Q, cwd=kb.path)
+    p = jgm_in("recall", LOG_Q, cwd=kb.path)
     assert p.returncode == 0, p.stderr
     assert "these are proposed, not in force" in p.stdout and "decision/proposed" in p.stdout
     assert "no in-force record matches" in p.stderr
-    rc, data = jgm_json("recall", LOG_Q, cwd=kb.path)
+    rc, data = jgm_json_in("recall", LOG_Q, cwd=kb.path)
     assert rc == 0 and data["fallback"] == "proposed" and data["results"][0]["status"] == "proposed"
-    rc, db = jgm_json("recall", DB_Q, cwd=kb.path)
+    rc, db = jgm_json_in("recall", DB_Q, cwd=kb.path)
     assert rc == 0 and db["fallback"] is None and [r["id"] for r in db["results"]] == ["dec-db"]
-    rc, asked = jgm_json("recall", LOG_Q, "--status", "accepted", cwd=kb.path)
+    rc, asked = jgm_json_in("recall", LOG_Q, "--status", "accepted", cwd=kb.path)
     assert rc == 0 and asked["status"] == "no-matches" and asked["results"] == [] and asked["fallback"] is None
-    t = jgm("recall-task", "--goal", LOG_Q, cwd=kb.path)
+    t = jgm_in("recall-task", "--goal", LOG_Q, cwd=kb.path)
     assert t.returncode == 0 and "decision/proposed · not in force" in t.stdout, t.stdout + t.stderr
 
 

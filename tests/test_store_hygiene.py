@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import jgm_in
 from helpers import jgm, seeded
 
 pytestmark = pytest.mark.e2e
@@ -187,14 +188,14 @@ def test_a_bare_repository_is_named_and_seeds_and_recalls_by_revision(repo, tmp_
     repo.git("tag", "v1")
     bare = tmp_path / "proj.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo.path), str(bare)], check=True, timeout=60)
-    p = jgm("seed", cwd=bare)
+    p = jgm_in("seed", cwd=bare)
     assert p.returncode == 4 and "is a bare repository" in p.stderr and "jgm seed --rev REV" in p.stderr, p.stderr
     assert "git init" not in p.stderr and "Traceback" not in p.stderr
-    assert jgm("seed", "--rev", "v1", cwd=bare).returncode == 0
-    p = jgm("recall", "session cache", "--at", "v1", "--json", cwd=bare)
+    assert jgm_in("seed", "--rev", "v1", cwd=bare).returncode == 0
+    p = jgm_in("recall", "session cache", "--at", "v1", "--json", cwd=bare)
     body = json.loads(p.stdout)
     assert p.returncode == 0 and [r["id"] for r in body["results"]] == ["dec-cache"], p.stdout
     assert not any("never been seeded" in w for w in body["warnings"]), body["warnings"]
-    p = jgm("recall", "session cache", "--json", cwd=bare)
+    p = jgm_in("recall", "session cache", "--json", cwd=bare)
     assert p.returncode == 4 and json.loads(p.stdout)["status"] == "no-workspace"
     assert "recall --at REV" in json.loads(p.stdout)["error"]["message"]

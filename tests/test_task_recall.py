@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import jgm_json
+from cli_helpers import jgm_json_in
 
 from jupiter_git_memory.app import records_ops as ops
 from jupiter_git_memory.recall.concerns import split_concerns
@@ -120,7 +120,7 @@ def test_file_matches_and_semantic_matches_are_fused_so_neither_crowds_the_other
 
 @pytest.mark.e2e
 def test_context_takes_files_errors_and_statuses(parcel):
-    code, pack = jgm_json(
+    code, pack = jgm_json_in(
         "context", "--goal", "tidy up", "--file", "parcelhub/carriers/dhl.py", "--budget", "600", cwd=parcel.path
     )
     assert code == 0 and pack["status"] == "ok", pack
@@ -128,7 +128,7 @@ def test_context_takes_files_errors_and_statuses(parcel):
     assert "finding-dhl-sandbox-rate-limit" in got and got["finding-dhl-sandbox-rate-limit"]["governs"]
     assert "governs parcelhub/carriers/dhl.py: cites parcelhub/carriers/dhl.py" in pack["text"]
     assert pack["receipt"]["filters"]["files"] == ["parcelhub/carriers/dhl.py"]
-    code, verified = jgm_json("receipt", "verify", pack["receipt"]["id"], cwd=parcel.path)
+    code, verified = jgm_json_in("receipt", "verify", pack["receipt"]["id"], cwd=parcel.path)
     assert code == 0 and verified["same"], verified
     hist = build_context(
         Recaller(parcel.path), "when did we start using several carriers", 400, statuses=["historical"]
@@ -198,7 +198,7 @@ def test_task_recall_takes_statuses_default_unchanged(parcel):
     assert ids(recall_task(rc, "tidy", files=files, statuses=["proposed"])) == ["dec-graphql-api"]
     with pytest.raises(ValueError, match="unknown status 'retired'"):
         recall_task(rc, goal, statuses=["retired"])
-    code, out = jgm_json("recall-task", "--goal", goal, "--status", "historical", cwd=parcel.path)
+    code, out = jgm_json_in("recall-task", "--goal", goal, "--status", "historical", cwd=parcel.path)
     assert code == 0 and ids(out) == ["hist-multi-carrier"]
 
 

@@ -4,7 +4,7 @@ results (knowledge/decisions/dec-unmapped-majority.md). The rule alone, then a r
 from __future__ import annotations
 
 import pytest
-from helpers import jgm, jgm_json
+from cli_helpers import jgm_in, jgm_json_in
 
 from jupiter_git_memory.recall.fallback import FALLBACK, unmapped_majority
 from jupiter_git_memory.recall.service import Recaller
@@ -101,14 +101,14 @@ def test_asked_statuses_and_the_setting_keep_the_unmapped_records_out(adrs):
 
 @pytest.mark.e2e
 def test_cli_marks_each_result_that_answered_beside(adrs):
-    p = jgm("recall", MIGRATIONS_Q, cwd=adrs.path)
+    p = jgm_in("recall", MIGRATIONS_Q, cwd=adrs.path)
     assert p.returncode == 0, p.stderr
     assert "results marked (fallback) are proposed, not in force" in p.stdout
     assert "no in-force record matches" not in p.stdout  # one did
     lines = p.stdout.splitlines()
     assert any("ADR-0007" in line and "(fallback)" in line for line in lines), p.stdout
     assert any("ADR-0001" in line and "adr/accepted ·" in line for line in lines), p.stdout
-    rc, data = jgm_json("recall", MIGRATIONS_Q, cwd=adrs.path)
+    rc, data = jgm_json_in("recall", MIGRATIONS_Q, cwd=adrs.path)
     assert rc == 0 and data["fallback"] == "proposed"
     assert {r["id"]: r["why"].get("fallback") for r in data["results"]}["ADR-0007"] == "proposed"
 

@@ -7,6 +7,7 @@ the stale-view check on read.
 from __future__ import annotations
 
 import pytest
+from cli_helpers import jgm_in
 
 from jupiter_git_memory.index.handle import open_index
 from jupiter_git_memory.maintenance.doctor import diagnose
@@ -197,13 +198,11 @@ def test_a_store_made_before_views_migrates_without_reembedding(tmp_path, jgm_ho
 def test_cli_recall_at_a_tag_and_its_receipt_replays_on_that_commit(repo):
     import json
 
-    from helpers import jgm
-
     superseded_after_tag(repo, "v1")
-    p = jgm("recall", DB, "--at", "v1", "--json", cwd=repo.path)
+    p = jgm_in("recall", DB, "--at", "v1", "--json", cwd=repo.path)
     got = json.loads(p.stdout)
     assert [(r["id"], r["status"]) for r in got["results"]] == [("dec-old", "accepted")], p.stderr
-    v = jgm("receipt", "verify", got["receipt"]["id"], "--json", cwd=repo.path)
+    v = jgm_in("receipt", "verify", got["receipt"]["id"], "--json", cwd=repo.path)
     assert v.returncode == 0 and json.loads(v.stdout)["new_ids"] == ["dec-old"]
 
 

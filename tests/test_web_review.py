@@ -179,18 +179,26 @@ def test_supersede_then_propose_writes_the_link_and_promotion_links_both_ways(pa
     assert page.inner_text("#effective") == "superseded" and rid in page.inner_text("#status-why")
 
 
-def test_a_revision_is_listed_with_its_reviewer_time_and_diff(page, env):
-    page.goto(cand_url(env, "ttl"))
-    page.click("summary:has-text('Revise')")
-    page.fill(
-        "#rbody", "## Context\n\nUser sessions are cached in Memcached with a 60 minute TTL because logins are slow."
-    )
-    submit(page, "form[action$='/revise'] button[type=submit]")
-    rev = page.locator("#revisions li").last
-    assert "reviewer:default" in rev.inner_text() or "reviewer:" in rev.inner_text()
-    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", rev.inner_text())
-    assert texts(page, "#revisions [data-field=body] .diff-before mark.num") == ["45"]
-    assert texts(page, "#revisions [data-field=body] .diff-after mark.num") == ["60"]
+def test_a_revision_is_listed_with_its_reviewer_time_and_diff(browser, env):
+    """The revision names the reviewer who made it: the name of the token this session logged in with (a
+    token of its own here, not the server's default), as stored and as shown."""
+    c, page = logged_in(browser, env.ui, env.token_a)  # the token named "only-a", granted workspace A
+    try:
+        page.goto(cand_url(env, "ttl"))
+        page.click("summary:has-text('Revise')")
+        page.fill(
+            "#rbody",
+            "## Context\n\nUser sessions are cached in Memcached with a 60 minute TTL because logins are slow.",
+        )
+        submit(page, "form[action$='/revise'] button[type=submit]")
+        rev = page.locator("#revisions li").last
+        assert rev.locator("strong").inner_text() == "reviewer:only-a"
+        assert env.candidate("ttl")["revisions"][-1]["agent"] == "reviewer:only-a"
+        assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", rev.inner_text())
+        assert texts(page, "#revisions [data-field=body] .diff-before mark.num") == ["45"]
+        assert texts(page, "#revisions [data-field=body] .diff-after mark.num") == ["60"]
+    finally:
+        c.close()
 
 
 def test_reject_forget_recall_and_logout_answer_303_and_a_reload_posts_nothing(browser, page, env):

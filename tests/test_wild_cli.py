@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from helpers import jgm, jgm_json
+from cli_helpers import jgm_in, jgm_json_in
 
 pytestmark = pytest.mark.e2e
 
@@ -27,7 +27,7 @@ def wild_repo(repo):
 
 def test_seed_names_each_collection_and_why_then_check_explains_each_status(repo):
     wild_repo(repo)
-    p = jgm("seed", cwd=repo.path)
+    p = jgm_in("seed", cwd=repo.path)
     assert p.returncode == 0, p.stderr
     assert "docs/references/architecture: 11 Markdown files, 9 indexed [nygard 9/9]; skipped: 2 ignored" in p.stdout
     assert "found as a folder of decision records: numbered or dated files with a status marker (8 of 8" in p.stdout
@@ -43,7 +43,7 @@ def test_seed_names_each_collection_and_why_then_check_explains_each_status(repo
     for out in ("CHANGELOG.md", "docs/guides/", "docs/tutorials/", "README.md", "visions/", "0000-proposal"):
         assert out not in p.stdout.replace("README, index", "")
 
-    rc, data = jgm_json("seed", cwd=repo.path)
+    rc, data = jgm_json_in("seed", cwd=repo.path)
     assert rc == 0 and data["counts"]["added"] == 0
     assert any(n.startswith("design looks like a decision collection") for n in data["notes"])
     inv = {d["root"]: d for d in data["inventory"]}
@@ -53,33 +53,33 @@ def test_seed_names_each_collection_and_why_then_check_explains_each_status(repo
         and inv["docs/references/architecture"]["no_status"] == 1
     )
 
-    rc, e = jgm_json("check", "--explain", "docs/references/architecture/adr-102-flood-gossip.md", cwd=repo.path)
+    rc, e = jgm_json_in("check", "--explain", "docs/references/architecture/adr-102-flood-gossip.md", cwd=repo.path)
     assert (rc, e["id"], e["status"], e["effective_status"]) == (0, "ADR-0102", "superseded", "superseded")
     assert e["collection"].startswith("a folder of decision records: numbered or dated files with a status marker: ")
     assert e["status_why"].startswith("'Implemented. Superseded by [ADR-104](adr-104-pull-gossip.md)' (a `## Status`")
     assert "a retiring phrase" in e["status_why"]
     assert e["links"]["superseded_by"] == [{"written": "ADR-0104", "id": "ADR-0104", "found": True}]
-    rc, e = jgm_json("check", "--explain", "proposals/0005-timestamp-cache.md", cwd=repo.path)
+    rc, e = jgm_json_in("check", "--explain", "proposals/0005-timestamp-cache.md", cwd=repo.path)
     assert e["links"]["superseded_by"] == [{"written": "ADR-0004", "id": "ADR-0004-task-graph", "found": True}]
-    rc, e = jgm_json("check", "--explain", "proposals/0008-sandboxing.md", cwd=repo.path)
+    rc, e = jgm_json_in("check", "--explain", "proposals/0008-sandboxing.md", cwd=repo.path)
     assert (
         e["status"] == "proposed" and "never in force" in e["status_why"] and '"awaiting tsc vote"' in e["status_why"]
     )
-    rc, e = jgm_json("check", "--explain", "withdrawn/0006-shallow-updates.md", cwd=repo.path)
+    rc, e = jgm_json_in("check", "--explain", "withdrawn/0006-shallow-updates.md", cwd=repo.path)
     assert (e["status"], e["status_why"]) == ("rejected", "'withdrawn' (the folder name `withdrawn/`) via status table")
-    rc, e = jgm_json("check", "--explain", "docs/references/architecture/adr-106-vote-batching.md", cwd=repo.path)
+    rc, e = jgm_json_in("check", "--explain", "docs/references/architecture/adr-106-vote-batching.md", cwd=repo.path)
     assert e["status"] == "proposed" and "adr_missing_status = 'proposed'" in e["status_why"]
 
-    text = jgm("check", "--explain", "proposals/0005-timestamp-cache.md", cwd=repo.path)
+    text = jgm_in("check", "--explain", "proposals/0005-timestamp-cache.md", cwd=repo.path)
     assert "collection: a folder of decision records" in text.stdout
     assert (
         "status_why: 'Implemented (Orbit 1.2). Superseded by [OR-0004](0004-task-graph.md)**' (a `Status:` bullet"
         in text.stdout
     )
-    check = jgm("check", cwd=repo.path)
+    check = jgm_in("check", cwd=repo.path)
     assert check.returncode == 0, check.stdout + check.stderr
 
-    rc, got = jgm_json("recall", "How do peers learn about new blocks with gossip?", cwd=repo.path)
+    rc, got = jgm_json_in("recall", "How do peers learn about new blocks with gossip?", cwd=repo.path)
     ids = [r["id"] for r in got["results"]]
     assert "ADR-0104" in ids and "ADR-0102" not in ids  # the superseded one stays out of default recall
 
