@@ -13,7 +13,6 @@ grows with the machine's load, CPU does not), and each answer is checked against
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -22,6 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from collection_runs import emit  # noqa: E402  (bench/: print the JSON, write --out)
 
 from jupiter_git_memory.records.globs import Glob, compile_glob  # noqa: E402
 
@@ -101,10 +101,7 @@ def main() -> None:
             "patterns": rows,
             "worst": {"pattern": worst, **rows[worst]},
         }
-    text = json.dumps(result, indent=2)
-    if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

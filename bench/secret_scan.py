@@ -14,7 +14,6 @@ CPU does not). The target is under 1 s per body.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import random
@@ -26,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from collection_runs import emit  # noqa: E402  (bench/: print the JSON, write --out)
+
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 from secret_corpus import LOOKALIKES, SECRETS, WORST, build, rates, worst_body  # noqa: E402
@@ -102,10 +103,7 @@ def main() -> None:
         "scan_at_size_limit": times,
         "worst_body": {"name": worst, **times[worst]},
     }
-    text = json.dumps(result, indent=2)
-    if args.out:
-        args.out.write_text(text + "\n")
-    print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":
