@@ -22,10 +22,6 @@ STDIN_HOOKS = ("post-rewrite", "reference-transaction")  # git feeds these "old 
 
 
 # -- post-checkout, post-merge, post-rewrite -------------------------------------------------------
-def _commit(top: Path, ref: str) -> str | None:
-    return commit_of(top, ref)
-
-
 def _null(sha: str) -> bool:
     return not sha.strip("0")
 
@@ -34,11 +30,7 @@ def _diff(top: Path, roots: tuple[str, ...], *revs: str) -> list[str]:
     try:
         return diff_names(top, revs, roots)
     except subprocess.CalledProcessError:  # e.g. an old commit already pruned: reseed rather than guess
-        return _tree(top, roots, "HEAD")
-
-
-def _tree(top: Path, roots: tuple[str, ...], rev: str) -> list[str]:
-    return tree_paths(top, rev, roots)
+        return tree_paths(top, "HEAD", roots)
 
 
 def changed_paths(top: Path, hook: str, args: list[str], stdin: str, roots: tuple[str, ...]) -> list[str]:
@@ -48,14 +40,14 @@ def changed_paths(top: Path, hook: str, args: list[str], stdin: str, roots: tupl
         if flag == "0":  # a file checkout (`git checkout -- path`): not a branch switch
             return []
         new = new or "HEAD"
-        return _tree(top, roots, new) if not old or _null(old) else _diff(top, roots, old, new)
+        return tree_paths(top, new, roots) if not old or _null(old) else _diff(top, roots, old, new)
     if hook == "post-merge":
         if args[:1] == ["1"]:  # squash: HEAD did not move, the changes sit in the index and tree
             return _diff(top, roots, "HEAD")
-        orig = _commit(top, "ORIG_HEAD")
-        return _diff(top, roots, orig, "HEAD") if orig else _tree(top, roots, "HEAD")
+        orig = commit_of(top, "ORIG_HEAD")
+        return _diff(top, roots, orig, "HEAD") if orig else tree_paths(top, "HEAD", roots)
     if hook == "post-rewrite":
-        if args[:1] == ["rebase"] and (orig := _commit(top, "ORIG_HEAD")):
+        if args[:1] == ["rebase"] and (orig := commit_of(top, "ORIG_HEAD")):
             return _diff(top, roots, orig, "HEAD")  # the whole move of the working tree
         for line in stdin.splitlines():
             pair = line.split()
@@ -87,7 +79,7 @@ def ref_moves(top: Path, args: list[str], stdin: str, roots: tuple[str, ...]) ->
     paths: set[str] = set()
     for old, new in moves:
         if _null(old):
-            paths.update(_tree(top, roots, new))
+            paths.update(tree_paths(top, new, roots))
         elif (was := parent(top, old)) is None or was != parent(top, new):  # same parent: an amend
             paths.update(_diff(top, roots, old, new))
     return sorted(paths)
