@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from jupiter_git_memory.candidates.fields import CandidateInput
+from jupiter_git_memory.candidates.model import new_row, view
 from jupiter_git_memory.candidates.said import candidate_values, said
 from jupiter_git_memory.candidates.worddiff import ADDED, DIFFERS, REMOVED, SAME, compare, word_diff
 from jupiter_git_memory.surfaces.web import views_review
@@ -42,6 +43,18 @@ def test_said_lists_every_declared_field_in_order_and_leaves_out_the_empty_ones(
     assert (trig.value, trig.multiline, trig.many) == ("line one\nline two", True, False)
     assert said({"files": "src/a.py"})[0].value == ["src/a.py"]  # a `many` field is a list even when sent alone
     assert said({"work_item": "WI-1"})[0].label == "work item"
+
+
+def test_every_field_an_agent_sends_is_stored_and_in_the_candidate_answer():
+    """A candidate recorded with every declared field answers with each of them as sent: a field added to
+    CandidateInput but not stored (fields.structured) or not shown (model.view) fails here first."""
+    values = {
+        f.name: [f"{f.name}-x"] if f.metadata["many"] else f"{f.name} value" for f in dataclasses.fields(CandidateInput)
+    }
+    values["kind"] = "finding"
+    shown = view(new_row("cand-0123456789ab", CandidateInput(**values), None, []))
+    got = {s.name: s.value for s in said(candidate_values(shown))}
+    assert got == values
 
 
 def test_candidate_values_reads_provenance_and_the_recorders_own_backing():
