@@ -167,3 +167,22 @@ def test_revise_names_an_unknown_change(repo):
     ops = Candidates.for_repo(repo.path)
     with pytest.raises(TypeError, match="kind"):
         ops.svc.revise("cand-000000000000", kind="decision")
+
+
+def test_the_review_ui_acts_through_the_candidate_operations():
+    """The web review's actions build an app/candidates.py request, as the CLI, API and MCP do (issue 36's
+    leftover): a direct call of the service, review or propose would let the page's checks drift from theirs."""
+    import ast
+    from pathlib import Path
+
+    from jupiter_git_memory.surfaces.web import views_review
+
+    tree = ast.parse(Path(views_review.__file__).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            imported |= {f"{node.module}.{a.name}" if node.module else a.name for a in node.names}
+            imported.add(str(node.module))
+    acting = {f"candidates.{m}" for m in ("service", "review", "propose", "transitions", "recording", "access")}
+    assert not {i for i in imported if any(i.endswith(a) or f"{a}." in i for a in acting)}, imported
+    assert "app.candidates.Candidates" in imported

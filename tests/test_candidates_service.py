@@ -484,7 +484,7 @@ def test_cli_remember_and_candidates_list_show(seeded):
     assert rc == 0 and [c["id"] for c in listing["candidates"]] == [cid]
     assert listing["candidates"][0]["provenance"] == {"agent": "cli-agent", "run_key": "c1"}
     p = jgm_in("candidates", "show", cid, "--repo", repo)
-    assert p.returncode == 0 and CACHE_FACT[1] in p.stdout and "agent=cli-agent" in p.stdout
+    assert p.returncode == 0 and CACHE_FACT[1] in p.stdout and "agent: cli-agent" in p.stdout.splitlines()
     p = jgm_in("candidates", "reject", cid, "--why", "already in ci.yml comments", "--repo", repo)
     assert p.returncode == 0 and "already in ci.yml comments" in p.stdout
     rc, listing = jgm_json_in("candidates", "list", "--state", "rejected", "--repo", repo)

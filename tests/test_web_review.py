@@ -43,6 +43,23 @@ EXTRA = {  # name -> API body: near-duplicates that disagree (numbers), so none 
     ),
 }
 WIDTHS = (420, 768, 1280, 1920)
+STRUCTURED = {  # every field an agent may send, markup in some, so the page must show each one as text
+    "kind": "finding",
+    "title": "Invoice PDFs render blank when the font cache is cold",
+    "body": "The first invoice PDF after a deploy renders blank pages until the font cache is warmed.",
+    "tags": ["pdf", "fonts"],
+    "source": "incident INC-4411 <i>pdf</i>",
+    "evidence": ["logs/pdf-worker.txt", "tests/test_pdf.py::test_cold_cache"],
+    "agent": "claude-code-reviewer-3",
+    "session": "s-pdf-2",
+    "work_item": "WI-4411",
+    "run_key": "rv-structured",
+    "trigger": "Blank invoice <script>window.__pwned = 4</script> after each deploy",
+    "change": "The PDF worker warms the font cache at start.\nThe first render waits for it.",
+    "verification": "pytest tests/test_pdf.py -k cold_cache passes; 30 deploys on staging, no blank page",
+    "scope": "project",
+    "files": ["services/pdf/worker.py", "services/pdf/fonts.py"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +79,9 @@ def env(tmp_path_factory):
         )
         assert r.status_code == 201 and r.json()["decision"] == "created", r.text
         e.ids[name] = r.json()["id"]
+    r = e.http.post(f"/v1/workspaces/{e.ws_a}/candidates", json=STRUCTURED)
+    assert r.status_code == 201 and r.json()["decision"] == "created", r.text
+    e.ids["structured"] = r.json()["id"]
     yield e
     e.close()
 
@@ -101,6 +121,56 @@ def test_the_diff_highlights_the_numbers_that_differ_and_renders_markup_inert(pa
     other = f"#near .pair[data-near='{env.ids['export_c']}'] .diff:not(.card-title)[data-side=other]"
     assert "<b>at most</b>" in page.inner_text(other)  # an agent's markup is a changed word, shown as text
     assert page.locator(f"{other} b").count() == 0
+
+
+def test_the_near_duplicate_diff_says_differs_with_both_sides_labelled_and_nothing_struck_through(page, env):
+    page.goto(cand_url(env, "export_b"))
+    pair = f"#near .pair[data-near='{env.ids['export_a']}']"
+    assert page.locator("#near mark.d-removed, #near mark.d-added").count() == 0  # nothing reads as deleted
+    assert texts(page, f"{pair} [data-side=this] mark.d-differs") == ["2,470", "2,470", "63"]
+    assert texts(page, f"{pair} [data-side=other] mark.d-differs") == ["1,860", "1,860", "41"]
+    assert texts(page, f"{pair} .side-label") == ["This candidate", "Existing candidate"]
+    legend = page.inner_text("#diff-legend")
+    assert "differs from" in legend and "nothing is deleted" in legend
+    style = page.locator(f"{pair} [data-side=this] mark.d-differs").first.evaluate(
+        "e => { const s = getComputedStyle(e); return [s.textDecorationLine, s.backgroundColor]; }"
+    )
+    theirs = page.locator(f"{pair} [data-side=other] mark.d-differs").first.evaluate(
+        "e => getComputedStyle(e).backgroundColor"
+    )
+    assert style == ["none", theirs] and theirs != "rgb(253, 226, 226)"  # one neutral colour, not the red of deleted
+    page.goto(cand_url(env, "gateway"))  # a file record's side says so
+    assert texts(page, "#near .pair[data-near='fact-a-port'] .side-label") == ["This candidate", "Existing record"]
+
+
+def test_every_field_the_agent_sent_is_on_the_page_and_in_the_api_as_sent(page, env):
+    page.goto(cand_url(env, "structured"))
+    rows = page.locator("#said-fields tr[data-field]")
+    names = [rows.nth(i).get_attribute("data-field") for i in range(rows.count())]
+    assert names == [n for n in STRUCTURED if n not in ("title", "body")]  # CandidateInput's order, all of them
+    for name, value in STRUCTURED.items():
+        if name in ("title", "body"):
+            continue
+        cell = page.locator(f"#said-fields tr[data-field={name}] td")
+        if isinstance(value, list):
+            assert texts(page, f"#said-fields tr[data-field={name}] td li") == value, name
+        else:
+            assert cell.inner_text() == value, name  # markup as text, line breaks kept
+    assert page.locator("#said-fields script, #said-fields i").count() == 0
+    assert page.evaluate("window.__pwned") is None
+    assert page.inner_text("h1") == STRUCTURED["title"]
+    shown = env.candidate("structured")
+    assert {k: shown[k] for k in ("trigger", "change", "verification", "scope", "files", "tags", "source")} == {
+        k: STRUCTURED[k] for k in ("trigger", "change", "verification", "scope", "files", "tags", "source")
+    }
+    assert shown["provenance"] == {k: STRUCTURED[k] for k in ("agent", "session", "work_item", "run_key")}
+    page.goto(cand_url(env, "friday"))  # a candidate with its text and agent only: no rows of blanks
+    assert [page.locator("#said-fields tr[data-field]").nth(i).get_attribute("data-field") for i in range(3)] == [
+        "kind",
+        "agent",
+        "run_key",
+    ]
+    assert page.locator("#said-fields tr[data-field]").count() == 3
 
 
 def test_duplicate_of_a_candidate_closes_it_and_moves_its_evidence(page, env):
@@ -259,7 +329,15 @@ OVERFLOW = """() => {
 def test_the_layout_holds_without_horizontal_overflow(browser, env, width):
     c, p = logged_in(browser, env.ui, env.server.token, width=width, height=900)
     try:
-        for path in ("/", f"/candidates/{env.ids['export_a']}", "/records/dec-a-db", "/health", "/recall", "/records"):
+        for path in (
+            "/",
+            f"/candidates/{env.ids['export_a']}",
+            f"/candidates/{env.ids['structured']}",
+            "/records/dec-a-db",
+            "/health",
+            "/recall",
+            "/records",
+        ):
             p.goto(f"{env.ui}/w/{env.ws_a}{path}")
             assert p.evaluate(OVERFLOW) == [], (width, path)
         p.goto(f"{env.ui}/w/{env.ws_a}/health")

@@ -22,6 +22,7 @@ from ..records.limits import MAX_RECORD_BYTES
 SCOPES = ("project", "transferable")  # project-specific, or a lesson that holds beyond this repository
 # The structured write-back fields: optional, each rendered as a section of the proposed record file.
 TEXT_FIELDS = ("trigger", "change", "verification")
+PROVENANCE = ("agent", "session", "work_item", "run_key")  # who sent it: kept together as the candidate's provenance
 REVISABLE = ("title", "body", "tags", "source")  # what `revise` may change on an open candidate
 MAX_TITLE_CHARS = 200
 MAX_BODY_BYTES = MAX_RECORD_BYTES - 8 * 1024  # room for the frontmatter when the record is proposed
@@ -106,7 +107,7 @@ class CandidateInput:
         return {k: v for k, v in d.items() if v}
 
     def provenance(self) -> dict[str, str]:
-        p = {"agent": self.agent, "session": self.session, "work_item": self.work_item, "run_key": self.run_key}
+        p = {k: getattr(self, k) for k in PROVENANCE}
         return {k: v for k, v in p.items() if v}
 
     def text_fields(self) -> dict[str, str]:

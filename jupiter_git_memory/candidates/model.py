@@ -8,6 +8,7 @@ never makes one. Its *effective* status says what recall sees: `candidate` while
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, replace
@@ -21,6 +22,7 @@ from ..lifecycle.promote import REJECTED as REJECTED
 from ..lifecycle.promote import STATES as STATES
 from ..records.kinds import REQUESTABLE_KINDS as REQUESTABLE_KINDS
 from ..records.row import RecordRow
+from .fields import PROVENANCE
 from .fields import REVISABLE as REVISABLE
 from .fields import SCOPES as SCOPES
 from .fields import TEXT_FIELDS as TEXT_FIELDS
@@ -144,6 +146,17 @@ def with_data(row: RecordRow, **changes: Any) -> RecordRow:
     )
 
 
+# Fields of CandidateInput kept as top-level candidate data under their own name (trigger, change, …; a new
+# structured field too): the view shows them as sent. The others it shows as the page knows them: kind (the
+# row's), title, body, tags, source, the provenance, `evidence` (the observations) and `supersedes` (stored as
+# proposed_supersedes).
+STORED_AS_SENT = tuple(
+    f.name
+    for f in dataclasses.fields(CandidateInput)
+    if f.name not in ("kind", "title", "body", "tags", "source", "evidence", "supersedes", *PROVENANCE)
+)
+
+
 def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
     """A candidate as shown to reviewers and agents."""
     d = row.data
@@ -157,7 +170,7 @@ def view(row: RecordRow, indexed: bool | None = None) -> dict[str, Any]:
         "body": d.get("body", ""),
         "tags": d.get("tags", []),
         "source": d.get("source"),
-        **{k: d[k] for k in (*TEXT_FIELDS, "scope", "files") if d.get(k)},
+        **{k: d[k] for k in STORED_AS_SENT if d.get(k)},  # the structured fields the agent gave
         "supersedes": d.get("proposed_supersedes") or [],
         "provenance": d.get("provenance", {}),
         "evidence": d.get("evidence", []),

@@ -4,6 +4,11 @@ Why words and not characters or lines: a near-duplicate differs in a few words (
 "not"), and those are exactly what decides whether it restates or corrects. The marks use the same
 number and negation rules as the near-duplicate check (dedup), so what the page highlights is what made
 the check say "the numbers differ" or "one is negated".
+
+Two questions, two vocabularies. A revision is a change in time, `before → after`: words left out are
+REMOVED, new ones ADDED (`word_diff`). A near-duplicate is no change at all: the candidate and the existing
+record are two texts side by side, and a word only one of them has DIFFERS (`compare`) on either side. Marking
+the candidate's own words as removed (struck through in red) told the reviewer they were deleted (issue 37).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass
 
 from .dedup import is_negation, is_number
 
-SAME, REMOVED, ADDED = "same", "removed", "added"
+SAME, REMOVED, ADDED, DIFFERS = "same", "removed", "added", "differs"
 MAX_WORDS = 3000  # per side: difflib is quadratic at worst, and a review page must answer in well under a second
 # a number with its separators ("1,860", "2.5"), a word with inner apostrophes/hyphens, or one symbol
 _TOKEN = re.compile(r"(\s*)(\d[\d,.]*\d|\d|[\w'’-]+|[^\w\s])")
@@ -26,7 +31,7 @@ class Piece:
 
     text: str
     space: str
-    change: str  # SAME | REMOVED (only on the left side) | ADDED (only on the right side)
+    change: str  # SAME, or how the word differs: REMOVED/ADDED (word_diff), DIFFERS (compare)
     number: bool
     negation: bool
 
@@ -67,20 +72,26 @@ def _piece(tok: tuple[str, str], change: str) -> Piece:
     return Piece(word, space, change, is_number(word), is_negation(word))
 
 
-def word_diff(a: str, b: str, max_words: int = MAX_WORDS) -> WordDiff:
-    """`a` (the candidate) against `b` (a near-duplicate): words only in `a` are REMOVED, only in `b` ADDED.
+def word_diff(a: str, b: str, max_words: int = MAX_WORDS, left: str = REMOVED, right: str = ADDED) -> WordDiff:
+    """`a` (before) against `b` (after): words only in `a` are `left` (REMOVED), only in `b` `right` (ADDED).
     Words compare case-insensitively, so a capital at a sentence start is not a change."""
     ta, tb = _tokens(a), _tokens(b)
     truncated = len(ta) > max_words or len(tb) > max_words
     ta, tb = ta[:max_words], tb[:max_words]
     sm = difflib.SequenceMatcher(None, [w.lower() for _, w in ta], [w.lower() for _, w in tb], autojunk=False)
-    left: list[Piece] = []
-    right: list[Piece] = []
+    lp: list[Piece] = []
+    rp: list[Piece] = []
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op == "equal":
-            left += [_piece(t, SAME) for t in ta[i1:i2]]
-            right += [_piece(t, SAME) for t in tb[j1:j2]]
+            lp += [_piece(t, SAME) for t in ta[i1:i2]]
+            rp += [_piece(t, SAME) for t in tb[j1:j2]]
         else:  # replace, delete, insert
-            left += [_piece(t, REMOVED) for t in ta[i1:i2]]
-            right += [_piece(t, ADDED) for t in tb[j1:j2]]
-    return WordDiff(left, right, truncated)
+            lp += [_piece(t, left) for t in ta[i1:i2]]
+            rp += [_piece(t, right) for t in tb[j1:j2]]
+    return WordDiff(lp, rp, truncated)
+
+
+def compare(candidate: str, existing: str, max_words: int = MAX_WORDS) -> WordDiff:
+    """A candidate beside an existing record or candidate: the words only one side has DIFFER, on both sides
+    alike (neither text replaces the other)."""
+    return word_diff(candidate, existing, max_words, left=DIFFERS, right=DIFFERS)

@@ -58,7 +58,10 @@ def list_(
 
 @app.command()
 def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
-    """One candidate with its provenance and evidence."""
+    """One candidate: every field the agent sent, its observations, revisions and review state."""
+    from ...candidates.said import candidate_values, said
+    from ...records.text import inline
+
     answer = _run(repo, as_json, lambda ops: ops.show(candidate_id))
     if as_json:
         return
@@ -68,21 +71,21 @@ def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt
         f"{'' if c.get('indexed') else ' · not indexed'}",
         markup=False,
     )
-    out.print(f"title: {c['title']}", markup=False)
-    if c["tags"]:
-        out.print(f"tags: {', '.join(c['tags'])}", markup=False)
-    if c["source"]:
-        out.print(f"source: {c['source']}", markup=False)
-    out.print("provenance: " + ", ".join(f"{k}={v}" for k, v in c["provenance"].items()), markup=False)
+    out.print(f"title: {inline(c['title'])}", markup=False)
     out.print("\n" + c["body"] + "\n", markup=False)
-    for e in c["evidence"]:
-        who = ", ".join(f"{k}={e[k]}" for k in ("agent", "session", "work_item", "run_key") if e.get(k))
-        backing = "; ".join(x for x in [e.get("source"), *(e.get("evidence") or [])] if x)
+    for f in said(candidate_values(c), skip=("kind", "title", "body")):
+        _print_said(f)
+    for e in c["evidence"][1:]:  # the first observation is the recorder's, printed above
+        who = ", ".join(f"{k}={inline(e[k])}" for k in ("agent", "session", "work_item", "run_key") if e.get(k))
+        backing = "; ".join(inline(x) for x in [e.get("source"), *(e.get("evidence") or [])] if x)
         out.print(
             f"  observed by {who or '?'}{': ' + backing if backing else ''}"
             f"{' as ' + repr(e['title']) if e.get('title') else ''}",
             markup=False,
         )
+        shown = ("agent", "session", "work_item", "run_key", "source", "evidence", "title", "body")
+        for f in said(e, skip=shown):
+            _print_said(f, indent="    ")
     for r in c.get("revisions") or []:
         out.print(f"  revised by {r.get('agent') or '?'} ({', '.join(r.get('fields') or [])})", markup=False)
     if c.get("proposal"):
@@ -96,6 +99,23 @@ def show(candidate_id: str, repo: Path | None = RepoOpt, as_json: bool = JsonOpt
         out.print(f"rejected: {c['reason']}", markup=False)
     for w in c.get("warnings") or []:
         err.print(f"  warning: {w}", markup=False)
+
+
+def _print_said(f: Any, indent: str = "") -> None:
+    """One field the agent sent: `name: value` on one line (escaped: a line break in it cannot start a forged
+    line), a text of several lines indented under its name, a list one entry a line."""
+    from ...records.text import inline
+
+    if f.many:
+        out.print(f"{indent}{f.label}:", markup=False)
+        for v in f.value:
+            out.print(f"{indent}  - {inline(v)}", markup=False)
+    elif f.multiline:
+        out.print(f"{indent}{f.label}:", markup=False)
+        for line in f.value.splitlines():
+            out.print(f"{indent}    {inline(line)}", markup=False)
+    else:
+        out.print(f"{indent}{f.label}: {inline(f.value)}", markup=False)
 
 
 @app.command()

@@ -18,6 +18,7 @@ from starlette.datastructures import FormData
 
 from ...base import error_codes as E
 from ...base.errors import JgmError
+from ...records.text import show_hidden
 from ..api.deps import WS_PATTERN, ApiState
 from . import render
 from .session import COOKIE, Session, Sessions
@@ -42,6 +43,7 @@ env = Environment(
     lstrip_blocks=True,
 )
 env.globals.update(markdown=render.markdown, age=render.age, when=render.when, short=render.short)
+env.filters["visible"] = show_hidden  # what a page shows of agent text: no control or format character unseen
 env.filters["pretty"] = lambda d: json.dumps(d, indent=2, sort_keys=True, default=str)
 
 

@@ -1,10 +1,11 @@
 """The review queue and a candidate's page, with propose / reject / revise / forget and the reviewer's
 conclusions: duplicate of, merge into, supersedes.
 
-Every action calls the candidate service the CLI, API and MCP call (`candidates.service.for_handle`,
-`candidates.propose.propose`, `candidates.review`), so its checks and answers are the same; the UI only
-renders them. Every POST answers 303 to a page (post/redirect/get): a reload shows the result again and
-never runs the action twice; what only the POST knew (the PR it opened) is kept in the session.
+Every action builds the request of the operation the CLI, API and MCP call (app/candidates.py: the request
+models of app/candidate_requests.py) and renders its typed answer, so its checks and answers are the same.
+Every POST answers 303 to a page (post/redirect/get): a reload shows the result again and never runs the
+action twice; what only the POST knew (the PR it opened) is kept in the session. The candidate page shows
+every field the agent sent (candidates/said.py, from CandidateInput's declaration), escaped.
 """
 
 from __future__ import annotations
@@ -17,17 +18,17 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import ValidationError
 
-from ...app.candidate_requests import ProposeRequest
+from ...app.candidate_requests import ConcludeRequest, ProposeRequest, RejectRequest, ReviseRequest
+from ...app.candidates import Candidates
 from ...app.records_ops import check_id
 from ...app.workspace_handle import WorkspaceHandle
 from ...base import error_codes as E
 from ...base.store import workspace_lock
-from ...candidates import dedup, review
-from ...candidates import service as candidate_service
+from ...candidates import dedup
 from ...candidates.model import STATES
-from ...candidates.propose import propose
+from ...candidates.said import candidate_values, said
 from ...candidates.warngroups import grouped
-from ...candidates.worddiff import word_diff
+from ...candidates.worddiff import compare, word_diff
 from .pages import Form, Refused, base, page, require_workspace
 
 router = APIRouter()
@@ -35,8 +36,12 @@ Handle = Annotated[WorkspaceHandle, Depends(require_workspace)]
 MAX_NEIGHBOURS = 3
 
 
-def _svc(handle: WorkspaceHandle):
-    return candidate_service.for_handle(handle)  # its JgmErrors keep their own codes on the error page
+def _ops(handle: WorkspaceHandle) -> Candidates:
+    return Candidates.for_handle(handle)  # its JgmErrors keep their own codes on the error page
+
+
+# An observation's line on the page already names these; its other fields are listed under it.
+OBSERVATION_LINE = ("agent", "session", "work_item", "source", "evidence", "title", "body")
 
 
 def _reviewer(request: Request) -> str:
@@ -47,7 +52,7 @@ def _reviewer(request: Request) -> str:
 def queue(request: Request, handle: Handle, state: str = "queue", done: str = ""):
     if state not in ("queue", "all", *STATES):
         raise Refused(E.REQUEST_BAD_FILTER, f"unknown state {state!r}")
-    rows = _svc(handle).list(state)
+    rows = [c.model_dump() for c in _ops(handle).listing(state).candidates]
     for c in rows:
         c["warning_groups"] = grouped(c["warnings"])
     return page(
@@ -63,17 +68,15 @@ def queue(request: Request, handle: Handle, state: str = "queue", done: str = ""
 
 def _neighbours(handle: WorkspaceHandle, cand: dict) -> list[dict]:
     """The records nearest to the candidate's text right now (what the near-duplicate check compares)."""
-    svc = _svc(handle)
+    chunker = _ops(handle).svc.seeder.chunker
     with handle.reading() as recaller, workspace_lock(recaller.wsdir, exclusive=False):
         index = recaller.index()
-        matches = dedup.nearest(
-            index, recaller.embedder, svc.seeder.chunker, cand["title"], cand["body"], exclude={cand["id"]}
-        )
+        matches = dedup.nearest(index, recaller.embedder, chunker, cand["title"], cand["body"], exclude={cand["id"]})
     text = f"{cand['title']}\n\n{cand['body']}"
     out = []
     for m in matches[:MAX_NEIGHBOURS]:
         body = m.row.data.get("body", "")
-        titles, bodies = word_diff(cand["title"], m.row.title), word_diff(cand["body"], body)
+        titles, bodies = compare(cand["title"], m.row.title), compare(cand["body"], body)
         out.append(
             dict(
                 m.summary(),
@@ -108,8 +111,18 @@ def _revisions(c: dict) -> list[dict[str, Any]]:
     return out
 
 
+def what_was_said(cand: dict[str, Any]) -> dict[str, Any]:
+    """The fields the agent sent (candidates/said.py): the candidate's, but its title and body (the page's
+    headline and Text panel), and under each later observation what its line does not name already."""
+    observations = cand.get("evidence") or []
+    return {
+        "said": said(candidate_values(cand), skip=("title", "body")),
+        "observed": [[] if i == 0 else said(e, skip=OBSERVATION_LINE) for i, e in enumerate(observations)],
+    }
+
+
 def _candidate_page(request: Request, handle: WorkspaceHandle, cid: str, status: int = 200, **extra):
-    cand = _svc(handle).show(check_id(cid))
+    cand = _ops(handle).show(check_id(cid)).candidate.model_dump()
     try:
         near = _neighbours(handle, cand)
         near_error = None
@@ -125,6 +138,7 @@ def _candidate_page(request: Request, handle: WorkspaceHandle, cid: str, status:
         near_error=near_error,
         warning_groups=grouped(cand["warnings"]),
         revisions=_revisions(cand),
+        **what_was_said(cand),
         duplicate_cos=dedup.DUPLICATE_COS,
         similar_cos=dedup.SIMILAR_COS,
         gh=bool(shutil.which("gh")),
@@ -158,50 +172,57 @@ def do_propose(request: Request, handle: Handle, cid: str, form: Form):
         raise Refused(
             E.REQUEST_INVALID, "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}" for x in e.errors())
         ) from None
-    result = propose(_svc(handle), check_id(cid), body.status, body.base, body.open_pr)
+    result = _ops(handle).propose(check_id(cid), body).model_dump(mode="json")
     return _to_candidate(request, handle, cid, f"?shown={request.state.session.keep(result)}")
+
+
+def _conclude(request: Request, handle: WorkspaceHandle, cid: str, action: str, form: Form) -> dict[str, Any]:
+    """A reviewer's conclusion (app/candidates.CONCLUSIONS), by this session's reviewer; the operation checks
+    the target, as it does for the API."""
+    req = ConcludeRequest.model_construct(target=str(form.get("target") or "").strip(), reviewer=None)
+    return _ops(handle).conclude(check_id(cid), action, req, _reviewer(request)).candidate.model_dump()
 
 
 @router.post("/candidates/{cid}/reject")
 def do_reject(request: Request, handle: Handle, cid: str, form: Form):
-    _svc(handle).reject(check_id(cid), str(form.get("why") or ""))
+    _ops(handle).reject(check_id(cid), RejectRequest.model_construct(why=str(form.get("why") or "")))
     return _to_queue(request, handle, f"rejected {cid}")
 
 
 @router.post("/candidates/{cid}/duplicate")
 def do_duplicate(request: Request, handle: Handle, cid: str, form: Form):
-    out = review.duplicate_of(_svc(handle), check_id(cid), str(form.get("target") or ""), _reviewer(request))
+    out = _conclude(request, handle, cid, "duplicate", form)
     return _to_queue(request, handle, f"closed {cid} as a duplicate of {out['duplicate_of']}")
 
 
 @router.post("/candidates/{cid}/merge")
 def do_merge(request: Request, handle: Handle, cid: str, form: Form):
-    out = review.merge_into(_svc(handle), check_id(cid), str(form.get("target") or ""), _reviewer(request))
+    out = _conclude(request, handle, cid, "merge", form)
     return _to_queue(request, handle, f"merged {cid} into {out['merged_into']}")
 
 
 @router.post("/candidates/{cid}/supersede")
 def do_supersede(request: Request, handle: Handle, cid: str, form: Form):
     target = str(form.get("target") or "").strip()
-    review.supersedes(_svc(handle), check_id(cid), target, _reviewer(request))
+    _conclude(request, handle, cid, "supersede", form)
     return _to_candidate(request, handle, cid, f"?done={quote(f'its proposal will supersede {target}')}")
 
 
 @router.post("/candidates/{cid}/revise")
 def do_revise(request: Request, handle: Handle, cid: str, form: Form):
     tags = [t.strip() for t in str(form.get("tags") or "").split(",") if t.strip()]
-    _svc(handle).revise(
-        check_id(cid),
+    req = ReviseRequest.model_construct(
         title=str(form.get("title") or ""),
         body=str(form.get("body") or ""),
         tags=tags,
         source=str(form.get("source") or "").strip() or None,
         agent=_reviewer(request),
     )
+    _ops(handle).revise(check_id(cid), req)
     return _to_candidate(request, handle, cid, "?revised=1")
 
 
 @router.post("/candidates/{cid}/forget")
 def do_forget(request: Request, handle: Handle, cid: str, form: Form):
-    _svc(handle).forget(check_id(cid), reviewer=True)  # the UI's session is the reviewer's
+    _ops(handle).forget(check_id(cid), reviewer=True)  # the UI's session is the reviewer's
     return _to_queue(request, handle, f"forgot {cid}")
