@@ -2,7 +2,7 @@
 a real repository, `governs payments.py`, `./payments.py`, `../shop/payments.py` and the absolute path all
 name `src/shop/payments.py`; so does `recall-task --file` and `context --file`, the MCP tool's `files` with a
 `cwd`, and a prompt hook's payload. A path outside the repository is an error naming it and the fix, never an
-empty answer; a path that names nothing in the view is answered with a note saying so (docs/paths.md)."""
+empty answer; a path that names nothing in the view is answered with a note saying so (docs/commands.md#paths)."""
 
 from __future__ import annotations
 
@@ -178,3 +178,27 @@ def test_a_prompt_hook_reads_the_files_a_prompt_names_from_the_agents_folder(sho
     prompt = f"make payments.py retry, like {shop.path}/src/billing/invoice.py does; not {tmp_path}/notes.py"
     assert named_files(shop.path, prompt, here) == [f"{SHOP}/payments.py", "src/billing/invoice.py"]
     assert named_files(shop.path, prompt) == ["src/billing/invoice.py"]  # no folder given: the root's only
+
+
+@pytest.mark.e2e
+def test_the_http_api_reads_files_from_cwd_and_refuses_outside_ones(shop, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from jupiter_git_memory.git.workspace import find_workspace
+    from jupiter_git_memory.surfaces.api.app import create_app
+
+    app = create_app([shop.path], warm=False)
+    route = f"/v1/workspaces/{find_workspace(shop.path).id}/recall-task"
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        token = app.state.jgm.tokens.store_root.joinpath("api-token").read_text().strip()
+        h = {"Authorization": f"Bearer {token}"}
+        goal = {"goal": "change the checkout flow"}
+        for files, cwd in ((["payments.py"], str(shop.path / SHOP)), ([str(shop.path / SHOP / "payments.py")], None)):
+            r = c.post(route, json={**goal, "files": files, "cwd": cwd}, headers=h)
+            assert r.status_code == 200 and r.json()["files"] == [f"{SHOP}/payments.py"], r.text
+            assert GOVERNING in [x["id"] for x in r.json()["results"] if x.get("governs")]
+        r = c.post(route, json={**goal, "files": [str(tmp_path / "elsewhere.py")]}, headers=h)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "request/path-outside-repo", r.text
+        assert r.json()["error"]["path"] == str(tmp_path / "elsewhere.py")
+        r = c.post(route, json={**goal, "files": ["refunds.py"], "cwd": SHOP}, headers=h)
+        assert r.status_code == 200 and f"no file {SHOP}/refunds.py in this view" in r.json()["warnings"], r.text

@@ -1,6 +1,6 @@
 """Paths a person or an agent gives, as the repository-relative paths records cite: the one place where
 `payments.py` typed in `src/shop/`, `../shop/payments.py`, `./payments.py` and `/home/me/repo/src/shop/
-payments.py` all become `src/shop/payments.py` (docs/paths.md; dec-paths-from-where-you-stand).
+payments.py` all become `src/shop/payments.py` (docs/commands.md#paths; dec-paths-from-where-you-stand).
 
 The rules, for every surface (CLI options and arguments, the HTTP API's and the MCP tools' `files` with
 their optional `cwd`, the agent hooks' payloads):
