@@ -33,6 +33,8 @@ def test_without_a_folder_a_path_is_repository_relative(tree):
     assert repo_path(tree, "src/shop/payments.py") == "src/shop/payments.py"
     assert repo_path(tree, "./src/../src/shop/") == "src/shop/"
     assert repo_paths(tree, ["a.py", " ", "./a.py", "b/"]) == ["a.py", "b/"]
+    with pytest.raises(ValueError, match="names the whole repository"):
+        repo_paths(tree, ["src/..", "a.py"])
 
 
 def test_from_outside_the_repository_a_path_existing_there_wins_else_the_root(tree):

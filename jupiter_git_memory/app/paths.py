@@ -112,12 +112,15 @@ def _with(rel: str, trail: str) -> str:
 
 
 def repo_paths(root: Path, paths: Iterable[str], cwd: str | Path | None = None) -> list[str]:
-    """Each of `paths` through `repo_path`, blanks dropped, each once, in the order given."""
+    """Each of `paths` through `repo_path`, blanks dropped, each once, in the order given. The repository
+    root itself (`.` typed at the top) is no file a record could cite: a ValueError names the fix."""
     out: list[str] = []
     for p in paths:
         if not str(p).strip():
             continue
         rel = repo_path(root, p, cwd)
+        if not rel:
+            raise ValueError(f"{p} names the whole repository {root}: name a file or a folder in it")
         if rel not in out:
             out.append(rel)
     return out
