@@ -125,6 +125,12 @@ def test_check_explain_and_remember_file_read_from_the_current_folder(shop):
         "A 65-character idempotency key is refused with HTTP 400; we hash longer keys down to 64.",
         "--evidence",
         "provider sandbox run",
+        "--evidence",
+        "./payments.py:2",
+        "--evidence",
+        "https://example.test/provider-docs",
+        "--source",
+        "../shop/cart.py::add",
         "--file",
         "./payments.py",
         "--agent",
@@ -134,7 +140,11 @@ def test_check_explain_and_remember_file_read_from_the_current_folder(shop):
     assert code == 0 and got["decision"] == "created", got
     from jupiter_git_memory.app.candidates import Candidates
 
-    assert Candidates.for_repo(shop.path).svc.row(got["id"]).data["files"] == [f"{SHOP}/payments.py"]
+    data = Candidates.for_repo(shop.path).svc.row(got["id"]).data
+    assert data["files"] == [f"{SHOP}/payments.py"]
+    seen = data["evidence"][0]  # the observation as recorded: its evidence and source, their paths read from here
+    assert seen["evidence"] == ["provider sandbox run", f"{SHOP}/payments.py:2", "https://example.test/provider-docs"]
+    assert seen["source"] == f"{SHOP}/cart.py::add"
 
 
 def test_mcp_and_app_take_absolute_paths_and_a_cwd_and_refuse_outside_ones(shop, tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jupiter_git_memory.app.paths import PathOutsideRepo, repo_path, repo_paths
+from jupiter_git_memory.app.paths import PathOutsideRepo, cited_path, repo_path, repo_paths
 
 pytestmark = pytest.mark.unit
 
@@ -67,3 +67,15 @@ def test_a_symlinked_repository_root_still_takes_its_physical_paths(tree, tmp_pa
     link.symlink_to(tree)
     assert repo_path(link, str(tree / "src/shop/payments.py")) == "src/shop/payments.py"
     assert repo_path(link, "payments.py", tree / "src/shop") == "src/shop/payments.py"
+
+
+def test_a_citation_is_rewritten_only_where_it_names_a_repository_path(tree, tmp_path):
+    here = tree / "src/shop"
+    assert cited_path(tree, "./payments.py:22", here) == "src/shop/payments.py:22"
+    assert cited_path(tree, "payments.py::pay", here) == "src/shop/payments.py::pay"  # exists here, not at the root
+    assert cited_path(tree, f"{here}/payments.py:10-40", None) == "src/shop/payments.py:10-40"
+    kept = ["https://example.test/a.py", "make load-test", "nothere.py:3", str(tmp_path / "report.txt"), "../../../x"]
+    assert [cited_path(tree, k, here) for k in kept] == kept
+    (tree / "top.py").write_text("x\n")
+    (here / "top.py").write_text("x\n")
+    assert cited_path(tree, "top.py", here) == "top.py"  # the root has it: already repository-relative

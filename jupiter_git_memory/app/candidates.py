@@ -20,7 +20,7 @@ from ..candidates.answers import CandidateAnswer, CandidateList, CandidateShown,
 from ..candidates.errors import CandidateRejected
 from ..candidates.service import CandidateService
 from .candidate_requests import CandidateRequestBase, ConcludeRequest, ProposeRequest, RejectRequest, ReviseRequestBase
-from .paths import PathOutsideRepo, repo_path
+from .paths import PathOutsideRepo, cited_path, repo_path
 
 NOT_A_RULE = "A candidate is not a project rule: a reviewer promotes it by merging a pull request."
 # The reviewer's conclusions (candidates/review.py): action -> (its function, what it does).
@@ -77,18 +77,22 @@ class Candidates:
     def located(self, req: CandidateRequestBase, cwd: str | None = None) -> CandidateRequestBase:
         """`req` with its `files` as the repository paths the record will cite (app/paths.py: an absolute
         path inside the repository, or one typed in a subfolder, `cwd`). One that lies outside is left as
-        given, for the checks to refuse as `candidate/bad-files`, the candidate contract's answer."""
-        files = getattr(req, "files", None)
-        if not files:
-            return req
+        given, for the checks to refuse as `candidate/bad-files`, the candidate contract's answer. The paths
+        its `evidence` and `source` name are read the same way (`cited_path`); other text is kept."""
         root = self.svc.workspace.repo_root
         located = []
-        for f in files:
+        for f in getattr(req, "files", None) or []:
             try:
                 located.append(repo_path(root, f, cwd) if str(f).strip() else f)
             except PathOutsideRepo:
                 located.append(f)
-        return req.model_copy(update={"files": located})
+        update: dict[str, Any] = {"files": located} if located else {}
+        evidence, source = getattr(req, "evidence", None), getattr(req, "source", None)
+        if evidence:
+            update["evidence"] = [cited_path(root, e, cwd) if isinstance(e, str) else e for e in evidence]
+        if isinstance(source, str):
+            update["source"] = cited_path(root, source, cwd)
+        return req.model_copy(update=update) if update else req
 
     def _answer(self, a: Any, extra: dict[str, Any]) -> CandidateAnswer:
         return CandidateAnswer.model_validate(dict(a.to_json(), workspace=self.workspace, **extra))

@@ -20,6 +20,7 @@ will live in), with a note saying so (`missing_in_view`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -105,6 +106,32 @@ def repo_path(root: Path, path: str, cwd: str | Path | None = None) -> str:
     if rel is None:
         raise PathOutsideRepo(text, root, "the repository root")
     return _with(rel, trail)
+
+
+# what may follow a cited path: a line or range (`:22`, `:10-40`) or a symbol / pytest id (`::Class.method`)
+_CITED_SUFFIX = re.compile(r"(?:::[\w.\[\]-]+|:\d+(?:-\d+)?)$")
+
+
+def cited_path(root: Path, text: str, cwd: str | Path | None = None) -> str:
+    """A citation a candidate brings (`evidence`, `source`) with its path part read as `repo_path` reads it,
+    its `:22` / `::name` suffix kept. Only what names a repository path is rewritten: an absolute path inside
+    the repository, an explicit `./` or `../` one, or a bare one that exists from `cwd` but not at the root.
+    Anything else (a URL, a command, a report outside the repository, a path already repository-relative)
+    is kept as written, for the evidence reader to judge."""
+    t = text.strip()
+    if not t or any(c.isspace() for c in t) or "://" in t:
+        return text
+    m = _CITED_SUFFIX.search(t)
+    path, suffix = (t[: m.start()], m.group()) if m else (t, "")
+    if not path.startswith(("./", "../", "/")):
+        here = None if cwd is None else Path(root) / cwd
+        if here is None or not (here / path).exists() or (Path(root) / path).exists():
+            return text
+    try:
+        rel = repo_path(root, path, cwd)
+    except PathOutsideRepo:
+        return text
+    return rel + suffix if rel else text
 
 
 def _with(rel: str, trail: str) -> str:
