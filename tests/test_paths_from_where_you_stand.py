@@ -145,6 +145,10 @@ def test_check_explain_and_remember_file_read_from_the_current_folder(shop):
     seen = data["evidence"][0]  # the observation as recorded: its evidence and source, their paths read from here
     assert seen["evidence"] == ["provider sandbox run", f"{SHOP}/payments.py:2", "https://example.test/provider-docs"]
     assert seen["source"] == f"{SHOP}/cart.py::add"
+    code, revised = jgm_json_in(
+        "revise", got["id"], "--source", "./payments.py", "--agent", "tester", cwd=shop.path / SHOP
+    )
+    assert code == 0 and revised["candidate"]["source"] == f"{SHOP}/payments.py", revised
 
 
 def test_mcp_and_app_take_absolute_paths_and_a_cwd_and_refuse_outside_ones(shop, tmp_path):

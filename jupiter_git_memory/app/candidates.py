@@ -107,8 +107,12 @@ class Candidates:
     def reject(self, cid: str, req: RejectRequest) -> CandidateShown:
         return self._shown(self.svc.reject(cid, req.why))
 
-    def revise(self, rid: str, req: ReviseRequestBase) -> CandidateShown:
-        return self._shown(self.svc.revise(rid, agent=getattr(req, "agent", None), **req.changes()))
+    def revise(self, rid: str, req: ReviseRequestBase, cwd: str | None = None) -> CandidateShown:
+        """The new `source`'s path, if it names one, is read from `cwd` as `located` reads it."""
+        changes = req.changes()
+        if isinstance(changes.get("source"), str):
+            changes["source"] = cited_path(self.svc.workspace.repo_root, changes["source"], cwd)
+        return self._shown(self.svc.revise(rid, agent=getattr(req, "agent", None), **changes))
 
     def forget(self, rid: str, agent: str | None = None, reviewer: bool = False) -> Forgotten:
         """Only the recorder (`agent`) or a reviewer forgets an open candidate (candidates/transitions.py)."""

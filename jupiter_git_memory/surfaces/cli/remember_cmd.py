@@ -199,7 +199,7 @@ def revise(
     text = _read_body(body, body_file, as_json) if (body is not None or body_file is not None) else None
     ops = candidates(repo, as_json)
     with reported(as_json):
-        c = ops.revise(record_id, ReviseRequest.model_construct(**fields, body=text))
+        c = ops.revise(record_id, ReviseRequest.model_construct(**fields, body=text), cwd=here())
     if as_json:
         emit(c)
     else:
