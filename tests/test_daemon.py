@@ -87,6 +87,12 @@ def test_daemon_answers_are_the_in_process_answers_byte_for_byte(repo, daemon_on
         assert warm.stdout.strip(), args
     assert _status(daemon_on)["pid"] == pid  # one daemon answered them all
     assert socket_path(daemon_on) == daemon_on / "daemon.sock"
+    # a path typed in a subfolder is read from there by the daemon too (the request carries the caller's folder)
+    warm, here = _both(
+        ["recall-task", "--goal", "sessions", "--file", "./dec-cache.md", "--json"], repo.path / "knowledge"
+    )
+    _assert_same(warm, here, "a file typed in a subfolder")
+    assert json.loads(warm.stdout)["files"] == ["knowledge/dec-cache.md"]
 
 
 def test_daemon_errors_become_the_in_process_error(repo, unseeded, daemon_on):

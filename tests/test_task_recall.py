@@ -75,8 +75,12 @@ def test_every_answer_shows_citations_as_a_list(parcel):
 
 def test_a_goal_whose_words_match_nothing_finds_the_records_governing_its_files(parcel):
     """Before: the file path was appended to the goal and embedded; "tidy up this module" found nothing."""
-    rc = Recaller(parcel.path)
-    res = recall_task(rc, "tidy up this module", files=[str(parcel.path / "parcelhub/storage/orders_repo.py")])
+    from jupiter_git_memory.app.recall import TaskRequest
+    from jupiter_git_memory.app.recall import recall_task as task_operation
+
+    rc = Recaller(parcel.path)  # an absolute path, read by the operation (app/paths.py) as the repository's
+    asked = TaskRequest(goal="tidy up this module", files=[str(parcel.path / "parcelhub/storage/orders_repo.py")])
+    res = task_operation(rc, asked)
     got = {r["id"]: r for r in res["results"]}
     assert res["status"] == "ok" and res["files"] == ["parcelhub/storage/orders_repo.py"]
     assert {"dec-orders-repo-unit-of-work", "finding-orders-deadlock", "dec-storage-query-builder"} <= set(got)

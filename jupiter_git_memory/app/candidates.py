@@ -20,6 +20,7 @@ from ..candidates.answers import CandidateAnswer, CandidateList, CandidateShown,
 from ..candidates.errors import CandidateRejected
 from ..candidates.service import CandidateService
 from .candidate_requests import CandidateRequestBase, ConcludeRequest, ProposeRequest, RejectRequest, ReviseRequestBase
+from .paths import PathOutsideRepo, cited_path, repo_path
 
 NOT_A_RULE = "A candidate is not a project rule: a reviewer promotes it by merging a pull request."
 # The reviewer's conclusions (candidates/review.py): action -> (its function, what it does).
@@ -57,18 +58,41 @@ class Candidates:
         svc = CandidateService(repo)
         return cls(svc, svc.workspace.id)
 
-    def record(self, req: CandidateRequestBase, dry_run: bool = False, **extra: Any) -> CandidateAnswer:
+    def record(
+        self, req: CandidateRequestBase, dry_run: bool = False, cwd: str | None = None, **extra: Any
+    ) -> CandidateAnswer:
         """Record the observation (or, `dry_run`, say what recording would do). Created, merged and skipped
-        are answers (`written` says whether the store changed); a rejection raises CandidateRejected."""
-        a = self.svc.record(req.to_input(), dry_run=dry_run)
+        are answers (`written` says whether the store changed); a rejection raises CandidateRejected. Its
+        `files` are read from `cwd` (`located`)."""
+        a = self.svc.record(self.located(req, cwd).to_input(), dry_run=dry_run)
         answer = self._answer(a, extra)
         if a.decision == "rejected":
             raise CandidateRejected(a.reason_code, a.reason, answer)
         return answer
 
-    def validate(self, req: CandidateRequestBase, **extra: Any) -> CandidateAnswer:
+    def validate(self, req: CandidateRequestBase, cwd: str | None = None, **extra: Any) -> CandidateAnswer:
         """What recording would answer, writing nothing: a rejection is an answer here (that is the question)."""
-        return self._answer(self.svc.validate(req.to_input()), extra)
+        return self._answer(self.svc.validate(self.located(req, cwd).to_input()), extra)
+
+    def located(self, req: CandidateRequestBase, cwd: str | None = None) -> CandidateRequestBase:
+        """`req` with its `files` as the repository paths the record will cite (app/paths.py: an absolute
+        path inside the repository, or one typed in a subfolder, `cwd`). One that lies outside is left as
+        given, for the checks to refuse as `candidate/bad-files`, the candidate contract's answer. The paths
+        its `evidence` and `source` name are read the same way (`cited_path`); other text is kept."""
+        root = self.svc.workspace.repo_root
+        located = []
+        for f in getattr(req, "files", None) or []:
+            try:
+                located.append(repo_path(root, f, cwd) if str(f).strip() else f)
+            except PathOutsideRepo:
+                located.append(f)
+        update: dict[str, Any] = {"files": located} if located else {}
+        evidence, source = getattr(req, "evidence", None), getattr(req, "source", None)
+        if evidence:
+            update["evidence"] = [cited_path(root, e, cwd) if isinstance(e, str) else e for e in evidence]
+        if isinstance(source, str):
+            update["source"] = cited_path(root, source, cwd)
+        return req.model_copy(update=update) if update else req
 
     def _answer(self, a: Any, extra: dict[str, Any]) -> CandidateAnswer:
         return CandidateAnswer.model_validate(dict(a.to_json(), workspace=self.workspace, **extra))
@@ -83,8 +107,12 @@ class Candidates:
     def reject(self, cid: str, req: RejectRequest) -> CandidateShown:
         return self._shown(self.svc.reject(cid, req.why))
 
-    def revise(self, rid: str, req: ReviseRequestBase) -> CandidateShown:
-        return self._shown(self.svc.revise(rid, agent=getattr(req, "agent", None), **req.changes()))
+    def revise(self, rid: str, req: ReviseRequestBase, cwd: str | None = None) -> CandidateShown:
+        """The new `source`'s path, if it names one, is read from `cwd` as `located` reads it."""
+        changes = req.changes()
+        if isinstance(changes.get("source"), str):
+            changes["source"] = cited_path(self.svc.workspace.repo_root, changes["source"], cwd)
+        return self._shown(self.svc.revise(rid, agent=getattr(req, "agent", None), **changes))
 
     def forget(self, rid: str, agent: str | None = None, reviewer: bool = False) -> Forgotten:
         """Only the recorder (`agent`) or a reviewer forgets an open candidate (candidates/transitions.py)."""

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from .limits import MAX_GOVERNS
+from .paths import CWD_DOC, missing_in_view, repo_paths
 from .recall import typed_errors
 
 
@@ -24,6 +25,7 @@ class DriftRequest(BaseModel):
 
 class GovernsRequest(BaseModel):
     paths: list[str] = Field(description="Repository files (e.g. the files a change touches).")
+    cwd: str | None = Field(None, description=CWD_DOC.replace("`files`", "`paths`"))
     k: int = Field(50, ge=1, le=MAX_GOVERNS, description="How many records at most.")
     at: str | None = Field(None, description="Answer as of this commit, tag or branch.")
 
@@ -39,11 +41,14 @@ def drift(recaller, req: DriftRequest) -> dict[str, Any]:
 @typed_errors
 def governs(recaller, req: GovernsRequest) -> dict[str, Any]:
     """The in-force records citing `paths` (a file, a folder above it, or a glob covering it), each with how
-    it covers them (a GovernsAnswer)."""
-    from ..recall.files import governing, task_files
+    it covers them (a GovernsAnswer). The paths are read as app/paths.py says (one outside the repository is
+    refused); one that names nothing in the view gets a warning, so an empty list means "nothing cites it"."""
+    from ..recall.files import governing
     from ..records.model import IN_FORCE
 
-    files = task_files(recaller.workspace.repo_root, req.paths)
+    root = recaller.workspace.repo_root
+    files = repo_paths(root, req.paths, req.cwd)
     got = governing(recaller, files, sorted(IN_FORCE), req.k, at=req.at)
     records = [dict(g["result"], governs=g["governs"]) for g in got.values()]
-    return {"files": files, "records": records, "workspace": recaller.workspace.id}
+    warnings = missing_in_view(root, files, req.at)
+    return {"files": files, "records": records, "warnings": warnings, "workspace": recaller.workspace.id}

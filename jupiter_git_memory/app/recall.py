@@ -23,6 +23,7 @@ from ..recall.ranking import MODES
 from ..recall.results import RecallResult
 from ..records.model import ALL_EFFECTIVE, KINDS
 from .limits import MAX_BUDGET, MAX_ERRORS, MAX_FILES, MAX_K, MAX_RECALL_K, MAX_TEXT, MIN_BUDGET
+from .paths import CWD_DOC, missing_in_view, repo_paths
 
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
@@ -98,6 +99,7 @@ class _ForATask(Strict):
     goal: str
     errors: list[Text] = Field(default_factory=list, max_length=MAX_ERRORS, description="Error signatures seen.")
     files: list[Text] = Field(default_factory=list, max_length=MAX_FILES, description="Files the task touches.")
+    cwd: str | None = Field(None, max_length=MAX_TEXT, description=CWD_DOC)
     statuses: list[Status] = _statuses(", e.g. add historical or proposed")
 
     _g = field_validator("goal")(_not_blank)
@@ -144,11 +146,12 @@ def recall_task(
     workspaces to a token's grants."""
     from ..recall.task import recall_task as run
 
+    files, notes = task_paths(recaller, req)
     res = run(
         recaller,
         req.goal,
         req.errors,
-        req.files,
+        files,
         k=req.k,
         include_global=req.include_global,
         global_k=req.global_k,
@@ -160,7 +163,23 @@ def recall_task(
     failed = _FAILURES.get(res["status"])
     if failed is not None:
         raise failed(res.get("message") or "; ".join(res.get("warnings") or ["recall could not run"]))
-    return res
+    return _noted(res, notes)
+
+
+def task_paths(recaller, req: _ForATask) -> tuple[list[str], list[str]]:
+    """The task's files as repository paths (app/paths.py: read from `req.cwd`; one outside the repository
+    is refused), and a note for each that names nothing in the view. Without a workspace, as given."""
+    if recaller is None:
+        return list(req.files), []
+    root = recaller.workspace.repo_root
+    files = repo_paths(root, req.files, req.cwd)
+    return files, missing_in_view(root, files)
+
+
+def _noted(answer: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+    """`notes` added to the answer's warnings: an empty answer about a file that is not there says so."""
+    warnings = list(answer.get("warnings") or [])
+    return dict(answer, warnings=warnings + [n for n in notes if n not in warnings]) if notes else answer
 
 
 _FAILURES: dict[str, type[JgmError]] = {
@@ -187,12 +206,14 @@ def context(recaller, req: ContextRequest) -> dict[str, Any]:
     """A ContextPack: the task's records (as task recall finds them) trimmed to the token budget."""
     from ..recall.context import build_context
 
-    return build_context(
+    files, notes = task_paths(recaller, req)
+    pack = build_context(
         recaller,
         req.goal,
         req.budget_tokens,
         k=req.k,
-        files=req.files,
+        files=files,
         errors=req.errors,
         statuses=list(req.statuses) or None,
     )
+    return _noted(pack, notes)

@@ -144,6 +144,7 @@ class TaskEvidence(_Evidence):
     receipt_id: str | None = None
     warnings: list[str] = Field(default_factory=list)
     fallback: list[str] = Field(default_factory=list, description=TASK_FALLBACK_DOC)
+    files: list[str] = Field(default_factory=list, description="The task's files as read: repository-relative.")
 
 
 class RecordEvidence(_Evidence):

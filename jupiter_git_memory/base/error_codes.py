@@ -43,6 +43,7 @@ REQUEST_BAD_REQUEST = _code("request/bad-request", 400, 2, "The request or the c
 REQUEST_BAD_ID = _code("request/bad-id", 400, 2, "An id outside the record id pattern (so `../x` is refused)")
 REQUEST_BAD_FILTER = _code("request/bad-filter", 400, 2, "An unknown kind, status or review state in a filter")
 REQUEST_BAD_PAGE = _code("request/bad-page", 400, 2, "A page limit or offset out of range")
+REQUEST_PATH_OUTSIDE_REPO = _code("request/path-outside-repo", 400, 2, "A path names a place outside the repository (the message names the path and the fix)")
 REQUEST_BAD_STATUS = _code("request/bad-status", 400, 1, "A proposal's status is not `proposed` or `accepted`")
 REQUEST_MISSING_REASON = _code("request/missing-reason", 400, 1, "A rejection without a reason (`--why`)")
 REQUEST_TOO_LONG = _code("request/too-long", 400, 1, "A rejection reason over its length limit")

@@ -188,6 +188,7 @@ class DriftAnswer(_Open):
 class GovernsAnswer(_Open):
     """`jgm governs PATH...`: the in-force records that cite these files, each with how it covers them."""
 
-    files: list[str]
+    files: list[str] = Field(description="The paths asked about, repository-relative.")
     records: list[RecalledRecord]
+    warnings: list[str] = Field(default_factory=list, description="A path that names no file in this view.")
     workspace: str | None = None

@@ -10,7 +10,6 @@ catalog (`contents`, per id and content hash), read once per view and catalog ge
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 from ..base.store import workspace_lock
 from ..records.citations import body_paths, citations_of, classify, governs, normalize_path
@@ -26,20 +25,15 @@ _CACHE: dict[tuple[str, str | None, int], list[tuple[str, str, str, list[str], l
 _CACHE_LOCK = threading.Lock()
 
 
-def task_files(repo_root: Path, files) -> list[str]:
-    """Files as repository-relative paths: `./a/b.py`, `a\\b.py` and an absolute path inside the repo are `a/b.py`."""
+def task_files(files) -> list[str]:
+    """Repository-relative files in one spelling (`./a//b` and `a\\b` are `a/b`), each once. What a user or
+    an agent typed is read by app/paths.py first (from their folder, or absolute); an absolute path reaching
+    this layer would be matched as the wrong file, so it is refused."""
     out = []
     for f in files:
-        f = str(f).strip()
-        if not f:
-            continue
-        p = Path(f)
-        if p.is_absolute():
-            try:
-                f = p.resolve().relative_to(Path(repo_root).resolve()).as_posix()
-            except ValueError:
-                pass  # outside the repository: matched as written
-        rel = normalize_path(f)
+        if str(f).startswith("/"):
+            raise ValueError(f"{f}: task files are repository-relative here (app/paths.py reads absolute paths)")
+        rel = normalize_path(str(f))
         if rel and rel not in out:
             out.append(rel)
     return out

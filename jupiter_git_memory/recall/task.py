@@ -94,7 +94,7 @@ def fused_recall(
     statuses = validate_filters(None, list(statuses) if statuses else None)
     concerns = split_concerns(goal) if split else []
     queries = task_queries(goal, errors, concerns)
-    rel_files = task_files(recaller.workspace.repo_root, files)
+    rel_files = task_files(files)
     lists: list[tuple[str, list[str]]] = []
     semantic: dict[str, dict] = {}
     warnings: list[str] = []

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ...app.paths import PathOutsideRepo, repo_path
 from ...git.listing import recent_work
 from ...recall.context import render_entry
 from ...recall.receipts import make_receipt, query_hash, store_receipt
@@ -96,26 +97,34 @@ def session_brief(recaller: Recaller) -> str | None:
     return _answer(recaller, goal, files, BRIEF_HEADER, recaller.settings.brief_budget, "session-start")
 
 
-PATHISH = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[A-Za-z]{1,5}\b")
+PATHISH = re.compile(r"/?[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[A-Za-z]{1,5}\b")
 
 
-def named_files(root: Path, prompt: str) -> list[str]:
-    """Paths the prompt names that exist inside the repository (a word like `e.g.` is no file, `../x` is outside)."""
-    out = []
-    top = root.resolve()
+def named_files(root: Path, prompt: str, cwd: str | None = None) -> list[str]:
+    """Paths the prompt names that exist inside the repository, as repository paths: read from the agent's
+    folder `cwd` first, then from the root, or absolute (app/paths.py). A word like `e.g.` is no file, and
+    `../x` or `/etc/x` outside the repository names none."""
+    out: list[str] = []
     for m in PATHISH.findall(prompt):
-        p = (root / m).resolve()
-        if p.is_relative_to(top) and p != top and p.exists() and m not in out:
-            out.append(m)
+        for where in dict.fromkeys([cwd, None]):
+            try:
+                rel = repo_path(root, m, where)
+            except PathOutsideRepo:
+                continue
+            if rel and (root / rel).exists():
+                if rel not in out:
+                    out.append(rel)
+                break
     return out[:MAX_FILES]
 
 
-def prompt_recall(recaller: Recaller, prompt: str) -> str | None:
+def prompt_recall(recaller: Recaller, prompt: str, cwd: str | None = None) -> str | None:
+    """The memory a prompt calls up; the files it names are read from the agent's folder `cwd` (the hook's)."""
     # a lone surrogate (a JSON `\udcff`, a byte read with surrogateescape) is no text the tokenizer or SQLite
     # takes: it becomes U+FFFD, as a lenient decoder would have made it
     prompt = prompt.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
     prompt = " ".join(prompt.split())[:2000]
     if not prompt:
         return None
-    files = named_files(recaller.workspace.repo_root, prompt)
+    files = named_files(recaller.workspace.repo_root, prompt, cwd)
     return _answer(recaller, prompt, files, PROMPT_HEADER, recaller.settings.prompt_budget, "prompt")

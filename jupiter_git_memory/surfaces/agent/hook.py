@@ -56,7 +56,8 @@ def _answer(event: str, payload: dict) -> str | None:
         return None
     from ..daemon.client import ask
 
-    warm = ask("hook", {"event": event, "prompt": prompt}, store=store, repo=str(ws.repo_root))
+    asked = {"event": event, "prompt": prompt, "cwd": str(cwd)}  # the files a prompt names are read from there
+    warm = ask("hook", asked, store=store, repo=str(ws.repo_root))
     if warm is not None:  # the resident process answered (an error there means: answer here)
         return warm["text"]
     from ...recall.service import Recaller
@@ -66,7 +67,7 @@ def _answer(event: str, payload: dict) -> str | None:
         recaller = Recaller(ws.repo_root)
         if event == "session-start":
             return session_brief(recaller)
-        return prompt_recall(recaller, prompt)
+        return prompt_recall(recaller, prompt, str(cwd))
     except LockTimeout:
         raise Unavailable("jgm: memory busy (the index is being rewritten); skipped") from None
     except JgmError as e:  # not seeded, no vectors, model missing, bad jgm.toml: the message names the fix

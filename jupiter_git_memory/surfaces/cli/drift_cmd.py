@@ -8,8 +8,8 @@ from pathlib import Path
 import typer
 
 from ...app.limits import MAX_GOVERNS
-from .common import emit_json, esc, out, reported
-from .options import AtOpt, JsonOpt, RepoOpt
+from .common import emit_json, err, esc, out, reported
+from .options import WHERE, AtOpt, JsonOpt, RepoOpt, here
 
 
 def _since(r: dict) -> str:
@@ -67,7 +67,7 @@ def drift(
 
 
 def governs(
-    paths: list[str] = typer.Argument(..., help="Repository files (e.g. the files a change touches)."),
+    paths: list[str] = typer.Argument(..., help=f"Files or folders (e.g. the files a change touches), {WHERE}."),
     repo: Path | None = RepoOpt,
     as_json: bool = JsonOpt,
     k: int = typer.Option(50, "-k", min=1, max=MAX_GOVERNS, help="How many records at most."),
@@ -79,13 +79,15 @@ def governs(
     from ...recall.service import Recaller
 
     with reported(as_json):
-        answer = run(Recaller(repo), GovernsRequest.model_construct(paths=paths, k=k, at=at))
+        answer = run(Recaller(repo), GovernsRequest.model_construct(paths=paths, k=k, at=at, cwd=here()))
     files, records = answer["files"], answer["records"]
     if as_json:
         from ...recall.answers import GovernsAnswer, dump
 
         emit_json(dump(GovernsAnswer, answer))
         return
+    for w in answer["warnings"]:
+        err.print(f"note: {w}", markup=False)
     if not records:
         out.print(f"no in-force record cites {', '.join(files)}", markup=False)
     for r in records:

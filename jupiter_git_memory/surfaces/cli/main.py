@@ -9,7 +9,7 @@ import typer
 from ...app.limits import MAX_RECALL_K
 from .common import emit_json, err, esc, out, progress_bar, reported, via_daemon
 from .group import HOME_HELP, ROOT, JgmGroup
-from .options import AtOpt, JsonOpt, RepoOpt
+from .options import WHERE, AtOpt, JsonOpt, RepoOpt, here
 
 app = typer.Typer(
     help="jupiter-git-memory: Git-native long-term memory for coding agents.",
@@ -178,7 +178,10 @@ def check(
     repo: Path | None = RepoOpt,
     as_json: bool = JsonOpt,
     explain: str | None = typer.Option(
-        None, "--explain", metavar="PATH", help="Show how one file is read: adapter, id, kind, status and why, links."
+        None,
+        "--explain",
+        metavar="PATH",
+        help=f"Show how one file ({WHERE}) is read: adapter, id, kind, status and why, links.",
     ),
 ):
     """Validate the knowledge base (no index needed). Exits 1 on errors or on a root whose Markdown files gave
@@ -193,7 +196,9 @@ def check(
         ws = find_workspace(repo)
         settings = load_settings(ws.repo_root)
         if explain:
-            shown = explain_file(ws.repo_root, settings, explain)
+            from ...app.paths import repo_path
+
+            shown = explain_file(ws.repo_root, settings, repo_path(ws.repo_root, explain, here()))
     if explain:
         if as_json:
             emit_json(shown)

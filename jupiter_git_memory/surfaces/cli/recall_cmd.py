@@ -9,7 +9,7 @@ import typer
 
 from ...app.limits import MAX_K
 from .common import emit_json, err, fail_with, out, reported, via_daemon
-from .options import JsonBareOpt, RepoOpt
+from .options import FileOpt, JsonBareOpt, RepoOpt, here
 
 if TYPE_CHECKING:
     from ...recall.service import Recaller
@@ -30,7 +30,7 @@ def _recaller(repo, as_json) -> Recaller:
 def recall_task_cmd(
     goal: str = typer.Option(..., "--goal", help="What the task is."),
     error: list[str] = typer.Option([], "--error", help="An error signature (repeatable)."),
-    file: list[str] = typer.Option([], "--file", help="A file the task touches (repeatable)."),
+    file: list[str] = FileOpt,
     repo: Path | None = RepoOpt,
     k: int = typer.Option(5, "-k", min=1, max=MAX_K),
     include_global: bool = typer.Option(False, "--global", help="Also recall from global workspaces."),
@@ -42,7 +42,7 @@ def recall_task_cmd(
     from ...recall.results import via_note
     from ...recall.task import EXIT_CODES
 
-    asked = {"goal": goal, "errors": error, "files": file, "k": k, "include_global": include_global}
+    asked = {"goal": goal, "errors": error, "files": file, "cwd": here(), "k": k, "include_global": include_global}
     asked |= {"global_k": global_k, "statuses": status}
     res = via_daemon("recall-task", asked, repo)
     if res is None:
@@ -106,7 +106,7 @@ def context_cmd(
     goal: str = typer.Option(..., "--goal", help="What the new task is."),
     budget: int = typer.Option(1500, "--budget", help="Token budget for the pack."),
     error: list[str] = typer.Option([], "--error", help="An error signature (repeatable)."),
-    file: list[str] = typer.Option([], "--file", help="A file the task touches (repeatable)."),
+    file: list[str] = FileOpt,
     status: list[str] = StatusOpt,
     repo: Path | None = RepoOpt,
     k: int = typer.Option(8, "-k", min=1, max=MAX_K),
@@ -114,6 +114,7 @@ def context_cmd(
 ):
     """An initial context pack: best records trimmed to a token budget, with provenance and a receipt."""
     asked = {"goal": goal, "budget_tokens": budget, "k": k, "files": file, "errors": error, "statuses": status}
+    asked["cwd"] = here()
     res = via_daemon("context", asked, repo)
     if res is None:
         from ...app.recall import ContextRequest, context
@@ -127,6 +128,8 @@ def context_cmd(
         emit_json(dump(ContextPack, res))
     else:
         out.print(res["text"], markup=False)
+        for w in res.get("warnings") or []:
+            err.print(f"warning: {w}", markup=False)
         err.print(
             f"{res['used_tokens']}/{budget} tokens · {len(res['records'])} records · receipt {res['receipt']['id']}",
             markup=False,

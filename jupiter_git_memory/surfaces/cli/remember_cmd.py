@@ -18,7 +18,7 @@ import typer
 from ...base.environment import AGENT, SESSION
 from ...candidates.fields import REVISABLE, CandidateInput
 from .common import emit_json, err, fail, out, reported
-from .options import JsonOpt, RepoOpt
+from .options import WHERE, JsonOpt, RepoOpt, here
 
 # The CLI's own spelling of a few candidate fields (CandidateInput declares them all, candidates/fields.py):
 FLAGS = {"tags": "--tag", "files": "--file"}  # one value a flag, repeatable
@@ -41,7 +41,7 @@ def emit(answer) -> None:
 def _option(f: dataclasses.Field, revise: bool = False) -> inspect.Parameter:
     """A typer option for a CandidateInput field, from its declaration (description, list or not, choices)."""
     meta = f.metadata
-    text = meta["description"].rstrip(".")
+    text = meta["description"].rstrip(".") + (f", {WHERE}" if f.name == "files" else "")
     if meta["choices"] and not all(c in text for c in meta["choices"]):
         text += f": {', '.join(meta['choices'])}"
     if meta["many"]:
@@ -166,7 +166,7 @@ def remember(
     ops = candidates(repo, as_json)
     with reported(as_json):  # any other failure: its code and exit
         try:
-            a = ops.record(request, dry_run=dry_run)
+            a = ops.record(request, dry_run=dry_run, cwd=here())
         except CandidateRejected as e:  # the answer says why (exit 1)
             print_answer(e.answer, as_json)
             raise typer.Exit(e.exit_code) from None
@@ -199,7 +199,7 @@ def revise(
     text = _read_body(body, body_file, as_json) if (body is not None or body_file is not None) else None
     ops = candidates(repo, as_json)
     with reported(as_json):
-        c = ops.revise(record_id, ReviseRequest.model_construct(**fields, body=text))
+        c = ops.revise(record_id, ReviseRequest.model_construct(**fields, body=text), cwd=here())
     if as_json:
         emit(c)
     else:

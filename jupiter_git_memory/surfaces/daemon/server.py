@@ -265,7 +265,7 @@ def _hook(d: Daemon, repo, a: dict) -> dict:
 
     if a["event"] == "session-start":
         return {"text": _served(d, repo, session_brief)}
-    return {"text": _served(d, repo, lambda r: prompt_recall(r, a["prompt"]))}
+    return {"text": _served(d, repo, lambda r: prompt_recall(r, a["prompt"], a.get("cwd")))}
 
 
 OPS = {"recall": _recall, "recall-task": _recall_task, "context": _context, "hook": _hook}
