@@ -169,7 +169,11 @@ class DriftRecord(Evidence):
     kind: str = ""
     status: str = ""
     path: str | None = None
-    commit: str | None = Field(None, description="The last commit that changed the record's file (its baseline).")
+    commit: str | None = Field(None, description="The last commit that changed the record's file.")
+    baseline: str | None = Field(
+        None, description="The commit its drift counts from: the confirmed (`reviewed`) commit, else `commit`."
+    )
+    reviewed: str | None = Field(None, description="Its `reviewed` value as written (`jgm drift confirm`).")
     touched: list[str] | None = Field(None, description="With --base: the cited files the change touches.")
 
 
