@@ -137,7 +137,7 @@ def markdown(rep: dict[str, Any], diff_url: str | None = None) -> str:
         lines.append(f"| **{r['id']}** {md_code(r['title'])} | {r['state']} | {cited} | {since} |")  # ids: ID_PATTERN
     lines += [
         "",
-        "Update, supersede or confirm each record: re-committing it (for example a `reviewed: <date>` line) "
-        "makes it fresh.",
+        "Update or supersede each record, or re-read it against the code and run `jgm drift confirm ID` "
+        "(one `reviewed:` line to commit): it is fresh until its cited code changes again.",
     ]
     return "\n".join(lines) + "\n"
