@@ -71,6 +71,9 @@ def test_the_baseline_is_the_reviewed_commit_not_the_commit_that_carries_the_lin
     cents = _states(repo)["dec-cents"]
     assert cents["state"] == "drifted" and [c["sha"] for c in cents["changed"]] == [later]
     assert cents["baseline"] != cents["commit"]  # the reviewed commit, older than the file's last commit
+    assert cents["reviewed"].startswith(cents["baseline"] + " on ")
+    text = jgm_in("drift", "--repo", repo.path).stdout
+    assert f"dec-cents: Invoice totals are integers in cents · confirmed at {cents['baseline'][:10]}" in text
 
 
 def test_a_reviewed_commit_outside_the_history_falls_back_to_the_files_commit_and_check_warns(repo):

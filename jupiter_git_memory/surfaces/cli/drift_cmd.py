@@ -68,6 +68,8 @@ def drift(
         out.print(f"{c['drifted']} drifted, {c['missing']} missing, {c['fresh']} fresh", markup=False)
         for r in rep["records"]:
             touched = f" · touches {', '.join(r['touched'])}" if r.get("touched") else ""
+            if r.get("baseline") and r["baseline"] != r.get("commit"):  # counted from its last confirmation
+                touched += f" · confirmed at {r['baseline'][:10]}"
             out.print(f"[bold]{esc(r['state']):8}[/] {esc(r['id'])}: {esc(r['title'])}{esc(touched)}", markup=True)
             if _since(r):
                 out.print(f"         {_since(r)}", markup=False)
