@@ -53,10 +53,19 @@ def test_confirm_writes_one_line_and_the_record_stays_fresh_until_its_cited_code
     repo.commit("confirm dec-cents")
     states = _states(repo)
     assert states["dec-cents"]["state"] == "fresh" and states["dec-tax"]["state"] == "fresh"
+    assert _governed(repo) == "fresh"
     repo.write("src/billing/invoice.py", "def total():\n    return 100  # cents\n")
     again = repo.commit("comment the unit")
     cents = _states(repo)["dec-cents"]
     assert cents["state"] == "drifted" and [c["sha"] for c in cents["changed"]] == [again]
+    assert _governed(repo) == "drifted"  # recall's evidence reads the same stored state
+
+
+def _governed(repo) -> str:
+    """dec-cents's evidence state as recall answers give it (`jgm governs`, from the view's stored drift)."""
+    code, got = jgm_json_in("governs", "src/billing/invoice.py", "--repo", repo.path)
+    assert code == 0, got
+    return next(r["evidence"]["state"] for r in got["records"] if r["id"] == "dec-cents")
 
 
 def test_the_baseline_is_the_reviewed_commit_not_the_commit_that_carries_the_line(repo):
@@ -136,6 +145,10 @@ def test_branch_mode_commits_the_line_on_a_new_branch_and_leaves_the_checkout_un
     repo.write("knowledge/dec-tax.md", (repo.path / "knowledge/dec-tax.md").read_text() + "More.\n")
     code, got = jgm_json_in("drift", "confirm", "dec-tax", "--branch", "--repo", repo.path)
     assert code == 1 and got["error"]["code"] == "confirm/uncommitted" and "without --branch" in got["error"]["message"]
+    edited = (repo.path / "knowledge/dec-tax.md").read_text()
+    assert jgm_in("drift", "confirm", "dec-tax", "--repo", repo.path).returncode == 0  # on the tree: edits kept
+    now = (repo.path / "knowledge/dec-tax.md").read_text()
+    assert now.endswith("More.\n") and len(now.splitlines()) == len(edited.splitlines())  # its line replaced
 
 
 def test_confirm_on_adr_adapter_records(repo):
