@@ -99,7 +99,8 @@ def confirm(recaller, req: ConfirmRequest) -> dict[str, Any]:
         _write(root / rows[rid].path, before, content)
     import shlex
 
-    answer["next"] = f"git add -- {shlex.join(paths)} && git commit -m {shlex.quote(message)} -- {shlex.join(paths)}"
+    add = f"git add -- {shlex.join(paths)} && git commit -m {shlex.quote(message)} -- {shlex.join(paths)}"
+    answer["next"] = f"cd {shlex.quote(str(root))} && {add}"  # paths are the repository's, wherever one stands
     answer["warnings"] = _reseed(recaller)
     return dict(answer, mode="worktree")
 
