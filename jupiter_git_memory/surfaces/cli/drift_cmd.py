@@ -127,7 +127,9 @@ def confirm(
     with reported(as_json):
         answer = run(Recaller(repo), ConfirmRequest.model_construct(ids=ids, branch=branch))
     if as_json:
-        emit_json(answer)
+        from ...recall.answers import ConfirmAnswer, dump
+
+        emit_json(dump(ConfirmAnswer, answer))
         return
     where = f"on branch {answer['branch']}" if answer["mode"] == "branch" else "in the working tree"
     for r in answer["records"]:
