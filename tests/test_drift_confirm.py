@@ -68,7 +68,7 @@ def _governed(repo) -> str:
     return next(r["evidence"]["state"] for r in got["records"] if r["id"] == "dec-cents")
 
 
-def test_the_baseline_is_the_reviewed_commit_not_the_commit_that_carries_the_line(repo):
+def test_the_baseline_is_the_reviewed_commit_not_the_commit_that_carries_the_line(repo, monkeypatch):
     """Code that changed after the review drifts the record even when the line is committed after it."""
     _project(repo)
     assert jgm_in("seed", "--repo", repo.path).returncode == 0
@@ -83,6 +83,14 @@ def test_the_baseline_is_the_reviewed_commit_not_the_commit_that_carries_the_lin
     assert cents["reviewed"].startswith(cents["baseline"] + " on ")
     text = jgm_in("drift", "--repo", repo.path).stdout
     assert f"dec-cents: Invoice totals are integers in cents · confirmed at {cents['baseline'][:10]}" in text
+    from jupiter_git_memory.seed import drift as seed_drift
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    def resolved(*a, **k):
+        raise AssertionError("a no-op reseed resolved the reviewed commits again")
+
+    monkeypatch.setattr(seed_drift.revisions, "in_history", resolved)
+    assert not Seeder(repo.path).seed().errors  # the values are in the drift key as written: nothing to resolve
 
 
 def test_a_reviewed_commit_outside_the_history_falls_back_to_the_files_commit_and_check_warns(repo):
