@@ -57,10 +57,8 @@ def test_an_existing_reviewed_key_is_replaced_where_it_stands_with_its_continuat
     )
     got, line = write(raw, "jgm", VAL)
     assert line == 6
-    assert (
-        got
-        == f"---\nid: dec-a\nkind: decision\nstatus: accepted\ntitle: T\nreviewed: {VAL}\nsource: a.py\n---\nB\n".encode()
-    )
+    want = f"---\nid: dec-a\nkind: decision\nstatus: accepted\ntitle: T\nreviewed: {VAL}\nsource: a.py\n---\nB\n"
+    assert got == want.encode()
 
 
 def test_crlf_and_a_bom_are_kept():

@@ -32,7 +32,7 @@ def _with_store(callback):
         from ...git.home import use_store
 
         ctx = click.get_current_context(silent=True)
-        if ctx is None or not getattr(ctx, "invoked_subcommand", None):  # a group's own run; its subcommand resolves
+        if ctx is None or not getattr(ctx, "invoked_subcommand", None):  # else the subcommand resolves it
             use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")), fresh=True)
         return callback(*args, **kwargs)
 
@@ -68,7 +68,8 @@ def _light_help(cmd) -> None:
 
 def prepare(group, home_param) -> None:
     """Every leaf command (and a group that also runs by itself) gets a copy of the root's `--home`; help is
-    plain click help everywhere (Typer's rich help prints a `<bool>` type next to every flag, which reads like a value to type)."""
+    plain click help everywhere (Typer's rich help prints a `<bool>` type next to every flag, which reads
+    like a value to type)."""
     group.rich_markup_mode = None
     for cmd in group.commands.values():
         cmd.rich_markup_mode = None
