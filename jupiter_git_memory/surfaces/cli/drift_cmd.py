@@ -107,7 +107,7 @@ def governs(
 
 @drift_app.command("confirm")
 def confirm(
-    ids: list[str] = typer.Argument(..., metavar="ID...", help="The records you re-read against the current code."),
+    ids: list[str] = typer.Argument(..., help="The records you re-read against the current code."),
     branch: bool = typer.Option(
         False,
         "--branch",
