@@ -69,22 +69,32 @@ def test_crlf_and_a_bom_are_kept():
     )
 
 
-def test_madr3_front_matter_gets_the_key():
-    raw = b"---\nstatus: accepted\ndate: 2026-01-02\nevidence: src/a.py\n---\n# Use Postgres\n\n## Context\n\nX.\n"
-    got, line = _check("docs/decisions/0003-use-postgres.md", raw, "madr3")
-    assert line == 5
+_MADR3 = b"---\nstatus: accepted\ndate: 2026-01-02\nevidence: src/a.py\n---\n# Use Postgres\n\n## Context\n\nX.\n"
+_NYGARD = b"# 2. Use Postgres\n\nDate: 2026-01-02\n\n## Status\n\nAccepted\n\n## Context\n\nWe need a database.\n"
 
 
-def test_nygard_gets_a_reviewed_line_under_its_date_line():
-    raw = b"# 2. Use Postgres\n\nDate: 2026-01-02\n\n## Status\n\nAccepted\n\n## Context\n\nWe need a database.\n"
-    got, line = _check("doc/adr/0002-use-postgres.md", raw, "nygard")
-    assert got.decode().split("\n")[line - 2 : line] == ["Date: 2026-01-02", f"Reviewed: {VAL}"]
-
-
-def test_nygard_without_a_date_gets_the_line_under_its_title():
-    raw = b"# 2. Use Postgres\n\n## Status\n\nAccepted\n"
-    got, line = _check("doc/adr/0002-use-postgres.md", raw, "nygard")
-    assert line == 2
+@pytest.mark.parametrize(
+    ("path", "raw", "fmt", "lines"),
+    [
+        (
+            "docs/decisions/0003-use-postgres.md",
+            _MADR3,
+            "madr3",
+            ["date: 2026-01-02", "evidence: src/a.py", "reviewed"],
+        ),
+        ("doc/adr/0002-use-postgres.md", _NYGARD, "nygard", ["", "Date: 2026-01-02", "Reviewed"]),  # under its date
+        (
+            "doc/adr/0002-use-postgres.md",
+            b"# 2. Use Postgres\n\n## Status\n\nAccepted\n",
+            "nygard",
+            ["# 2. Use Postgres", "Reviewed"],
+        ),
+    ],
+)
+def test_adr_front_matter_and_nygard_get_their_line_where_the_format_keeps_such_lines(path, raw, fmt, lines):
+    got, line = _check(path, raw, fmt)
+    around = got.decode().split("\n")[line - len(lines) : line]
+    assert around[:-1] == lines[:-1] and around[-1] == f"{lines[-1]}: {VAL}"
 
 
 def test_madr2_and_log4brains_get_a_bullet_in_their_header_list():
