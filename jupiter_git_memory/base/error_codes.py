@@ -104,6 +104,12 @@ PROPOSE_NO_BASE = _code("propose/no-base", 400, 1, "The base to branch from is n
 PROPOSE_NO_ID = _code("propose/no-id", 500, 1, "No free record id was found; try again")
 PROPOSE_IGNORED_PATH = _code("propose/ignored-path", 400, 1, "The record's path would be ignored by the knowledge settings")
 PROPOSE_INVALID_RECORD = _code("propose/invalid-record", 500, 1, "The rendered record does not parse (a bug)")
+# -- confirming a record against its cited code (`jgm drift confirm`) -----------------------------------------
+CONFIRM_NOT_IN_FORCE = _code("confirm/not-in-force", 409, 1, "The record is retired or not in force (or a candidate): drift follows in-force records only")
+CONFIRM_UNCITED = _code("confirm/uncited", 409, 1, "The record cites no repository path but its own file: there is no code to re-read it against")
+CONFIRM_UNCOMMITTED = _code("confirm/uncommitted", 409, 1, "A cited file (with --branch: the record file) has uncommitted changes; commit or stash them first")
+CONFIRM_NO_COMMIT = _code("confirm/no-commit", 409, 1, "The repository has no commit yet: a confirmation names one")
+CONFIRM_UNWRITABLE = _code("confirm/unwritable", 409, 1, "The record file has no place for a `reviewed` line, or changed since it was indexed")
 # -- the store and the index ---------------------------------------------------------------------------------
 INDEX_BUSY = _code("index/busy", 409, 2, "Another writer holds the workspace lock; retry (Retry-After)")
 INDEX_CATALOG_CORRUPT = _code("index/catalog-corrupt", 503, 2, "The SQLite catalog is corrupt; `jgm doctor` repairs it")

@@ -142,8 +142,14 @@ def commit_message(row: RecordRow, record_id: str, status: str) -> str:
 
 def write_branch(root: Path, base: str, path: str, content: bytes, branch: str, message: str) -> str:
     """Commit `content` at `path` on top of `base` as new branch `branch`; returns the commit sha."""
+    return write_files(root, base, {path: content}, branch, message)
+
+
+def write_files(root: Path, base: str, files: dict[str, bytes], branch: str, message: str) -> str:
+    """Commit `files` (path -> content) on top of `base` as new branch `branch` (also `jgm drift confirm
+    --branch`); a failing git step is `propose/git-failed` quoting it."""
     try:
-        return branches.write_branch(root, base, path, content, branch, message)
+        return branches.write_files(root, base, files, branch, message)
     except subprocess.CalledProcessError as e:
         raise _git_failed(root, e) from None
 

@@ -21,14 +21,22 @@ def _out(root: Path, *args: str, env: dict | None = None, input: bytes | None = 
 def write_branch(root: Path, base: str, path: str, content: bytes, branch: str, message: str) -> str:
     """Commit `content` at `path` on top of `base` as new branch `branch`; returns the commit sha.
     Only the object store and the new ref change: a temporary index stands in for the user's."""
+    return write_files(root, base, {path: content}, branch, message)
+
+
+def write_files(root: Path, base: str, files: dict[str, bytes], branch: str, message: str) -> str:
+    """write_branch for several files in one commit (`jgm drift confirm --branch`); a file keeps the mode
+    `base` gives it (an executable stays executable), a new one is 100644."""
     with tempfile.TemporaryDirectory(prefix="jgm-propose-") as tmp:
         env = dict(os.environ, GIT_INDEX_FILE=str(Path(tmp) / "index"))
         _out(root, "read-tree", base, env=env)
-        blob = _out(root, "hash-object", "-w", "--stdin", input=content)
-        _out(root, "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+        for path, content in sorted(files.items()):
+            blob = _out(root, "hash-object", "-w", "--stdin", input=content)
+            mode = _out(root, "ls-files", "-s", "--", path, env=env).split(" ", 1)[0] or "100644"
+            _out(root, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=env)
         tree = _out(root, "write-tree", env=env)
     commit = _out(root, "commit-tree", tree, "-p", base, "-F", "-", input=message.encode("utf-8"))
-    _out(root, "update-ref", "-m", f"jgm propose {path}", f"refs/heads/{branch}", commit, "0" * 40)
+    _out(root, "update-ref", "-m", f"jgm: {branch}", f"refs/heads/{branch}", commit, "0" * 40)
     return commit
 
 

@@ -50,3 +50,27 @@ def is_ancestor(root: Path, old: str, new: str) -> bool:
 def symbolic_head(root: Path) -> str:
     """The ref HEAD points at (`refs/heads/main`), '' when detached."""
     return git(root, "symbolic-ref", "-q", "HEAD", check=False).decode().strip()
+
+
+def in_history(root: Path, names: list[str], tip: str) -> dict[str, str]:
+    """name -> its full commit sha, for each of `names` (hex, possibly abbreviated) that names a commit in
+    `tip`'s history (`tip` itself or an ancestor); the others (no such object, not a commit, ambiguous, off
+    that history, beyond a shallow clone's boundary) are left out. Two git calls, whatever the number."""
+    names = sorted({n for n in names if n and all(c in "0123456789abcdef" for c in n.lower())})
+    if not names:
+        return {}
+    asked = "".join(f"{n}^{{commit}}\n" for n in names).encode()
+    out = git(root, "cat-file", "--batch-check=%(objectname) %(objecttype)", input=asked, check=False).decode()
+    full: dict[str, str] = {}
+    for name, line in zip(names, out.splitlines()):
+        sha, _, kind = line.partition(" ")
+        if kind == "commit":
+            full[name] = sha
+    if not full:
+        return {}
+    walk = "".join(f"{s}\n" for s in sorted(set(full.values()))) + f"^{tip}\n"
+    proc = git_proc(root, "rev-list", "--stdin", input=walk.encode())
+    if proc.returncode != 0:
+        return {}
+    off = set(proc.stdout.decode().split())
+    return {n: s for n, s in full.items() if s not in off}

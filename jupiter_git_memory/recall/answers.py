@@ -169,7 +169,11 @@ class DriftRecord(Evidence):
     kind: str = ""
     status: str = ""
     path: str | None = None
-    commit: str | None = Field(None, description="The last commit that changed the record's file (its baseline).")
+    commit: str | None = Field(None, description="The last commit that changed the record's file.")
+    baseline: str | None = Field(
+        None, description="The commit its drift counts from: the confirmed (`reviewed`) commit, else `commit`."
+    )
+    reviewed: str | None = Field(None, description="Its `reviewed` value as written (`jgm drift confirm`).")
     touched: list[str] | None = Field(None, description="With --base: the cited files the change touches.")
 
 
@@ -191,4 +195,26 @@ class GovernsAnswer(_Open):
     files: list[str] = Field(description="The paths asked about, repository-relative.")
     records: list[RecalledRecord]
     warnings: list[str] = Field(default_factory=list, description="A path that names no file in this view.")
+    workspace: str | None = None
+
+
+class ConfirmedRecord(_Open):
+    id: str
+    path: str = Field(description="The record's file, repository-relative.")
+    line: int = Field(description="The 1-based line the `reviewed` value is on now.")
+    text: str = Field(description="That line as written (`reviewed: <sha> on <date>`, an ADR's `Reviewed:` line).")
+    state: str = Field(description="Its drift state before the confirmation.")
+
+
+class ConfirmAnswer(_Open):
+    """`jgm drift confirm ID...`: the `reviewed` line written per record, where, and what to run next."""
+
+    mode: Literal["worktree", "branch"] = Field(description="Written in the working tree, or committed on a branch.")
+    commit: str = Field(description="HEAD: the commit the records were re-read at (their new drift baseline).")
+    reviewed: str = Field(description="The value written: `<sha> on <YYYY-MM-DD>`.")
+    records: list[ConfirmedRecord]
+    next: str = Field(description="The shell command that commits the lines (worktree) or pushes the branch.")
+    branch: str | None = Field(None, description="With --branch: the new branch.")
+    branch_commit: str | None = Field(None, description="With --branch: its commit.")
+    warnings: list[str] = Field(default_factory=list)
     workspace: str | None = None

@@ -14,6 +14,7 @@ from typing import Any
 from ..base.store import workspace_lock
 from ..git import drift as drift_git
 from ..records.drift import PathSet
+from ..records.formats.reviewed import reviewed_text
 from ..records.text import inline
 from ..seed.drift import view_drift
 from .errors import RecallError
@@ -65,6 +66,8 @@ def report(recaller: Recaller, at: str | None = None, base: str | None = None) -
             "status": row.effective_status if row else "",
             "path": row.path if row else None,
             "commit": row.commit_sha if row else None,
+            "baseline": (d.get("basis") or {}).get("commit"),
+            "reviewed": reviewed_text(row.data) if row else None,
             **evidence_of(d),
         }
         entry.setdefault("changed", [])
@@ -134,7 +137,7 @@ def markdown(rep: dict[str, Any], diff_url: str | None = None) -> str:
         lines.append(f"| **{r['id']}** {md_code(r['title'])} | {r['state']} | {cited} | {since} |")  # ids: ID_PATTERN
     lines += [
         "",
-        "Update, supersede or confirm each record: re-committing it (for example a `reviewed: <date>` line) "
-        "makes it fresh.",
+        "Update or supersede each record, or re-read it against the code and run `jgm drift confirm ID` "
+        "(one `reviewed:` line to commit): it is fresh until its cited code changes again.",
     ]
     return "\n".join(lines) + "\n"

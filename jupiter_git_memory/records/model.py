@@ -20,6 +20,10 @@ KNOWN_KEYS = frozenset(REQUIRED + ("supersedes", "superseded_by", "tags", "date"
 # Link fields of a record. `amends`/`amended_by` never retire anything (e.g. "Partly superseded by").
 LINK_KEYS = ("supersedes", "superseded_by", "amends", "amended_by")
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+# A person's confirmation that the record still holds for the code it cites (`jgm drift confirm`): the commit
+# they re-read it at and the day, `reviewed: <sha> on <YYYY-MM-DD>`; an ADR adapter's file says it as a
+# `Reviewed:` line or bullet. Kept in `metadata`; records/reviewed.py reads and writes it (dec-drift-confirm).
+REVIEWED_KEY = "reviewed"
 
 
 @dataclass(frozen=True)

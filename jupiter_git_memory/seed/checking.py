@@ -10,6 +10,7 @@ from ..records.formats import read_record
 from ..records.formats.ids import adr_id
 from ..records.model import LINK_KEYS
 from . import sources
+from .drift import reviewed_warnings
 from .reading import read_knowledge
 
 
@@ -18,7 +19,7 @@ def check_repo(root: Path, settings: Settings) -> dict:
     ignored: list[dict] = []
     files, issues = sources.read_worktree(root, settings, ignored)
     k = read_knowledge(files, {}, settings, ignored, reuse=False)
-    issues = issues + k.issues
+    issues = issues + k.issues + reviewed_warnings(root, k.resolution.records.values())
     errors = [i for i in issues if i.severity == "error"]
     return {
         "ok": not errors and not k.empty_roots,

@@ -4,27 +4,56 @@ stored rows when the view's commit moved forward (git/drift.commits_since), else
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from ..git import drift as drift_git
+from ..git import revisions
 from ..records.citations import citations_of
 from ..records.drift import Cited, Prior, drift_states, path_citations, reusable
-from ..records.model import IN_FORCE
+from ..records.formats.reviewed import reviewed_commit
+from ..records.model import IN_FORCE, Issue, Record
 from ..records.row import RecordRow
 
 
-def cited_records(rows: dict[str, RecordRow]) -> list[Cited]:
-    """The in-force file records of a view that cite repository paths."""
+def cited_records(rows: dict[str, RecordRow], confirmed: dict[str, str] | None = None) -> list[Cited]:
+    """The in-force file records of a view that cite repository paths. `confirmed`: id -> the commit a
+    person last confirmed the record at (`reviewed_baselines`), its baseline instead of its file's commit."""
     out = []
     for rid, r in sorted(rows.items()):
         if r.origin != "file" or r.error or r.effective_status not in IN_FORCE:
             continue
         cites = tuple(path_citations(citations_of(r.data)))
         if cites:
-            out.append(Cited(rid, r.path, r.commit_sha, bool(r.dirty), cites))
+            out.append(Cited(rid, r.path, (confirmed or {}).get(rid, r.commit_sha), bool(r.dirty), cites))
     return out
+
+
+def reviewed(cited: list[Cited], rows: dict[str, RecordRow]) -> dict[str, str]:
+    """id -> the commit its `reviewed` value names, for the committed, unedited records that have one (an
+    edited record is its own baseline until committed)."""
+    out = {}
+    for r in cited:
+        sha = reviewed_commit(rows[r.id].data) if r.commit and not r.dirty else None
+        if sha:
+            out[r.id] = sha
+    return out
+
+
+def reviewed_baselines(root: Path, commit: str, named: dict[str, str]) -> dict[str, str]:
+    """The baseline rule (dec-drift-confirm): a confirmed record counts its drift from the commit it was
+    confirmed at, when that commit is in the view's history; a `reviewed` value naming no commit there (a
+    typo, a rebased or squashed-away branch, beyond a shallow clone) leaves the file's last commit, and
+    `jgm check` warns about it."""
+    found = revisions.in_history(root, list(named.values()), commit)
+    return {rid: found[sha] for rid, sha in named.items() if sha in found}
+
+
+def _digest(items: list) -> str:
+    return hashlib.sha256(json.dumps(items).encode()).hexdigest()[:16]
 
 
 def view_drift(
@@ -43,9 +72,13 @@ def view_drift(
     cited = cited_records(rows)
     st = (drift_git.status(root) if status is None else status) if worktree else None
     shallow = drift_git.shallow_marker(root)
-    key = drift_git.drift_key(commit, cited, st) + (f":shallow={shallow}" if shallow else "")
+    named = reviewed(cited, rows)  # in the key as written: resolved only when the key moved
+    confirmed = ":reviewed=" + _digest(sorted(named.items())) if named else ""
+    key = drift_git.drift_key(commit, cited, st) + confirmed + (f":shallow={shallow}" if shallow else "")
     if key == stored_key:
         return key, None
+    if named and commit:
+        cited = cited_records(rows, reviewed_baselines(root, commit, named))
     if stored_key.partition(":shallow=")[2] != shallow:
         stored = None  # computed against other history (before an unshallow): nothing of it extends
     states = compute(root, commit, cited, st, stored() if stored else {}) if cited else {}
@@ -70,3 +103,26 @@ def _prior(root: Path, commit: str | None, rows: dict[str, dict[str, Any]]) -> P
         return None
     later = drift_git.commits_since(root, old, commit)
     return None if later is None else Prior(old, rows, later)
+
+
+def reviewed_warnings(root: Path, records: Iterable[Record]) -> list[Issue]:
+    """`jgm check`: a warning per record whose `reviewed` value names a commit that is not in HEAD's history
+    (its drift then counts from its file's last commit, as if it had never been confirmed)."""
+    named = {r.id: (r, sha) for r in records if (sha := reviewed_commit({"metadata": r.metadata}))}
+    head = revisions.head_commit(root) if named else None
+    if not head:
+        return []
+    found = revisions.in_history(root, [sha for _, sha in named.values()], head)
+    return [
+        Issue(
+            r.path,
+            f"`reviewed:` names {sha[:12]}, which is not a commit in this branch's history (a typo, or a "
+            "rebased or squashed-away commit): its drift counts from the file's last commit instead",
+            f"run `jgm drift confirm {r.id}` to confirm it at the current commit",
+            severity="warning",
+            line=next((n for k, n in r.lines.items() if k.lower() == "reviewed"), None),
+            record_id=r.id,
+        )
+        for r, sha in named.values()
+        if sha not in found
+    ]

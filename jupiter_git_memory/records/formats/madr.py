@@ -73,6 +73,8 @@ def read_bullets(
     dated = next((b[k] for k in ("date", "start date", "created") if k in b), None)
     date = dated[1] if dated else None
     meta = {"technical-story": b["technical story"][1]} if "technical story" in b else {}
+    if "reviewed" in b:  # `* Reviewed: <sha> on <date>` (records/formats/reviewed.py)
+        meta["reviewed"] = b["reviewed"][1]
     body = "\n".join(lines[h + 1 :]) if h is not None else text
     return build(
         path,
@@ -159,6 +161,8 @@ def read_frontmatter(path: str, raw: bytes, text: str, options: AdapterOptions) 
         and str(k).lower() not in ("date", "title", "tags", "decision-makers", "deciders")
         and not lifecycle_key(str(k))
     }
+    if "reviewed" in b and not any(str(k).lower() == "reviewed" for k in extra):
+        extra["reviewed"] = b["reviewed"][1]  # a `* Reviewed:` bullet below a site generator's front matter
     date = _scalar(value("date", "created", "start-date")) or (b["date"][1] if "date" in b else None)
     out = build(
         path,

@@ -22,6 +22,22 @@ _SEPARATOR_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$
 _STATUS_CELL = frozenset({"status", "狀態", "状态"})
 HEADER_LINES = 40  # where a `Status:` line, a status table row or a lifecycle key line is looked for
 _DATE_LINE_RE = re.compile(r"^\s*[*_]*(?:date|日期)[*_]*\s*[:：]\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
+# `Reviewed: <sha> on <date>` (records/formats/reviewed.py writes it under the `Date:` line), also as a bullet
+_REVIEWED_LINE_RE = re.compile(r"^\s*(?:[*+-]\s+)?[*_]*reviewed[*_]*\s*[:：]\s*[*_]*\s*(.+?)\s*$", re.IGNORECASE)
+
+
+def date_line(lines: list[str]) -> int | None:
+    """The 1-based line of the header's `Date:` line, None when it has none."""
+    return next((i + 1 for i, line in enumerate(lines[:HEADER_LINES]) if _DATE_LINE_RE.match(line)), None)
+
+
+def reviewed_line(lines: list[str]) -> tuple[int, str] | None:
+    """(1-based line, value) of the header's `Reviewed:` line, None when it has none."""
+    for i, line in enumerate(lines[:HEADER_LINES]):
+        m = _REVIEWED_LINE_RE.match(line)
+        if m:
+            return i + 1, m.group(1)
+    return None
 
 
 def status_section(lines: list[str]) -> list[tuple[int, str]] | None:
@@ -105,12 +121,10 @@ def read(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutc
     status = read_status(section, path, options.status_map)
     status.source = source if section else ""
     read_lifecycle_keys(status, lifecycle_lines(lines), path)
-    date = None
-    for line in lines[:40]:
-        m = _DATE_LINE_RE.match(line)
-        if m:
-            date = m.group(1)
-            break
+    dated = date_line(lines)
+    m = _DATE_LINE_RE.match(lines[dated - 1]) if dated is not None else None
+    date = m.group(1) if m else None
+    reviewed = reviewed_line(lines)
     body = "\n".join(lines[h + 1 :]) if h is not None else text
     return build(
         path,
@@ -121,5 +135,6 @@ def read(path: str, raw: bytes, text: str, options: AdapterOptions) -> ParseOutc
         status,
         options,
         date=date,
+        metadata={"reviewed": reviewed[1]} if reviewed else None,
         title_line=h + 1 if h is not None else None,
     )

@@ -25,7 +25,12 @@ def _since(r: dict) -> str:
     return "; ".join(parts) + (f" [{r['diffstat']}]" if r["diffstat"] else "")
 
 
+drift_app = typer.Typer(no_args_is_help=False)
+
+
+@drift_app.callback(invoke_without_command=True)
 def drift(
+    ctx: typer.Context,
     repo: Path | None = RepoOpt,
     base: str | None = typer.Option(
         None, "--base", metavar="REV", help="Only records whose cited code changes between REV and HEAD (a PR)."
@@ -38,7 +43,10 @@ def drift(
     ),
 ):
     """Evidence drift: each in-force record that cites repository paths is fresh, drifted (cited code changed
-    since the record was last committed) or missing (a cited path is gone)."""
+    since its baseline: its last confirmation, else its file's last commit) or missing (a cited path is gone).
+    `jgm drift confirm ID...` records that you re-read records against the current code."""
+    if ctx.invoked_subcommand is not None:
+        return
     from ...app.drift import DriftRequest
     from ...app.drift import drift as run
     from ...recall import evidence
@@ -60,6 +68,8 @@ def drift(
         out.print(f"{c['drifted']} drifted, {c['missing']} missing, {c['fresh']} fresh", markup=False)
         for r in rep["records"]:
             touched = f" · touches {', '.join(r['touched'])}" if r.get("touched") else ""
+            if r.get("baseline") and r["baseline"] != r.get("commit"):  # counted from its last confirmation
+                touched += f" · confirmed at {r['baseline'][:10]}"
             out.print(f"[bold]{esc(r['state']):8}[/] {esc(r['id'])}: {esc(r['title'])}{esc(touched)}", markup=True)
             if _since(r):
                 out.print(f"         {_since(r)}", markup=False)
@@ -97,6 +107,40 @@ def governs(
             out.print(f"   {g['file']}: {g['reason']}", markup=False)
 
 
+@drift_app.command("confirm")
+def confirm(
+    ids: list[str] = typer.Argument(..., help="The records you re-read against the current code."),
+    branch: bool = typer.Option(
+        False,
+        "--branch",
+        help="Commit the lines on a new branch from HEAD (as `candidates propose` does); the "
+        "working tree stays as it is.",
+    ),
+    repo: Path | None = RepoOpt,
+    as_json: bool = JsonOpt,
+):
+    """Record that you re-read these records against the code at HEAD: one `reviewed: <sha> on <date>` line in
+    each record file (a `Reviewed:` line or bullet in an ADR), on the working tree for you to commit, or with
+    --branch on a new branch. Each is fresh until its cited code changes again (docs/drift.md)."""
+    from ...app.drift import ConfirmRequest
+    from ...app.drift import confirm as run
+    from ...recall.service import Recaller
+
+    with reported(as_json):
+        answer = run(Recaller(repo), ConfirmRequest.model_construct(ids=ids, branch=branch))
+    if as_json:
+        from ...recall.answers import ConfirmAnswer, dump
+
+        emit_json(dump(ConfirmAnswer, answer))
+        return
+    where = f"on branch {answer['branch']}" if answer["mode"] == "branch" else "in the working tree"
+    for r in answer["records"]:
+        out.print(f"confirmed {r['id']} ({r['state']}): {r['path']}:{r['line']} {r['text']}", markup=False)
+    out.print(f"written {where}; next: {answer['next']}", markup=False)
+    for w in answer.get("warnings") or []:
+        err.print(f"warning: {w}", markup=False)
+
+
 def register(app: typer.Typer) -> None:
-    app.command("drift")(drift)
+    app.add_typer(drift_app, name="drift")
     app.command("governs")(governs)

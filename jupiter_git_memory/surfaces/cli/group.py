@@ -27,9 +27,13 @@ def _first_repo(value):
 def _with_store(callback):
     @functools.wraps(callback)
     def run(*args, home: Path | None = None, **kwargs):
+        import click
+
         from ...git.home import use_store
 
-        use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")), fresh=True)
+        ctx = click.get_current_context(silent=True)
+        if ctx is None or not getattr(ctx, "invoked_subcommand", None):  # else the subcommand resolves it
+            use_store(home or ROOT["home"], _first_repo(kwargs.get("repo")), fresh=True)
         return callback(*args, **kwargs)
 
     return run
@@ -63,15 +67,18 @@ def _light_help(cmd) -> None:
 
 
 def prepare(group, home_param) -> None:
-    """Every leaf command gets a copy of the root's `--home`; help is plain click help everywhere
-    (Typer's rich help prints a `<bool>` type next to every flag, which reads like a value to type)."""
+    """Every leaf command (and a group that also runs by itself) gets a copy of the root's `--home`; help is
+    plain click help everywhere (Typer's rich help prints a `<bool>` type next to every flag, which reads
+    like a value to type)."""
     group.rich_markup_mode = None
     for cmd in group.commands.values():
         cmd.rich_markup_mode = None
         _light_help(cmd)
         if hasattr(cmd, "commands"):
             prepare(cmd, home_param)
-        elif cmd.callback is not None and not any(p.name == "home" for p in cmd.params):
+        if (not hasattr(cmd, "commands") or getattr(cmd, "invoke_without_command", False)) and (
+            cmd.callback is not None and not any(p.name == "home" for p in cmd.params)
+        ):  # a leaf, or a group that runs on its own (`jgm drift`, beside `jgm drift confirm`)
             home = copy.copy(home_param)
             _unset_is_none(home)
             cmd.params.append(home)
