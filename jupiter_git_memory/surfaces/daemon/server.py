@@ -265,6 +265,10 @@ def _hook(d: Daemon, repo, a: dict) -> dict:
 
     if a["event"] == "session-start":
         return {"text": _served(d, repo, session_brief)}
+    if a["event"] == "edit":
+        from ..agent.edit_answer import governing_note
+
+        return {"text": _served(d, repo, lambda r: governing_note(r, list(a["files"])))}
     return {"text": _served(d, repo, lambda r: prompt_recall(r, a["prompt"]))}
 
 
