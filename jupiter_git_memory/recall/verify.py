@@ -22,6 +22,8 @@ def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False)
             f"receipt {receipt_id} is an edit hook's: `jgm receipt show` lists what it showed, "
             f"`jgm governs {' '.join(req.get('files') or ['FILE'])}` what governs those files now"
         )
+    if req.get("type") == "index":  # the session index: counts and the most cited decisions, no question
+        raise ValueError(f"receipt {receipt_id} is a session index's: `jgm receipt show` lists what it named")
     at = old["index"].get("at") or (old["index"].get("commit") if on_commit else None)
     if on_commit and not at:
         raise ValueError(f"receipt {receipt_id} names no commit to replay on (the repository had none)")
