@@ -89,13 +89,9 @@ def _ids(text: str | None) -> list[str]:
 
 
 def _log(message: str) -> None:
-    try:
-        from ...base.store import log, store_root
+    from ...base.store import try_log
 
-        store_root().mkdir(parents=True, exist_ok=True)
-        log(f"hook: edit: {message}")
-    except Exception:  # noqa: BLE001 - a log that cannot be written must not fail the hook
-        pass
+    try_log(f"hook: edit: {message}")  # where the store is (git config jgm.home, JGM_HOME); never raises
 
 
 def run(client: str, stdin: str, out=sys.stdout) -> int:
