@@ -38,8 +38,9 @@ def evidence_state(r: dict) -> str:
 
 
 def snippet(body: str, chars: int = SNIPPET_CHARS) -> str:
-    """The body's first words on one line, cut at a word within `chars`."""
-    text = " ".join(body.split())
+    """The body's first words on one line (every line break a space, any other control or format character
+    escaped: records.text.one_line), cut at a word within `chars`."""
+    text = one_line(body)
     if len(text) <= chars:
         return text
     cut = text[:chars].rsplit(" ", 1)[0]
