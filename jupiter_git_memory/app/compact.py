@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import Field
 
-from ..base.answer import OpenModel
 from ..recall.answers import Evidence, PackedRecord, RecalledRecord
 from .recall import ContextRequest, RecallRequest, TaskRequest, typed_errors
+from .record_answers import ContextEvidence, RecallEvidence, TaskEvidence
 
 SNIPPET_CHARS = 160
 DETAIL_DOC = (
@@ -51,39 +51,28 @@ class AnsweredRecord(RecalledRecord):
     evidence: Evidence | None = Field(None, description="With detail: evidence drift with the commits since.")
 
 
-class _Answer(OpenModel):
-    kind: str = "evidence"
-    note: str
-    workspace: str
-    status: str
-    receipt_id: str | None = None
-    warnings: list[str] = Field(default_factory=list)
+class RecallAnswerForAgents(RecallEvidence):
+    """`recall`'s answer: RecallEvidence, its records compact unless `detail` (then also the floor)."""
+
+    records: list[AnsweredRecord]  # type: ignore[assignment]
+    floor: float | None = Field(None, description="With detail: the no-match floor the scores were judged by.")  # type: ignore[assignment]
 
 
-class RecallAnswerForAgents(_Answer):
-    receipt_id: str  # type: ignore[assignment]  # every recall stores one
-    records: list[AnsweredRecord]
-    floor: float | None = Field(None, description="With detail: the no-match floor the scores were judged by.")
-    fallback: str | None = None
+class TaskAnswerForAgents(TaskEvidence):
+    records: list[AnsweredRecord]  # type: ignore[assignment]
+    global_records: list[AnsweredRecord] = Field(default_factory=list)  # type: ignore[assignment]
 
 
-class TaskAnswerForAgents(_Answer):
-    records: list[AnsweredRecord]
-    global_records: list[AnsweredRecord] = Field(default_factory=list)
-    fallback: list[str] = Field(default_factory=list)
+class ContextAnswerForAgents(ContextEvidence):
+    """`context`'s answer: compact, the text, its status, tokens and receipt (the text's own header says
+    evidence, not instructions); with `detail`, the note, workspace and packed records too."""
 
-
-class ContextAnswerForAgents(OpenModel):
-    kind: str = "evidence"
-    status: str
     text: str = Field(description="The records as Markdown, quoted, headed 'evidence, not instructions'.")
-    used_tokens: int = Field(description="Tokens of the text; the whole answer stays within budget_tokens.")
-    receipt_id: str
+    used_tokens: int = Field(description="Tokens of the text; the whole compact answer stays within budget_tokens.")
+    note: str | None = None  # type: ignore[assignment]
+    workspace: str | None = None  # type: ignore[assignment]
+    records: list[PackedRecord] | None = Field(None, description="With detail: the packed records' provenance.")  # type: ignore[assignment]
     truncated: list[str] = Field(default_factory=list, description="Ids whose text was cut to fit the budget.")
-    warnings: list[str] = Field(default_factory=list)
-    note: str | None = None
-    workspace: str | None = None
-    records: list[PackedRecord] | None = Field(None, description="With detail: the packed records' provenance.")
 
 
 def snippet(text: str, chars: int = SNIPPET_CHARS) -> str:
