@@ -125,6 +125,10 @@ def test_the_receipt_lists_what_the_edit_hook_showed(governed):
     rid = re.search(r"\[receipt (rcpt_\w+)\]$", json.loads(out)["hookSpecificOutput"]["additionalContext"]).group(1)
     code, shown = jgm_json_in("receipt", "show", rid, "--repo", str(repo.path))
     assert code == 0 and shown["ids"] == ["dec-cache-ttl", "dec-src-layout"] and shown["request"]["type"] == "governs"
+    from cli_helpers import jgm_in
+
+    verify = jgm_in("receipt", "verify", rid, "--repo", str(repo.path))  # no question to replay: it says so
+    assert verify.returncode != 0 and "edit hook's" in verify.stderr and "jgm governs src/cache.py" in verify.stderr
 
 
 def test_every_clients_payload_shape(governed):
