@@ -72,7 +72,7 @@ def _answer(edit: Edit) -> tuple[str | None, Path | None, dict[str, list[str]]]:
         return None, None, {}
     from ..daemon.client import ask
 
-    warm = ask("hook", {"event": "edit", "files": new}, store=store, repo=str(ws.repo_root))
+    warm = ask("edit-hook", {"files": new}, store=store, repo=str(ws.repo_root))
     if warm is not None:
         text = warm["text"]
     else:
