@@ -47,6 +47,9 @@ def test_claude_code_install_merges_reinstall_is_a_noop_uninstall_restores_bytes
     assert prompt_hooks[1]["command"].endswith("-P -m jupiter_git_memory hook claude-code prompt")
     assert _hooks(settings, "SessionStart")[0]["command"].endswith("hook claude-code session-start")
     assert prompt_hooks[1]["command"].startswith(server["command"] + " ")
+    (edit_group,) = settings["hooks"]["PreToolUse"]  # the edit hook, before Edit/Write/MultiEdit/NotebookEdit
+    assert edit_group["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
+    assert edit_group["hooks"][0]["command"].endswith("-P -m jupiter_git_memory hook claude-code edit")
 
     installed = {f: (repo.path / f).read_bytes() for f in (".mcp.json", ".claude/settings.json")}
     again = jgm_in("agent", "install", "claude-code", "--repo", str(repo.path), check=True)

@@ -68,6 +68,27 @@ def test_hook_entry_without_a_store_skips_heavy_imports(tmp_path):
     assert not loaded & set(HEAVY + TOP_LEVEL_ALSO + ("typer",)), sorted(loaded & set(HEAVY + TOP_LEVEL_ALSO))
 
 
+def test_edit_hook_of_a_file_already_answered_skips_heavy_imports(tmp_path):
+    """The edit hook runs on every edit: with no store (or a file this session already saw) it answers from a
+    Python start, silently (edit.py)."""
+    import subprocess as sp
+
+    sp.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    payload = {"session_id": "s", "cwd": str(tmp_path / "r"), "hook_event_name": "PreToolUse", "tool_name": "Edit"}
+    payload["tool_input"] = {"file_path": str(tmp_path / "r" / "a.py"), "old_string": "a", "new_string": "b"}
+    p = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "jupiter_git_memory", "hook", "claude-code", "edit"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, JGM_HOME=str(tmp_path / "h")),
+    )
+    assert p.returncode == 0 and p.stdout == "", p.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in p.stderr.splitlines() if "|" in line}
+    assert not loaded & set(HEAVY + TOP_LEVEL_ALSO + ("typer",)), sorted(loaded & set(HEAVY + TOP_LEVEL_ALSO))
+
+
 def test_console_entry_help_skips_heavy_imports():
     """The real entry (`python -m jupiter_git_memory`, what the hooks and `jgm` run), seen by -X importtime."""
     p = subprocess.run(

@@ -39,14 +39,17 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
 
     async def session(client):
         tools = {t.name: t for t in (await client.list_tools()).tools}
-        recall = await client.call_tool("recall", {"query": "Which database engine stores our primary data?"})
+        recall = await client.call_tool(
+            "recall", {"query": "Which database engine stores our primary data?", "detail": True}
+        )
+        compact = await client.call_tool("recall", {"query": "Which database engine stores our primary data?"})
         missing = await client.call_tool("get_record", {"id": "dec-does-not-exist"})
         traversal = await client.call_tool("get_record", {"id": "../../api-token"})
         at = await client.call_tool("recall", {"query": "Which database engine stores our primary data?", "at": "HEAD"})
         lexical = await client.call_tool("recall", {"query": "database engine", "mode": "lexical"})
-        return tools, recall, missing, traversal, at, lexical
+        return tools, recall, missing, traversal, at, lexical, compact
 
-    tools, recall, missing, traversal, at, lexical = mcp_run(session, home, alpha)
+    tools, recall, missing, traversal, at, lexical, compact = mcp_run(session, home, alpha)
     # the same options as the API (issue 14): recall's mode, recall_for_task's global_k
     assert "mode" in tools["recall"].input_schema["properties"]
     assert "global_k" in tools["recall_for_task"].input_schema["properties"]
@@ -59,8 +62,9 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
         schema = tools[name].output_schema
         assert schema and schema["properties"]["note"] and schema["properties"]["workspace"], name
     recalled = tools["recall"].output_schema
-    assert {"receipt_id", "floor", "records"} <= set(recalled["required"])
-    assert {"id", "status", "score"} <= set(recalled["$defs"]["RecalledRecord"]["required"])
+    assert {"receipt_id", "records"} <= set(recalled["required"]) and "floor" in recalled["properties"]
+    assert {"id", "kind", "status", "title"} <= set(recalled["$defs"]["AnsweredRecord"]["required"])
+    assert {"score", "why", "evidence_state"} <= set(recalled["$defs"]["AnsweredRecord"]["properties"])
     assert tools["record_candidate"].annotations.read_only_hint is False
     assert tools["forget"].annotations.destructive_hint is True
 
@@ -73,6 +77,10 @@ def test_tools_annotations_recall_and_a_clear_not_found(seeded):
     assert data["receipt_id"].startswith("rcpt_") and data["workspace"] == workspace_id(alpha.path)
     assert json.loads(recall.content[0].text)["records"][0]["id"] == "dec-a-db"  # same data for text-only clients
     assert [r["id"] for r in at.structured_content["records"]] == [r["id"] for r in data["records"]]
+    brief = compact.structured_content  # the default: compact (app/compact.py), the same records
+    assert [r["id"] for r in brief["records"]] == [r["id"] for r in data["records"]] and "source" not in brief[
+        "records"
+    ][0]
 
     msg = error_text(missing)
     assert "[memory/not-found]" in msg and "dec-does-not-exist" in msg

@@ -195,7 +195,7 @@ def test_api_and_mcp_carry_the_fallback(kb, jgm_home):
     data = logs.structured_content
     assert data["fallback"] == "proposed" and data["records"][0]["status"] == "proposed"
     assert json.loads(logs.content[0].text)["fallback"] == "proposed"
-    assert db.structured_content["fallback"] is None
+    assert db.structured_content.get("fallback") is None  # compact answers leave an empty field out
 
 
 def test_the_fallback_search_reuses_the_query_vector(kb, monkeypatch):

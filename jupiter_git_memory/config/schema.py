@@ -131,6 +131,12 @@ class SettingsModel(BaseModel):
         le=8000,
         description="tokens in [32, 8000] recalled per prompt by the hook, e.g. prompt_budget = 300",
     )
+    edit_budget: int = Field(
+        250,
+        ge=128,
+        le=4000,
+        description="tokens in [128, 4000] the edit hook adds once per file and session, e.g. edit_budget = 250",
+    )  # the records governing a file the agent is about to change (surfaces/agent/edit.py)
     daemon_idle_seconds: int = Field(
         300,
         ge=5,

@@ -17,6 +17,13 @@ def verify_receipt(recaller: Recaller, receipt_id: str, on_commit: bool = False)
             f"receipt {receipt_id} is a prompt hook's: it keeps the prompt's hash, not its text, so there is "
             "nothing to replay; `jgm receipt show` lists what it returned"
         )
+    if req.get("type") == "governs":  # the edit hook's: once per file and session, within its budget
+        raise ValueError(
+            f"receipt {receipt_id} is an edit hook's: `jgm receipt show` lists what it showed, "
+            f"`jgm governs {' '.join(req.get('files') or ['FILE'])}` what governs those files now"
+        )
+    if req.get("type") == "index":  # the session index: counts and the most cited decisions, no question
+        raise ValueError(f"receipt {receipt_id} is a session index's: `jgm receipt show` lists what it named")
     at = old["index"].get("at") or (old["index"].get("commit") if on_commit else None)
     if on_commit and not at:
         raise ValueError(f"receipt {receipt_id} names no commit to replay on (the repository had none)")

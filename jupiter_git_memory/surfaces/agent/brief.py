@@ -91,10 +91,14 @@ def _answer(recaller: Recaller, goal: str, files: list[str], header: str, budget
 def session_brief(recaller: Recaller) -> str | None:
     root = recaller.workspace.repo_root
     goal, files = where_work_stands(root)
-    if not goal and not files:
-        return None
-    goal = goal or "; ".join(f"changes to {f}" for f in files)
-    return _answer(recaller, goal, files, BRIEF_HEADER, recaller.settings.brief_budget, "session-start")
+    if goal or files:
+        goal = goal or "; ".join(f"changes to {f}" for f in files)
+        brief = _answer(recaller, goal, files, BRIEF_HEADER, recaller.settings.brief_budget, "session-start")
+        if brief:
+            return brief
+    from .session_index import memory_index  # nothing about the work: what the memory holds, and how to ask
+
+    return memory_index(recaller)
 
 
 PATHISH = re.compile(r"/?[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[A-Za-z]{1,5}\b")

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .edit_payloads import CLAUDE_EDIT_MATCHER
+
 SERVER_NAME = "jupiter-git-memory"
 ENTRY_MODULE = "jupiter_git_memory"
 HOOK_TIMEOUT_SECONDS = 30  # the client kills the hook after this; the hook gives up earlier (hook.py)
@@ -53,6 +55,11 @@ def unmerge_server(data: dict, original: dict) -> dict:
 
 
 CLAUDE_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
+# (jgm hook event, Claude Code event, matcher): what `.claude/settings.json` gets; the edit hook before the edit
+CLAUDE_HOOKS = (
+    *((arg, name, None) for arg, name in CLAUDE_EVENTS.items()),
+    ("edit", "PreToolUse", CLAUDE_EDIT_MATCHER),
+)
 
 
 def merge_claude_hooks(data: dict, python: str) -> dict:
@@ -62,7 +69,7 @@ def merge_claude_hooks(data: dict, python: str) -> dict:
     if not isinstance(hooks, dict):
         raise TypeError("`hooks` is not an object")
     marker = hook_marker("claude-code")
-    for event, name in CLAUDE_EVENTS.items():
+    for event, name, matcher in CLAUDE_HOOKS:
         want = {
             "type": "command",
             "command": hook_command(python, "claude-code", event),
@@ -82,7 +89,7 @@ def merge_claude_hooks(data: dict, python: str) -> dict:
             g, i = ours[0]
             g["hooks"][i] = want
         else:
-            groups.append({"hooks": [want]})
+            groups.append({"matcher": matcher, "hooks": [want]} if matcher else {"hooks": [want]})
     return data
 
 
@@ -92,7 +99,7 @@ def unmerge_claude_hooks(data: dict, original: dict) -> dict:
         return data
     marker = hook_marker("claude-code")
     before = original.get("hooks") if isinstance(original.get("hooks"), dict) else {}
-    for name in CLAUDE_EVENTS.values():
+    for _event, name, _matcher in CLAUDE_HOOKS:
         groups = hooks.get(name)
         if not isinstance(groups, list):
             continue

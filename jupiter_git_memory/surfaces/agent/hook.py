@@ -20,7 +20,7 @@ from pathlib import Path
 from ...base.environment import HOOK_DEADLINE
 from .clients import CLAUDE_EVENTS
 
-USAGE = "usage: jgm hook claude-code session-start|prompt  (reads the client's JSON on stdin)"
+USAGE = "usage: jgm hook claude-code session-start|prompt|edit  (reads the client's JSON on stdin)"
 DEADLINE_SECONDS = 20.0  # below the client's own timeout (clients.HOOK_TIMEOUT_SECONDS)
 MAX_STDIN = 1 << 20
 
@@ -137,4 +137,8 @@ def main(argv: list[str]) -> int:
         stdin = sys.stdin.buffer.read(MAX_STDIN).decode("utf-8", "replace")
     except (OSError, AttributeError):
         stdin = ""
+    if argv[1] == "edit":  # the edit hook: its own clients' payloads, silent when it cannot answer (edit.py)
+        from .edit import run as run_edit
+
+        return run_edit(argv[0], stdin)
     return run(argv[0], argv[1], stdin)

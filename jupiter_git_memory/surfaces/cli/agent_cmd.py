@@ -19,7 +19,7 @@ ClientArg = typer.Argument(..., help="claude-code | codex | cursor")
 @app.command()
 def install(client: str = ClientArg, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
     """Write the client's project config (merged into yours; run again to update). Claude Code: `.mcp.json`
-    and SessionStart/UserPromptSubmit hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
+    and SessionStart/UserPromptSubmit/PreToolUse (edit) hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
     managed block in `AGENTS.md` saying when to recall and write back; Cursor: `.cursor/mcp.json` and that
     guidance as a rule."""
     from ...base.store import store_root
@@ -71,8 +71,8 @@ def status(
 
 
 def hook(
-    client: str = typer.Argument(..., help="claude-code"),
-    event: str = typer.Argument(..., help="session-start | prompt"),
+    client: str = typer.Argument(..., help="claude-code (edit also: codex | cursor | gemini)"),
+    event: str = typer.Argument(..., help="session-start | prompt | edit"),
 ):
     """Run a client hook: reads the client's JSON on stdin, prints the memory in the client's form. Always
     exits 0 (fail open; errors go to the store log)."""

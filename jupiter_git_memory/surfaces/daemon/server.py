@@ -260,6 +260,13 @@ def _context(d: Daemon, repo, a: dict) -> dict:
     return _served(d, repo, lambda r: context(r, ContextRequest.model_construct(**a)))
 
 
+def _edit_hook(d: Daemon, repo, a: dict) -> dict:
+    """The edit hook's note for the files it has not answered for yet in the session (surfaces/agent/edit.py)."""
+    from ..agent.edit_answer import governing_note
+
+    return {"text": _served(d, repo, lambda r: governing_note(r, list(a["files"])))}
+
+
 def _hook(d: Daemon, repo, a: dict) -> dict:
     from ..agent.brief import prompt_recall, session_brief
 
@@ -268,7 +275,7 @@ def _hook(d: Daemon, repo, a: dict) -> dict:
     return {"text": _served(d, repo, lambda r: prompt_recall(r, a["prompt"], a.get("cwd")))}
 
 
-OPS = {"recall": _recall, "recall-task": _recall_task, "context": _context, "hook": _hook}
+OPS = {"recall": _recall, "recall-task": _recall_task, "context": _context, "hook": _hook, "edit-hook": _edit_hook}
 
 
 def main() -> int:

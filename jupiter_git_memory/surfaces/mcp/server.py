@@ -8,26 +8,35 @@ with a stable code in brackets, e.g. "[memory/not-found] no record 'x' ...".
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from ... import __version__
 from ...app import recall as ops
 from ...app import records_ops as records
+from ...app.compact import (
+    ContextAnswerForAgents,
+    ContextAsked,
+    RecallAnswerForAgents,
+    RecallAsked,
+    TaskAnswerForAgents,
+    TaskAsked,
+    compact_record,
+    compact_wrapper,
+    context_within,
+)
 from ...app.limits import MAX_OFFSET, MAX_PAGE
-from ...app.recall import ContextRequest, Kind, RecallRequest, Status, TaskRequest
+from ...app.recall import Kind, Status
 from ...app.record_answers import (
-    ContextEvidence,
     PageEvidence,
-    RecallEvidence,
     RecordEvidence,
     Relations,
     RelationsEvidence,
-    TaskEvidence,
 )
 from ...app.records_ops import EVIDENCE_NOTE
 from ...app.workspace_handle import WorkspaceHandle
@@ -63,6 +72,35 @@ def evidence(model: type[E], workspace: str, answer: dict[str, Any] | None = Non
 _WRAPPER = ("kind", "note", "workspace", "records")  # the wrapper's own, never the answer's
 
 
+def compact_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def as_result(model: type[BaseModel], data: dict[str, Any]) -> CallToolResult:
+    """`data` checked against the tool's output model and sent as it is, once as JSON text without
+    indentation (the SDK would indent the text and fill every unset field with its default)."""
+    model.model_validate(data)
+    return CallToolResult(content=[TextContent(type="text", text=compact_json(data))], structured_content=data)
+
+
+def compact(model: type[BaseModel], workspace: str, answer: dict[str, Any], **records: Any) -> CallToolResult:
+    """A compact answer (app/compact.py): the evidence note, the status, the receipt id and the records."""
+    return as_result(
+        model, {"kind": "evidence", "note": EVIDENCE_NOTE, "workspace": workspace, **compact_wrapper(answer, **records)}
+    )
+
+
+def compact_context(pack: dict[str, Any]) -> dict[str, Any]:
+    """The context pack as an agent needs it: the text (its header says evidence, not instructions), the
+    status, the tokens the text used and the receipt id; truncated ids and warnings when there are any."""
+    out = {"kind": "evidence", "status": pack["status"], "text": pack["text"], "used_tokens": pack["used_tokens"]}
+    out["receipt_id"] = pack["receipt"]["id"]
+    for k in ("truncated", "warnings"):
+        if pack.get(k):
+            out[k] = pack[k]
+    return out
+
+
 def _grants(tokens, ctx: Context):
     """Over HTTP, what the caller's bearer token may read (global workspaces are limited to it); over
     stdio (no tokens) the local user reads everything."""
@@ -91,24 +129,33 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
             raise tool_error(e) from None
 
     @server.tool(annotations=READ, title="Recall project memory")
-    @takes(RecallRequest)
-    def recall(req: RecallRequest) -> RecallEvidence:
+    @takes(RecallAsked)
+    def recall(req: RecallAsked) -> RecallAnswerForAgents:
         """Recall records for a question under the memory contract (no-match floor, status weights; superseded,
         invalidated and candidate records are excluded unless asked for). With `at`, the records and their
-        lifecycle as of that commit. Returns evidence plus a receipt id."""
+        lifecycle as of that commit. Returns evidence plus a receipt id; compact unless `detail`."""
         res = answered(lambda r: ops.recall(r, req)).to_json()
-        return evidence(RecallEvidence, wsid, res, records=res["results"])
+        if req.detail:
+            return evidence(RecallAnswerForAgents, wsid, res, records=res["results"])
+        return compact(RecallAnswerForAgents, wsid, res, records=list(map(compact_record, res["results"])))
 
     @server.tool(annotations=READ, title="Recall memory for a task")
-    @takes(TaskRequest)
-    def recall_for_task(req: TaskRequest, ctx: Context) -> TaskEvidence:
+    @takes(TaskAsked)
+    def recall_for_task(req: TaskAsked, ctx: Context) -> TaskAnswerForAgents:
         """Memories relevant to a task: its goal (each concern asked on its own), error signatures, and the
         records governing its files (they cite the file, a folder above it or a glob; `governs` says which).
         Status ok | no-matches; an unseeded workspace is an error `[memory/not-seeded]` naming the store and
         the command to run."""
         grants = _grants(tokens, ctx)
         res = answered(lambda r: ops.recall_task(r, req, store_root=handle.store_root, may_read=grants))
-        return evidence(TaskEvidence, wsid, res, records=res["results"], global_records=res["global_results"])
+        if req.detail:
+            return evidence(
+                TaskAnswerForAgents, wsid, res, records=res["results"], global_records=res["global_results"]
+            )
+        found = {"records": list(map(compact_record, res["results"]))}
+        if res["global_results"]:
+            found["global_records"] = list(map(compact_record, res["global_results"]))
+        return compact(TaskAnswerForAgents, wsid, res, **found)
 
     @server.tool(annotations=READ, title="Get one record")
     def get_record(id: Annotated[str, Field(description="Record id, e.g. dec-db-engine")]) -> RecordEvidence:
@@ -138,12 +185,16 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         return RelationsEvidence(note=EVIDENCE_NOTE, workspace=wsid, relations=Relations.model_validate(rel))
 
     @server.tool(annotations=READ, title="Context pack for a task")
-    @takes(ContextRequest)
-    def context(req: ContextRequest) -> ContextEvidence:
+    @takes(ContextAsked)
+    def context(req: ContextAsked) -> ContextAnswerForAgents:
         """The best records for a new task (found as recall_for_task finds them) as Markdown trimmed to a
-        token budget, with provenance."""
-        res = answered(lambda r: ops.context(r, req))
-        return evidence(ContextEvidence, wsid, res, records=res["records"])
+        token budget: the whole answer, its wrapper included, within `budget_tokens` (with `detail`, the
+        text within it and the packed records' provenance besides)."""
+        if req.detail:
+            res = answered(lambda r: ops.context(r, req))
+            return evidence(ContextAnswerForAgents, wsid, res, records=res["records"])
+        res = answered(lambda r: context_within(r, req, lambda pack: compact_json(compact_context(pack))))
+        return as_result(ContextAnswerForAgents, compact_context(res))
 
     register_candidate_tools(server, handle)  # record_candidate, validate_candidate, revise, forget
     from .prompts import register_prompts
