@@ -173,8 +173,9 @@ def test_incremental_drift_equals_the_full_computation_after_every_step(repo, mo
             rows.clear()
             rows.update(got)
             states.update(d["state"] for d in got.values())
-    # both paths ran, and on rows of every state (the comparison is not between empty rows)
-    assert used["extended"] > 10 and used["full"] > 0 and states == {"fresh", "drifted", "missing"}
+    # both paths ran, and on rows of both main states (the comparison is not between empty rows); `missing`
+    # needs a deletion of a path cited at a record's baseline, which not every random history makes
+    assert used["extended"] > 10 and used["full"] > 0 and {"fresh", "drifted"} <= states
 
 
 def _start(repo, monkeypatch) -> dict:

@@ -10,18 +10,18 @@ from typing import Any
 
 from ..git import drift as drift_git
 from ..records.citations import citations_of
-from ..records.drift import Cited, Prior, drift_states, path_citations, reusable
+from ..records.drift import Cited, Prior, drift_states, reusable
 from ..records.model import IN_FORCE
 from ..records.row import RecordRow
 
 
 def cited_records(rows: dict[str, RecordRow]) -> list[Cited]:
-    """The in-force file records of a view that cite repository paths."""
+    """The in-force file records of a view that cite anything (repository paths, regions, external evidence)."""
     out = []
     for rid, r in sorted(rows.items()):
         if r.origin != "file" or r.error or r.effective_status not in IN_FORCE:
             continue
-        cites = tuple(path_citations(citations_of(r.data)))
+        cites = tuple(citations_of(r.data))
         if cites:
             out.append(Cited(rid, r.path, r.commit_sha, bool(r.dirty), cites))
     return out
