@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .citations import Citation, parse
+from .citations import REGION_KINDS, Citation, parse
 from .drift_judge import Texts, judge, needs, parsed
 from .pathset import PathSet
 from .text import inline
@@ -256,11 +256,11 @@ class _Plan:
         self.base = None if editing else rec.commit
         self.dirty = [] if editing else sorted(_covered(cited, dirty_paths, rec.path))
         self.changed = since.files | set(self.dirty)
-        self.gone = {f for f in self.changed if f not in existing._set}
-        self.covered = {
-            c.ref: ([c.path] if c.path in existing._set else [])
-            if c.kind in ("line", "range", "symbol")
-            else [f for f in existing.covered(c.path) if f != rec.path]
+        self.gone = {f for f in self.changed if not existing.has(f)}
+        self.covered: dict[str, list[str]] = {
+            c.ref: ([c.path] if c.path and existing.has(c.path) else [])
+            if c.kind in REGION_KINDS
+            else [f for f in existing.covered(c.path or "") if f != rec.path]
             for c in repo
         }
 

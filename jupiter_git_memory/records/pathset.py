@@ -34,6 +34,9 @@ class PathSet:
             yield base
         yield from self._under(base + "/")
 
+    def has(self, path: str) -> bool:
+        return path in self._set
+
     def covered(self, ref: str) -> list[str]:
         return list(self._iter(ref))
 
