@@ -172,3 +172,22 @@ def test_the_web_drift_page_shows_the_same_states(repo):
     shown = set(re.findall(r'data-ref="([^"]+)" data-state="([^"]+)"', html))
     assert ("src/shop/payments.py::audit", "moved") in shown and ("reports/load-7.html", "external") in shown
     assert "→ src/shop/audit.py::audit" in html
+
+
+def test_a_nygard_adr_folder_cites_nothing_of_itself(repo):
+    """An ADR adapter keeps the file as the record's `source`: that is where the record is written, not
+    evidence, so no ADR gets a drift row for its own file (before, each was listed `fresh`)."""
+    for n, title in enumerate(["Use Postgres", "Use Redis for sessions", "Deploy on Fridays"], start=1):
+        slug = title.lower().replace(" ", "-")
+        repo.write(
+            f"doc/adr/{n:04d}-{slug}.md",
+            f"# {n}. {title}\n\nDate: 2026-01-0{n}\n\n## Status\n\nAccepted\n\n## Context\n\nWe need it.\n\n"
+            f"## Decision\n\n{title}.\n\n## Consequences\n\nWe live with it.\n",
+        )
+    repo.commit("adrs")
+    code, _ = jgm_json_in("seed", "--repo", repo.path, "--json")
+    assert code == 0
+    code, ans = jgm_json_in("recall", "use postgres", "--repo", repo.path, "--json")
+    hit = next(r for r in ans["results"] if r["id"] == "ADR-0001")
+    assert hit["citations"] == [] and hit["evidence"]["state"] == "uncited"
+    assert _drift(repo) == {}

@@ -182,7 +182,7 @@ def citations_of(data: dict[str, Any]) -> list[str]:
     the record is written, not evidence for it."""
     stored = data.get("citations")
     if isinstance(stored, list) and stored:
-        return [str(c) for c in stored]
+        return _not_own(data, [str(c) for c in stored])
     source = data.get("source")
     got: list[str] = []
     if isinstance(source, str):
@@ -197,5 +197,9 @@ def citations_of(data: dict[str, Any]) -> list[str]:
             for value in (entry.get("source"), entry.get("evidence")):
                 more, problem = as_citations(value)
                 got += [] if problem else more
+    return _not_own(data, dedupe(got))
+
+
+def _not_own(data: dict[str, Any], refs: list[str]) -> list[str]:
     own = data.get("path")
-    return [c for c in dedupe(got) if not (own and parse(c).kind == "file" and parse(c).path == own)]
+    return [c for c in refs if not (own and parse(c).kind == "file" and parse(c).path == own)]
