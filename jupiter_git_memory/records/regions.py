@@ -11,7 +11,7 @@
   lines inserted or removed above it shift it; only a change inside it drifts it.
 - A whole file's change is sized in *significant lines*: the lines of a line diff of both texts once blank
   lines, whitespace and import lines are dropped (a replaced line counts once). `file_drifted` says whether
-  that size is at or above the threshold (docs/drift.md#the-size-rule, dec-drift-granularity).
+  that size is at or above the threshold (docs/drift.md#what-drifts, dec-drift-granularity).
 """
 
 from __future__ import annotations
