@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from . import regions
 from .citations import REGION_KINDS, Citation, external_path, parse
+from .pathset import PathSet
 
 
 class Texts(Protocol):
@@ -98,8 +99,6 @@ def judge(
 
 def _gone_under(c: Citation, gone: set[str]) -> list[str]:
     """Files the citation covered at the baseline that are deleted now (a folder losing a file)."""
-    from .drift import PathSet
-
     return PathSet(gone).covered(c.path or "") if c.kind != "file" else []
 
 
@@ -115,8 +114,6 @@ def _whole(c: Citation, touched: list[str], base: str | None, texts: Texts) -> V
 
 def _absent(c: Citation, base: str | None, texts: Texts) -> Verdict:
     """A citation naming nothing in the view: missing when it named something at the baseline."""
-    from .drift import PathSet
-
     assert c.path is not None
     if base is not None and PathSet(texts.paths_at(base)).names_any(c.path):
         return Verdict(c.ref, c.kind, "missing")

@@ -34,28 +34,41 @@ def citation_warnings(root: Path, records: Iterable[Record]) -> list[Issue]:
     listed = worktree_files(root)
     files, head = PathSet(listed), head_commit(root)
     texts = GitTexts(root, head, True, listed)
-    bases = last_commits(root, head, sorted({r.path for r in records})) if head else {}
+    suspect = [(r, ref, c) for r in records for ref in r.citations if _suspect(c := parse(ref), files, texts)]
+    # the baselines (one `git log` over the records' files) only for the records with a suspect citation
+    bases = last_commits(root, head, sorted({r.path for r, _, _ in suspect})) if head and suspect else {}
     out = []
-    for r in records:
-        for ref in r.citations:
-            c = parse(ref)
-            if c.external or not c.path:
-                continue
-            problem = _problem(c, files, bases.get(r.path), texts)
-            if problem:
-                key = "source" if ref in (r.source or "").split(", ") else "evidence"
-                out.append(
-                    Issue(
-                        r.path,
-                        f"`{key}` cites {ref}: {problem}, now and at the record's baseline (so it is no drift)",
-                        FIX,
-                        severity="warning",
-                        line=r.lines.get(key),
-                        record_id=r.id,
-                        code=E.CHECK_UNRESOLVED_CITATION.code,
-                    )
-                )
+    for r, ref, c in suspect:
+        problem = _problem(c, files, bases.get(r.path), texts)
+        if not problem:
+            continue
+        key = "source" if ref in (r.source or "").split(", ") else "evidence"
+        out.append(
+            Issue(
+                r.path,
+                f"`{key}` cites {ref}: {problem}, now and at the record's baseline (so it is no drift)",
+                FIX,
+                severity="warning",
+                line=r.lines.get(key),
+                record_id=r.id,
+                code=E.CHECK_UNRESOLVED_CITATION.code,
+            )
+        )
     return out
+
+
+def _suspect(c: Citation, files: PathSet, texts: GitTexts) -> bool:
+    """Whether the citation fails to name something in the worktree (then its baseline is asked)."""
+    if c.external or not c.path:
+        return False
+    if c.kind not in REGION_KINDS:
+        return not files.names_any(c.path)
+    text = texts.text(None, c.path) if files.has(c.path) else None
+    if text is None:
+        return True
+    if c.symbol is not None:
+        return regions.symbol_span(text, c.path, c.symbol) is None
+    return len(regions.lines_of(text)) < (c.end or 0)
 
 
 def _problem(c: Citation, files: PathSet, base: str | None, texts: GitTexts) -> str | None:
