@@ -18,6 +18,7 @@ pytestmark = [pytest.mark.unit, pytest.mark.plumbing]
 
 FILES = [f"src/{d}/{n}.py" for d in ("a", "b") for n in ("m0", "m1", "m2", "m3")] + ["lib/x.txt", "lib/y.txt"]
 REFS = [*FILES, "src/a/", "src/b/", "lib/", "src/**/*.py", "lib/*.txt", "src/c/new.py", "src/c/"]
+REFS += ["src/a/m0.py:1-2", "src/b/m1.py#L2", "reports/r.html"]  # regions (judged by text) and an external
 
 
 def _head(repo) -> str:

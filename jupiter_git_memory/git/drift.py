@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..base import error_codes as E
 from ..base.errors import JgmError
-from ..records.drift import Cited, Commit, History
+from ..records.drift import RULES, Cited, Commit, History
 from . import state
 from .listing import diff_names, split_z, tree_paths, worktree_files
 from .revisions import is_ancestor
@@ -39,7 +39,7 @@ def status(root: Path) -> bytes:
 def drift_key(commit: str | None, records: Iterable[Cited], worktree_status: bytes | None) -> str:
     """What a view's drift depends on; equal keys, equal states."""
     h = hashlib.sha256(
-        json.dumps([commit, sorted((r.id, r.path, r.commit, r.dirty, r.citations) for r in records)]).encode()
+        json.dumps([RULES, commit, sorted((r.id, r.path, r.commit, r.dirty, r.citations) for r in records)]).encode()
     )
     h.update(worktree_status or b"")
     return h.hexdigest()[:32]

@@ -30,6 +30,9 @@ from .pathset import PathSet
 from .text import inline
 
 STATES = ("fresh", "drifted", "missing", "external")
+# What the states mean (the grammar, the judging, the size rule): part of every view's drift key, so rows a
+# jgm with other rules stored are recomputed on the next seed even when nothing else changed.
+RULES = 2
 UNCITED = "uncited"
 __all__ = ["PathSet"]
 MAX_COMMITS = 20  # commits listed per drifted record (the count says how many there were)
