@@ -142,3 +142,81 @@ def test_whitespace_and_import_edits_are_no_change_to_a_whole_file():
 )
 def test_the_size_rule(changed, base, drifts):
     assert regions.file_drifted(changed, base) is drifts
+
+
+class DictTexts:
+    """records/drift_judge.Texts over dicts: texts by (rev, path), `None` the view."""
+
+    def __init__(self, texts: dict, trees: dict | None = None, tops: set | None = None):
+        self.texts, self.trees, self.tops = texts, trees or {}, tops or set()
+
+    def prefetch(self, specs) -> None:
+        list(specs)
+
+    def text(self, rev, path):
+        return self.texts.get((rev, path))
+
+    def paths_at(self, rev):
+        return self.trees.get(rev, [])
+
+    def ever_had(self, top):
+        return top in self.tops
+
+    def search(self, needle, symbol):
+        return sorted({p for (rev, p), t in self.texts.items() if rev is None and needle in t})
+
+
+def _judge(refs, texts, view_files, changed, gone=frozenset()):
+    from jupiter_git_memory.records.drift_judge import judge, parsed
+    from jupiter_git_memory.records.pathset import PathSet
+
+    repo, external = parsed(refs)
+    files = PathSet(view_files)
+    covered = {
+        c.ref: ([c.path] if files.has(c.path) else []) if c.symbol or c.start else files.covered(c.path) for c in repo
+    }
+    return {v.ref: v.public() for v in judge(repo, covered, set(changed), set(gone), "B", texts)}, external
+
+
+def test_judging_a_range_that_moved_to_another_file_and_symbols_gone_or_changed_elsewhere():
+    old = "a = 1\ndef f():\n    return 1\n\ndef g():\n    return 2\n"
+    texts = DictTexts(
+        {
+            ("B", "src/x.py"): old,
+            (None, "src/x.py"): "a = 1\n",
+            (None, "src/y.py"): "import os\n\ndef f():\n    return 1\n\ndef g():\n    return 3\n",
+        }
+    )
+    got, _ = _judge(["src/x.py:2-3", "src/x.py::g", "src/x.py::h"], texts, ["src/x.py", "src/y.py"], ["src/x.py"])
+    assert got["src/x.py:2-3"] == {"ref": "src/x.py:2-3", "kind": "range", "state": "moved", "at": "src/y.py:3-4"}
+    assert got["src/x.py::g"]["state"] == "drifted" and got["src/x.py::g"]["at"] == "src/y.py::g"
+    assert got["src/x.py::h"]["state"] == "unresolved"  # never declared at the baseline: `jgm check`'s
+
+
+def test_judging_paths_that_name_nothing_now():
+    texts = DictTexts({}, trees={"B": ["src/old.py"]}, tops={"src"})
+    got, external = _judge(
+        ["src/old.py", "src/never.py", "reports/load.html", "https://x.org", "PAY-1"], texts, ["src/a.py"], []
+    )
+    assert got["src/old.py"]["state"] == "missing"  # existed at the baseline
+    assert got["src/never.py"]["state"] == "unresolved"  # under a folder the repository has
+    assert got["reports/load.html"]["state"] == "external"  # a folder it never had
+    assert external == ["https://x.org", "PAY-1"]
+
+
+def test_judging_a_folder_sums_its_changed_files_and_counts_a_deleted_one():
+    small = "".join(f"v{i} = {i}\n" for i in range(40))
+    texts = DictTexts(
+        {
+            ("B", "src/a.py"): small,
+            (None, "src/a.py"): small.replace("v1 = 1", "v1 = 2"),
+            ("B", "src/b.py"): small,
+            (None, "src/b.py"): small.replace("v2 = 2", "v2 = 3"),
+            ("B", "src/c.py"): "".join(f"w{i} = {i}\n" for i in range(8)),
+        }
+    )
+    files = ["src/a.py", "src/b.py"]
+    got, _ = _judge(["src/"], texts, files, ["src/a.py", "src/b.py"])
+    assert got["src/"]["state"] == "fresh" and got["src/"]["lines"] == 2  # 2 of 80 lines
+    got, _ = _judge(["src/"], texts, files, ["src/a.py", "src/b.py", "src/c.py"], gone=["src/c.py"])
+    assert got["src/"]["state"] == "drifted" and got["src/"]["lines"] == 10  # a deleted file counts whole

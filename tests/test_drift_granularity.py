@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from cli_helpers import jgm_json_in
+from cli_helpers import jgm_in, jgm_json_in
 
 PAYMENTS = '''\
 import os
@@ -115,6 +115,10 @@ def test_drift_follows_what_each_record_cites_and_drift_recall_and_check_agree(r
     assert cites["dec-tax"]["src/shop/tax.py"]["lines"] == 0
     assert got["dec-load"]["external"] == ["https://ci.example.com/run/7", "reports/load-7.html"]
     assert not got["dec-load"].get("missing") and "reports/load-7.html" not in got["dec-load"]["cited"]
+    text = jgm_in("drift", "--repo", repo.path).stdout  # people read the same
+    assert "2 drifted, 0 missing, 4 fresh, 1 external" in text
+    assert "src/shop/payments.py::audit moved → src/shop/audit.py::audit" in text
+    assert "external: https://ci.example.com/run/7, reports/load-7.html" in text
 
     # recall says the same of every record, and nothing of the ghost's path
     for rid, (title, _source) in RECORDS.items():
