@@ -167,35 +167,42 @@ def find_block(text: str, block: tuple[str, ...]) -> tuple[int, int] | None:
     return None
 
 
-def _import_lines(text: str, path: str) -> set[int]:
-    """0-based lines that belong to import statements (Python by `ast`, so a parenthesized import counts
-    whole; elsewhere by the regex of import-like lines)."""
+def _import_lines(text: str) -> set[int]:
+    """0-based lines that belong to import statements: an import-like line (_IMPORT), and the lines it
+    continues onto (an open parenthesis or brace until it closes, a trailing backslash). Read line by line,
+    not parsed: every seed after a commit asks it of every changed cited file, twice."""
+    out: set[int] = set()
     lines = lines_of(text)
-    if path.endswith(_PY):
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            tree = None
-        if tree is not None:
-            out: set[int] = set()
-            for node in ast.walk(tree):
-                if isinstance(node, (ast.Import, ast.ImportFrom)):
-                    out.update(range(node.lineno - 1, node.end_lineno or node.lineno))
-            return out
-    return {i for i, ln in enumerate(lines) if _IMPORT.match(ln)}
+    i = 0
+    while i < len(lines):
+        if not _IMPORT.match(lines[i]):
+            i += 1
+            continue
+        depth = 0
+        while i < len(lines):
+            out.add(i)
+            line = lines[i]
+            depth += line.count("(") + line.count("{") - line.count(")") - line.count("}")
+            i += 1
+            if depth <= 0 and not line.rstrip().endswith("\\"):
+                break
+    return out
 
 
-def significant(text: str, path: str) -> list[str]:
-    """The file's lines that count for a whole-file change: no blank or import lines, whitespace collapsed."""
-    skip = _import_lines(text, path)
-    return [" ".join(ln.split()) for i, ln in enumerate(lines_of(text)) if ln.strip() and i not in skip]
+@functools.lru_cache(maxsize=1024)
+def significant(text: str, path: str) -> tuple[str, ...]:
+    """The file's lines that count for a whole-file change: no blank or import lines, whitespace collapsed
+    (kept per text: records citing one file share its baseline)."""
+    skip = _import_lines(text)
+    return tuple(" ".join(ln.split()) for i, ln in enumerate(lines_of(text)) if ln.strip() and i not in skip)
 
 
+@functools.lru_cache(maxsize=1024)
 def change_size(old: str | None, new: str | None, path: str) -> tuple[int, int]:
     """(significant lines changed, significant lines at the baseline) between two texts of one file; a file
     added or removed counts all its significant lines."""
-    a = significant(old, path) if old is not None else []
-    b = significant(new, path) if new is not None else []
+    a = significant(old, path) if old is not None else ()
+    b = significant(new, path) if new is not None else ()
     n = 0
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag != "equal":
