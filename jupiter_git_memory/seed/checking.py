@@ -10,7 +10,6 @@ from ..records.formats import read_record
 from ..records.formats.ids import adr_id
 from ..records.model import LINK_KEYS
 from . import sources
-from .citation_check import citation_warnings
 from .reading import read_knowledge
 
 
@@ -21,6 +20,8 @@ def check_repo(root: Path, settings: Settings) -> dict:
     k = read_knowledge(files, {}, settings, ignored, reuse=False)
     issues = issues + k.issues
     errors = [i for i in issues if i.severity == "error"]
+    from .citation_check import citation_warnings  # imported on use: only this report reads the citations
+
     issues = issues + citation_warnings(root, k.resolution.records.values())  # warnings only
     return {
         "ok": not errors and not k.empty_roots,
