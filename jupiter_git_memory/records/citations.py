@@ -135,7 +135,9 @@ def governs(ref: str, file: str) -> str | None:
     """How citation `ref` covers repository file `file` (`exact`, `folder` or `glob`), or None."""
     c = parse(ref)
     file = normalize_path(file)
-    if not file or c.path is None or c.path.startswith("../"):
+    if c.kind == "text" and ref.strip() and " " not in ref.strip():  # a bare name: `Dockerfile`, `Makefile`
+        return "exact" if normalize_path(ref) == file else None
+    if not file or c.path is None:
         return None
     ref = c.path
     if c.kind == "glob":
