@@ -57,7 +57,7 @@ class History:
     paths: list[str]  # every file of the view
     dirty: dict[str, tuple[int, int]] = field(default_factory=dict)
     commit: str | None = None  # the view's commit (stored with the rows: where a later seed extends them)
-    texts: Texts | None = None  # reads the cited files' texts (None: no content judged, a change drifts)
+    texts: Texts | None = None  # reads the cited files' texts; git/drift.history always gives one
 
 
 @dataclass(frozen=True)
@@ -231,8 +231,8 @@ def drift_states(records: Iterable[Cited], history: History, prior: Prior | None
         else:
             since = walk.since(rec, cited)
         plans.append(_Plan(rec, repo, external, cited, since, existing, dirty_paths))
-    if history.texts is not None:  # (always, from git/drift.history)
-        history.texts.prefetch(spec for p in plans for spec in needs(p.repo, p.covered, p.changed, p.base))
+    assert history.texts is not None, "a History is read with its texts (git/drift.history)"
+    history.texts.prefetch(spec for p in plans for spec in needs(p.repo, p.covered, p.changed, p.base))
     out: dict[str, dict[str, Any]] = {}
     for p in plans:
         row = _row(p, history)
@@ -273,7 +273,7 @@ def _row(p: _Plan, h: History) -> dict[str, Any] | None:
     uncommitted changes), which every computation derives afresh. None for a record whose citations are
     all unresolved (`jgm check` reports them)."""
     rec, since = p.rec, p.since
-    assert h.texts is not None, "a History is read with its texts (git/drift.history)"
+    assert h.texts is not None
     verdicts = [v.public() for v in judge(p.repo, p.covered, p.changed, p.gone, p.base, h.texts)]
     external = p.external + [v["ref"] for v in verdicts if v["state"] == "external"]
     checked = [v for v in verdicts if v["state"] not in ("external", "unresolved")]
