@@ -54,7 +54,7 @@ def test_a_cited_folder_gaining_a_file_is_drifted_and_a_glob_too(repo):
     got = _states(repo, {"d1": ["src/app/"], "d2": ["src/**/*.py"], "d3": ["src/app/*.txt"]})
     assert got["d1"]["state"] == "drifted" and got["d1"]["changed"][0]["sha"] == sha
     assert got["d2"]["state"] == "drifted"
-    assert got["d3"]["state"] == "missing" and got["d3"]["missing"] == ["src/app/*.txt"]  # matches nothing
+    assert "d3" not in got  # matched nothing at the baseline either: `jgm check` reports it, no drift (issue 37)
 
 
 def test_a_deleted_cited_file_is_missing_which_beats_drifted(repo):
@@ -100,12 +100,12 @@ def test_an_at_view_answers_as_of_its_commit(repo):
     assert _states(repo, cites, at=second)["d1"]["state"] == "drifted"
 
 
-def test_records_citing_no_repository_path_get_no_state_and_a_folder_counts_new_files(repo):
+def test_records_citing_only_external_evidence_are_external_and_a_folder_counts_new_files(repo):
     _start(repo, d1=["https://example.com/x", "commit 4f2a9c1"], d2=["knowledge/"])
     repo.record("d2", source="[knowledge/]", body="edited")
     repo.commit("edit d2")
     repo.write("knowledge/other.md", "notes\n")
     repo.commit("more")
     got = _states(repo, {"d1": ["https://example.com/x", "commit 4f2a9c1"], "d2": ["knowledge/"]})
-    assert "d1" not in got
+    assert got["d1"]["state"] == "external" and got["d1"]["external"] == ["https://example.com/x", "commit 4f2a9c1"]
     assert got["d2"]["state"] == "drifted" and got["d2"]["changed"][0]["files"] == ["knowledge/other.md"]

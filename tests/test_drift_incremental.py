@@ -18,6 +18,7 @@ pytestmark = [pytest.mark.unit, pytest.mark.plumbing]
 
 FILES = [f"src/{d}/{n}.py" for d in ("a", "b") for n in ("m0", "m1", "m2", "m3")] + ["lib/x.txt", "lib/y.txt"]
 REFS = [*FILES, "src/a/", "src/b/", "lib/", "src/**/*.py", "lib/*.txt", "src/c/new.py", "src/c/"]
+REFS += ["src/a/m0.py:1-2", "src/b/m1.py#L2", "reports/r.html"]  # regions (judged by text) and an external
 
 
 def _head(repo) -> str:
@@ -173,8 +174,9 @@ def test_incremental_drift_equals_the_full_computation_after_every_step(repo, mo
             rows.clear()
             rows.update(got)
             states.update(d["state"] for d in got.values())
-    # both paths ran, and on rows of every state (the comparison is not between empty rows)
-    assert used["extended"] > 10 and used["full"] > 0 and states == {"fresh", "drifted", "missing"}
+    # both paths ran, and on rows of both main states (the comparison is not between empty rows); `missing`
+    # needs a deletion of a path cited at a record's baseline, which not every random history makes
+    assert used["extended"] > 10 and used["full"] > 0 and {"fresh", "drifted"} <= states
 
 
 def _start(repo, monkeypatch) -> dict:

@@ -79,6 +79,7 @@ MEMORY_UNAVAILABLE = _code("memory/unavailable", 503, 2, "The candidate service 
 REVISION_NOT_FOUND = _code("revision/not-found", 404, 2, "`--at`/`--rev`/`at` names no commit")
 REVISION_NO_MERGE_BASE = _code("revision/no-merge-base", 409, 2, "`jgm drift --base REV`: REV shares no history with the view's commit")
 MODEL_UNAVAILABLE = _code("model/unavailable", 503, 2, "The embedding model cannot be loaded")
+CHECK_UNRESOLVED_CITATION = _code("check/unresolved-citation", 422, None, "`jgm check` warning: a record cites a repository path, line or symbol that does not exist now and did not at the record's baseline (no drift: a wrong citation)")
 CONFIG_INVALID = _code("config/invalid", 422, 2, "The repository's jgm.toml (or JGM_* environment) is invalid; the message names the key")
 # -- candidates: a rejected observation (422, the body carries the full answer) ------------------------------
 CANDIDATE_SECRET = _code("candidate/secret", 422, 1, "The text contains a secret; nothing was stored")

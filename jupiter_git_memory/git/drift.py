@@ -5,7 +5,9 @@ baselines bounds the history, one `git log --numstat` lists every commit since w
 one listing gives the files of the view (`ls-tree` for a commit, `ls-files` for a worktree) and, for a
 worktree view, `git status` and `git diff-index --numstat HEAD` the uncommitted changes. The seeder keys the
 result on `drift_key` (the view's commit, the records' baselines and citations, the worktree's status), so
-a no-op reseed runs only `git status` and writes nothing.
+a no-op reseed runs only `git status` and writes nothing. The texts judging needs (records/drift_judge.py:
+each changed cited file at the record's baseline and in the view) come from one `git cat-file --batch`
+(`GitTexts`); a text at a commit never changes, so it is kept across computations by (commit, path).
 """
 
 from __future__ import annotations
@@ -13,14 +15,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import OrderedDict
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..base import error_codes as E
 from ..base.errors import JgmError
-from ..records.drift import Cited, Commit, History
+from ..records.drift import RULES, Cited, Commit, History
 from . import state
-from .listing import diff_names, tree_paths, worktree_files
+from .listing import diff_names, split_z, tree_paths, worktree_files
 from .revisions import is_ancestor
 from .runner import git
 
@@ -36,7 +39,7 @@ def status(root: Path) -> bytes:
 def drift_key(commit: str | None, records: Iterable[Cited], worktree_status: bytes | None) -> str:
     """What a view's drift depends on; equal keys, equal states."""
     h = hashlib.sha256(
-        json.dumps([commit, sorted((r.id, r.path, r.commit, r.dirty, r.citations) for r in records)]).encode()
+        json.dumps([RULES, commit, sorted((r.id, r.path, r.commit, r.dirty, r.citations) for r in records)]).encode()
     )
     h.update(worktree_status or b"")
     return h.hexdigest()[:32]
@@ -90,7 +93,7 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
         commits = parse_log(git(root, "log", "--no-renames", "-z", "--numstat", _FORMAT, *rng, "--"))
     if worktree_status is None:
         paths = tree_paths(root, commit) if commit else []
-        return History(commits, paths, commit=commit)
+        return History(commits, paths, commit=commit, texts=GitTexts(root, commit, False, paths))
     gone, dirty = set(), {}
     for item in filter(None, worktree_status.split(b"\0")):
         xy, path = item[:2], item[3:].decode("utf-8", "surrogateescape")
@@ -107,8 +110,97 @@ def history(root: Path, commit: str | None, records: list[Cited], worktree_statu
                 path = p.decode("utf-8", "surrogateescape")
                 if path in dirty:
                     dirty[path] = (int(add) if add.isdigit() else 0, int(dele) if dele.isdigit() else 0)
-    listed = worktree_files(root)
-    return History(commits, [p for p in listed if p not in gone], dirty, commit)
+    listed = [p for p in worktree_files(root) if p not in gone]
+    return History(commits, listed, dirty, commit, texts=GitTexts(root, commit, True, listed))
+
+
+_TEXTS: OrderedDict[tuple[str, str, str], str | None] = OrderedDict()  # (root, commit, path) -> text
+_TEXTS_MAX = 4096
+
+
+class GitTexts:
+    """records/drift_judge.Texts over git: texts at a commit from `git cat-file --batch` (kept by commit and
+    path across computations), the view's texts from its commit or, for a worktree view, from the files."""
+
+    def __init__(self, root: Path, commit: str | None, worktree: bool, paths: list[str]):
+        self.root, self.commit, self.worktree = root, commit, worktree
+        self.tops = {p.split("/", 1)[0] for p in paths if "/" in p}
+        self._view: dict[str, str | None] = {}
+        self._trees: dict[str, list[str]] = {}
+
+    def _key(self, rev: str | None, path: str) -> tuple[str, str, str] | None:
+        rev = self.commit if rev is None and not self.worktree else rev
+        return (str(self.root), rev, path) if rev else None
+
+    def prefetch(self, specs: Iterable[tuple[str | None, str]]) -> None:
+        want = []
+        for rev, path in set(specs):
+            key = self._key(rev, path)
+            if key is None:
+                self.text(rev, path)
+            elif key not in _TEXTS and "\n" not in path:
+                want.append(key)
+        if want:
+            got = read_texts(self.root, [f"{k[1]}:{k[2]}" for k in want])
+            for k, text in zip(want, got):
+                _TEXTS[k] = text
+            while len(_TEXTS) > _TEXTS_MAX:
+                _TEXTS.popitem(last=False)
+
+    def text(self, rev: str | None, path: str) -> str | None:
+        key = self._key(rev, path)
+        if key is None:  # the worktree's file
+            if path not in self._view:
+                try:
+                    self._view[path] = (self.root / path).read_bytes().decode("utf-8", "replace")
+                except OSError:
+                    self._view[path] = None
+            return self._view[path]
+        if key not in _TEXTS:
+            self.prefetch([(rev, path)])
+        return _TEXTS.get(key)
+
+    def paths_at(self, rev: str) -> list[str]:
+        if rev not in self._trees:
+            self._trees[rev] = tree_paths(self.root, rev) if _SHA.fullmatch(rev) else []
+        return self._trees[rev]
+
+    def ever_had(self, top: str) -> bool:
+        """Whether the view or its history ever had `top/` (one `git log -1` for a folder the view lacks)."""
+        if top in self.tops:
+            return True
+        if not self.commit:
+            return False
+        return bool(git(self.root, "log", "-1", "--format=%H", self.commit, "--", f"{top}/", check=False).strip())
+
+    def search(self, needle: str, symbol: bool) -> list[str]:
+        """The view's files holding `needle` (a whole word when it is a symbol's name): `git grep -l`."""
+        args = ["grep", "-l", "-z", "-I", "-F", *(["-w"] if symbol else []), "-e", needle]
+        if self.worktree:
+            return split_z(git(self.root, *args, "--untracked", "--", check=False))
+        if not self.commit:
+            return []
+        prefix = f"{self.commit}:"
+        return [p.removeprefix(prefix) for p in split_z(git(self.root, *args, self.commit, "--", check=False))]
+
+
+def read_texts(root: Path, specs: list[str]) -> list[str | None]:
+    """The texts of `<commit>:<path>` specs, in order, from one `git cat-file --batch` (None: no such file)."""
+    out = git(root, "cat-file", "--batch", input="".join(f"{s}\n" for s in specs).encode(), check=False)
+    got: list[str | None] = []
+    pos = 0
+    for _spec in specs:
+        end = out.index(b"\n", pos)
+        head = out[pos:end].split()
+        if len(head) == 3 and head[1] in (b"blob", b"tree", b"commit", b"tag"):
+            size = int(head[2])
+            data = out[end + 1 : end + 1 + size]
+            got.append(data.decode("utf-8", "replace") if head[1] == b"blob" else None)
+            pos = end + 1 + size + 1
+        else:  # `<spec> missing` (or ambiguous)
+            got.append(None)
+            pos = end + 1
+    return got
 
 
 def commits_since(root: Path, old: str, new: str) -> list[Commit] | None:

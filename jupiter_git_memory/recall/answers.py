@@ -44,10 +44,24 @@ class Receipt(_Open):
 class Evidence(_Open):
     """Evidence drift (docs/drift.md): whether the code a record cites changed since it was last committed."""
 
-    state: Literal["fresh", "drifted", "missing", "uncited"] = Field(
-        description="fresh | drifted (cited code changed since) | missing (a cited path is gone) | uncited"
+    state: Literal["fresh", "drifted", "missing", "external", "uncited"] = Field(
+        description="fresh | drifted (what it cites changed since, at the granularity cited) | missing (a cited "
+        "path or symbol that existed at the baseline is gone) | external (it cites only evidence outside the "
+        "repository) | uncited"
     )
     cited: list[str] = Field(default_factory=list, description="The repository paths, folders and globs it cites.")
+    citations: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Each repository citation's verdict: ref, kind (file, folder, glob, line, range, symbol), "
+        "state (fresh, drifted, moved, missing, unresolved), `at` (where a region moved or shifted to), `lines` "
+        "(significant lines changed, whole files).",
+    )
+    external: list[str] = Field(
+        default_factory=list, description="Evidence outside the repository (URLs, tickets, commits, reports)."
+    )
+    unresolved: list[str] = Field(
+        default_factory=list, description="Citations naming nothing now or at the baseline (`jgm check` warns)."
+    )
     changed: list[dict[str, Any]] = Field(
         default_factory=list, description="Commits since (sha, author, date, subject, files), newest first."
     )

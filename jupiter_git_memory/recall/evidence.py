@@ -13,7 +13,7 @@ from typing import Any
 
 from ..base.store import workspace_lock
 from ..git import drift as drift_git
-from ..records.drift import PathSet
+from ..records.drift import STATES, PathSet
 from ..records.formats.reviewed import reviewed_text
 from ..records.text import inline
 from ..seed.drift import view_drift
@@ -74,7 +74,7 @@ def report(recaller: Recaller, at: str | None = None, base: str | None = None) -
         if base:
             entry["touched"] = touched[rid]
         records.append(entry)
-    counts = {s: sum(1 for r in records if r["state"] == s) for s in ("fresh", "drifted", "missing")}
+    counts = {s: sum(1 for r in records if r["state"] == s) for s in STATES}
     return {
         "view": view,
         "commit": v.get("commit_sha"),

@@ -15,7 +15,9 @@ def evidence_of(drift: dict[str, Any] | None) -> dict[str, Any]:
     if not drift:
         return {"state": UNCITED}
     out = {"state": drift["state"], "cited": drift["cited"]}
-    if drift["state"] != "fresh":
+    for k in ("citations", "external", "unresolved"):  # rows stored by an older jgm lack them
+        out[k] = drift.get(k, [])
+    if drift["state"] not in ("fresh", "external"):
         out.update(
             changed=drift["changed"],
             commits=drift["commits"],

@@ -1,27 +1,105 @@
 """Citations: what a record cites as its evidence (`source:` and `evidence:`), as data. Pure.
 
-A citation is text as written: a repository path (a file, or a folder written with a trailing `/`), a glob
-(`parcelhub/**/*.py`), a URL, a commit (`commit 4f2a9c1`, or a bare hex sha) or free text. Task recall
-matches the files an agent is about to touch against the path-like ones, so a record that names the file
-(or a folder above it, or a glob that covers it) governs that file whatever its words say.
+The grammar (docs/drift.md#what-a-citation-can-name), each read by `parse`:
+- a repository path: a file (`src/a.py`), a folder (`src/billing/`), a glob (`src/**/*.py`);
+- a region of a file: a line `src/a.py:22` (or `:22:5`), a range `src/a.py:10-40` or `src/a.py#L10-L40`
+  (`#L22` a line), a symbol `src/a.py::total`, `src/a.py::Invoice.total`, or a pytest id
+  `tests/test_a.py::TestX::test_y[param]` (the symbol `TestX.test_y`; the parameters are dropped);
+- evidence that is no repository path, `external`: a URL, a commit (`commit 4f2a9c1` or a bare sha), a
+  ticket (`#123`, `PAY-42`, `owner/repo#7`), prose (anything with a space), and a path outside the
+  repository (absolute, `~/…`, `../…`, `C:\\…`). A relative path whose first folder the repository has
+  never had (`reports/load-test.html`) is external too, but only git knows that (git/drift.py).
+Task recall matches the files an agent is about to touch against the path-like ones, so a record that names
+the file (or a region of it, a folder above it, or a glob that covers it) governs that file.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from .globs import glob_match
 
 CITATION_KEYS = ("source", "evidence")
-CITATION_TYPES = ("url", "commit", "glob", "folder", "file", "text")
+CITATION_TYPES = ("url", "commit", "ticket", "text", "external", "glob", "folder", "file", "line", "range", "symbol")
+PATH_KINDS = ("file", "folder", "glob")  # whole paths
+REGION_KINDS = ("line", "range", "symbol")  # a region of one file
+EXTERNAL_KINDS = ("url", "commit", "ticket", "text", "external")  # evidence no repository path names
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://\S+$", re.IGNORECASE)
 _COMMIT = re.compile(r"^(?:commit\s+)?([0-9a-f]{7,40})$", re.IGNORECASE)
+_TICKET = re.compile(r"^(?:[\w.-]+/[\w.-]+)?#\d+$|^[A-Z][A-Z0-9]+-\d+$")
+_OUTSIDE = re.compile(r"^(?:/|~|\.\./|[A-Za-z]:[\\/]|\\\\|file:)")
+_RANGE = re.compile(r"^(?P<path>.+?)(?::(?P<a>\d+)(?:-(?P<b>\d+)|:\d+)?|#L(?P<c>\d+)(?:-L?(?P<d>\d+))?)$")
+_SYMBOL = re.compile(r"^(?P<path>[^:]+?)::(?P<name>.+)$")
+_NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _GLOB_CHARS = frozenset("*?[")
 # a path in prose: at least one `/` or a file extension, made of path characters
 _BODY_PATH = re.compile(r"(?<![\w/.:-])((?:\.?[\w.-]+/)+[\w.*-]*|[\w-]+(?:/[\w.-]+)*\.[A-Za-z][\w]{0,7})(?![\w/])")
 _EXT_ONLY = re.compile(r"^[\w-]+\.[A-Za-z]\w{0,7}$")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One citation read by the grammar: its kind (CITATION_TYPES), the repository path it names (None for
+    external evidence), and the region: lines `start`-`end` (1-based, inclusive) or a dotted `symbol`."""
+
+    ref: str
+    kind: str
+    path: str | None = None
+    start: int | None = None
+    end: int | None = None
+    symbol: str | None = None
+
+    @property
+    def external(self) -> bool:
+        return self.kind in EXTERNAL_KINDS
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def parse(ref: str) -> Citation:
+    """What citation `ref` names (pure; every seed asks it of every citation, so it is cached)."""
+    ref = ref.strip().strip("`")
+    if _URL.match(ref):
+        return Citation(ref, "url")
+    if _COMMIT.match(ref) and not ref.isdigit():
+        return Citation(ref, "commit")
+    if _TICKET.match(ref):
+        return Citation(ref, "ticket")
+    if " " in ref or not ref or ref.lower().startswith("www."):
+        return Citation(ref, "text")
+    if _OUTSIDE.match(ref) or normalize_path(ref).startswith("../"):
+        return Citation(ref, "external")
+    if (m := _SYMBOL.match(ref)) and _path_like(m["path"]):
+        name = ".".join(p for p in re.sub(r"\[.*\]$", "", m["name"]).split("::") if p)
+        if _NAME.match(name):
+            return Citation(ref, "symbol", normalize_path(m["path"]), symbol=name)
+    if (m := _RANGE.match(ref)) and _path_like(m["path"]) and not _GLOB_CHARS & set(m["path"]):
+        a, b = int(m["a"] or m["c"]), int(m["b"] or m["d"] or m["a"] or m["c"])
+        if 0 < a <= b:
+            return Citation(ref, "line" if a == b else "range", normalize_path(m["path"]), a, b)
+    if _GLOB_CHARS & set(ref):
+        return Citation(ref, "glob", normalize_path(ref))
+    if ref.endswith("/"):
+        return Citation(ref, "folder", normalize_path(ref))
+    if _path_like(ref):
+        return Citation(ref, "file", normalize_path(ref))
+    return Citation(ref, "text")
+
+
+def external_path(path: str, top_known: bool) -> bool:
+    """Whether a relative path that names nothing, now or at the record's baseline, is evidence outside the
+    repository (a report, an artifact) rather than a repository path that never existed: it is when its
+    first folder is one the repository has never had (`top_known` false: not in the view, not in its
+    history). A path in a folder the repository has (`src/shop/payments.py` beside `src/`), or a bare file
+    name at its root, is a citation `jgm check` reports."""
+    return bool(path) and not top_known
+
+
+def _path_like(p: str) -> bool:
+    return ("/" in p or bool(_EXT_ONLY.match(p))) and ":" not in p
 
 
 def as_citations(value: Any) -> tuple[list[str], str | None]:
@@ -41,20 +119,7 @@ def as_citations(value: Any) -> tuple[list[str], str | None]:
 
 def classify(ref: str) -> str:
     """Which kind of citation `ref` is (one of CITATION_TYPES)."""
-    ref = ref.strip()
-    if _URL.match(ref):
-        return "url"
-    if _COMMIT.match(ref) and not ref.isdigit():
-        return "commit"
-    if " " in ref or not ref:
-        return "text"
-    if _GLOB_CHARS & set(ref):
-        return "glob"
-    if ref.endswith("/"):
-        return "folder"
-    if "/" in ref or _EXT_ONLY.match(ref):
-        return "file"
-    return "text"
+    return parse(ref).kind
 
 
 def normalize_path(path: str) -> str:
@@ -68,11 +133,14 @@ def normalize_path(path: str) -> str:
 
 def governs(ref: str, file: str) -> str | None:
     """How citation `ref` covers repository file `file` (`exact`, `folder` or `glob`), or None."""
-    kind = classify(ref)
-    ref, file = normalize_path(ref), normalize_path(file)
-    if not file or not ref or kind in ("url", "commit") or " " in ref:
+    c = parse(ref)
+    file = normalize_path(file)
+    if c.kind == "text" and ref.strip() and " " not in ref.strip():  # a bare name: `Dockerfile`, `Makefile`
+        return "exact" if normalize_path(ref) == file else None
+    if not file or c.path is None:
         return None
-    if kind == "glob":
+    ref = c.path
+    if c.kind == "glob":
         return "glob" if glob_match(ref, file) else None
     if ref.rstrip("/") == file:
         return "exact"
@@ -111,10 +179,12 @@ def citations_of(data: dict[str, Any]) -> list[str]:
     """A stored record version's citations (its parsed data, as the catalog keeps it per content hash).
 
     Versions parsed before citations were data carry only `source` (and `evidence` among the other keys):
-    those are read the same way, so an index seeded by an older jgm answers alike until it is reseeded."""
+    those are read the same way, so an index seeded by an older jgm answers alike until it is reseeded. A
+    record never cites its own file: an ADR adapter keeps the file as the record's `source`, which is where
+    the record is written, not evidence for it."""
     stored = data.get("citations")
     if isinstance(stored, list) and stored:
-        return [str(c) for c in stored]
+        return _not_own(data, [str(c) for c in stored])
     source = data.get("source")
     got: list[str] = []
     if isinstance(source, str):
@@ -129,4 +199,9 @@ def citations_of(data: dict[str, Any]) -> list[str]:
             for value in (entry.get("source"), entry.get("evidence")):
                 more, problem = as_citations(value)
                 got += [] if problem else more
-    return dedupe(got)
+    return _not_own(data, dedupe(got))
+
+
+def _not_own(data: dict[str, Any], refs: list[str]) -> list[str]:
+    own = data.get("path")
+    return [c for c in refs if not (own and parse(c).kind == "file" and parse(c).path == own)]

@@ -1,33 +1,40 @@
-"""Evidence drift: whether the code an in-force record cites changed since the record was last committed. Pure.
+"""Evidence drift: whether what an in-force record cites changed since the record was last committed. Pure.
 
-States (one per in-force record that cites repository paths; others have none, `uncited`):
-- `missing`: a cited file, folder or glob names nothing in the view (takes precedence);
-- `drifted`: a commit after the last commit that changed the record's own file (one not among that
-  commit's ancestors) changed a cited file, a file under a cited folder, or a file a cited glob matches;
-  or, in a worktree view, such a file has uncommitted changes;
-- `fresh`: neither. Re-committing the record (e.g. a `reviewed:` line) moves its baseline, so it is fresh.
+States (one per in-force record with citations; records without any have none, `uncited`):
+- `missing`: something a citation named at the record's baseline is gone (a file, a folder or glob now
+  matching nothing, a symbol found nowhere). Takes precedence;
+- `drifted`: what a citation names changed since the baseline at its granularity (records/drift_judge.py:
+  a symbol's or range's own text; a file, folder or glob by the size rule of records/regions.py), by
+  commits after the baseline or, in a worktree view, by uncommitted changes;
+- `fresh`: neither. Re-committing the record (e.g. a `reviewed:` line) moves its baseline, so it is fresh;
+- `external`: every citation is evidence outside the repository (URLs, tickets, commits, prose, reports).
+A path that never existed (at the baseline or now) in a folder the repository has is `unresolved`: no
+drift, `jgm check` reports it.
 
-The git plumbing that gathers `History` lives in git/drift.py; this module only decides. A record's
-stored row carries a `basis` (the commit it was computed at, the record's state, the committed diffstat) so a
-later computation can extend it by the commits since (`Prior`) instead of reading its whole history again.
+The git plumbing that gathers `History` (and reads texts) lives in git/drift.py; this module only decides.
+A record's stored row carries a `basis` (the commit it was computed at, the record's state, the committed
+files changed) so a later computation can extend it by the commits since (`Prior`) instead of reading its
+whole history again; the texts are judged afresh each time, so both ways give the same row.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
-import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .citations import classify, normalize_path
-from .globs import compile_glob
+from .citations import REGION_KINDS, Citation, parse
+from .drift_judge import Texts, judge, needs, parsed
+from .pathset import PathSet
 from .text import inline
 
-STATES = ("fresh", "drifted", "missing")
+STATES = ("fresh", "drifted", "missing", "external")
+# What the states mean (the grammar, the judging, the size rule): part of every view's drift key, so rows a
+# jgm with other rules stored are recomputed on the next seed even when nothing else changed.
+RULES = 2
 UNCITED = "uncited"
-PATH_TYPES = ("file", "folder", "glob")
+__all__ = ["PathSet"]
 MAX_COMMITS = 20  # commits listed per drifted record (the count says how many there were)
 
 
@@ -50,6 +57,7 @@ class History:
     paths: list[str]  # every file of the view
     dirty: dict[str, tuple[int, int]] = field(default_factory=dict)
     commit: str | None = None  # the view's commit (stored with the rows: where a later seed extends them)
+    texts: Texts | None = None  # reads the cited files' texts; git/drift.history always gives one
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,7 @@ class Cited:
 
 
 def path_citations(refs: Iterable[str]) -> list[str]:
-    """The citations that name repository paths (files, folders, globs), normalized."""
+    """The repository paths the citations name (files, folders, globs; a region's file), normalized."""
     out: list[str] = []
     for ref in refs:
         p = _repo_path(ref)
@@ -75,46 +83,8 @@ def path_citations(refs: Iterable[str]) -> list[str]:
 def _repo_path(ref: str) -> str | None:
     """`ref` as a normalized repository path, or None when it names none (pure: every seed asks it of every
     citation of every in-force record)."""
-    if classify(ref) in PATH_TYPES and not ref.lower().startswith("www."):
-        p = normalize_path(ref)
-        if p and not p.startswith("../"):
-            return p
-    return None
-
-
-class PathSet:
-    """A sorted path list answering "which paths does this citation cover" (a glob only scans the paths
-    under its literal prefix: every seed asks it of every cited glob, over every file of the view)."""
-
-    def __init__(self, paths: Iterable[str]):
-        self.sorted = sorted(set(paths))
-        self._set = set(self.sorted)
-
-    def _under(self, prefix: str) -> Iterator[str]:
-        i = bisect.bisect_left(self.sorted, prefix)
-        while i < len(self.sorted) and self.sorted[i].startswith(prefix):
-            yield self.sorted[i]
-            i += 1
-
-    def _iter(self, ref: str) -> Iterator[str]:
-        if classify(ref) == "glob":
-            glob = compile_glob(ref)
-            yield from (p for p in self._under(_LITERAL.split(ref, 1)[0]) if glob.match(p))
-            return
-        base = ref.rstrip("/")
-        if base in self._set and not ref.endswith("/"):
-            yield base
-        yield from self._under(base + "/")
-
-    def covered(self, ref: str) -> list[str]:
-        return list(self._iter(ref))
-
-    def names_any(self, ref: str) -> bool:
-        """Whether the citation covers any path (a missing one covers none)."""
-        return next(self._iter(ref), None) is not None
-
-
-_LITERAL = re.compile(r"[*?\[]")  # a glob's first wildcard: what comes before it is every match's prefix
+    c = parse(ref)
+    return None if c.external or not c.path else c.path
 
 
 def _ancestors(start: str, parents: dict[str, tuple[str, ...]]) -> set[str]:
@@ -242,44 +212,91 @@ class _Walk:
 
 
 def drift_states(records: Iterable[Cited], history: History, prior: Prior | None = None) -> dict[str, dict[str, Any]]:
-    """id -> {state, cited, changed: [{sha, author, date, subject, files}], commits, uncommitted, diffstat,
-    missing, basis}. With `prior`, the records in `reusable(records, prior)` extend their stored rows by
-    `prior.commits` (their history need not be in `history`); the rest come from `history`."""
+    """id -> {state, cited, citations: [verdict per citation], external, unresolved, changed: [{sha, author,
+    date, subject, files}], commits, uncommitted, diffstat, missing, basis}. With `prior`, the records in
+    `reusable(records, prior)` extend their stored rows by `prior.commits` (their history need not be in
+    `history`); the rest come from `history`. The texts of every changed cited file are read in one batch."""
     records = list(records)
     walk, kept = _Walk(history.commits), _kept(records, prior)
     later = PathSet(f for c in prior.commits for f in c.files) if prior else PathSet(())
     existing, dirty_paths = PathSet(history.paths), PathSet(history.dirty)
-    out: dict[str, dict[str, Any]] = {}
+    plans = []
     for rec in records:
-        cited = path_citations(rec.citations)
-        if not cited:
+        repo, external = parsed(rec.citations)
+        if not repo and not external:
             continue
+        cited = path_citations(c.ref for c in repo)
         if prior is not None and rec.id in kept:
             since = _extend(kept[rec.id], cited, rec, prior.commits, later)
         else:
             since = walk.since(rec, cited)
-        out[rec.id] = _row(rec, cited, since, existing, dirty_paths, history)
+        plans.append(_Plan(rec, repo, external, cited, since, existing, dirty_paths))
+    assert history.texts is not None, "a History is read with its texts (git/drift.history)"
+    history.texts.prefetch(spec for p in plans for spec in needs(p.repo, p.covered, p.changed, p.base))
+    out: dict[str, dict[str, Any]] = {}
+    for p in plans:
+        row = _row(p, history)
+        if row is not None:
+            out[p.rec.id] = row
     return out
 
 
-def _row(
-    rec: Cited, cited: list[str], since: Since, existing: PathSet, dirty_paths: PathSet, h: History
-) -> dict[str, Any]:
-    """The stored row: the committed part, plus what the view shows now (missing paths, uncommitted
-    changes), which every computation derives afresh."""
-    missing = [ref for ref in cited if not existing.names_any(ref)]
-    dirty = sorted(_covered(cited, dirty_paths, rec.path)) if not rec.dirty and rec.commit is not None else []
-    files = since.files | set(dirty)
-    added = since.added + sum(h.dirty[f][0] for f in dirty)
-    deleted = since.deleted + sum(h.dirty[f][1] for f in dirty)
-    state = "missing" if missing else "drifted" if (since.count or dirty) else "fresh"
+class _Plan:
+    """One record's citations against the view: what each covers, and what changed since its baseline."""
+
+    def __init__(
+        self,
+        rec: Cited,
+        repo: list[Citation],
+        external: list[str],
+        cited: list[str],
+        since: Since,
+        existing: PathSet,
+        dirty_paths: PathSet,
+    ):
+        self.rec, self.repo, self.external, self.cited, self.since = rec, repo, external, cited, since
+        editing = rec.dirty or rec.commit is None  # being edited, or never committed: now is its baseline
+        self.base = None if editing else rec.commit
+        self.dirty = [] if editing else sorted(_covered(cited, dirty_paths, rec.path))
+        self.changed = since.files | set(self.dirty)
+        self.gone = {f for f in self.changed if not existing.has(f)}
+        self.covered: dict[str, list[str]] = {
+            c.ref: ([c.path] if c.path and existing.has(c.path) else [])
+            if c.kind in REGION_KINDS
+            else [f for f in existing.covered(c.path or "") if f != rec.path]
+            for c in repo
+        }
+
+
+def _row(p: _Plan, h: History) -> dict[str, Any] | None:
+    """The stored row: the committed part, plus what the view shows now (the texts of the cited code,
+    uncommitted changes), which every computation derives afresh. None for a record whose citations are
+    all unresolved (`jgm check` reports them)."""
+    rec, since = p.rec, p.since
+    assert h.texts is not None
+    verdicts = [v.public() for v in judge(p.repo, p.covered, p.changed, p.gone, p.base, h.texts)]
+    external = p.external + [v["ref"] for v in verdicts if v["state"] == "external"]
+    checked = [v for v in verdicts if v["state"] not in ("external", "unresolved")]
+    states = {v["state"] for v in checked}
+    if not checked and not external:
+        return None
+    state = (
+        "missing" if "missing" in states else "drifted" if "drifted" in states else "fresh" if checked else "external"
+    )
+    missing = [_shown(v["ref"]) for v in checked if v["state"] == "missing"]
+    added = since.added + sum(h.dirty[f][0] for f in p.dirty)
+    deleted = since.deleted + sum(h.dirty[f][1] for f in p.dirty)
+    files = since.files | set(p.dirty)
     return {
         "state": state,
-        "cited": cited,
+        "cited": path_citations(v["ref"] for v in checked),
+        "citations": verdicts,
+        "external": external,
+        "unresolved": [v["ref"] for v in verdicts if v["state"] == "unresolved"],
         "missing": missing,
         "changed": since.listed,
         "commits": since.count,
-        "uncommitted": dirty,
+        "uncommitted": p.dirty,
         "diffstat": f"{len(files)} files, +{added} -{deleted}" if files else "",
         "basis": {
             "at": h.commit,
@@ -292,6 +309,12 @@ def _row(
             "deleted": since.deleted,
         },
     }
+
+
+def _shown(ref: str) -> str:
+    """A missing citation as listed: the path for a whole path (as before), the citation for a region."""
+    c = parse(ref)
+    return c.path if c.kind in ("file", "folder", "glob") and c.path else ref
 
 
 def drift_weight(state: str | None, drifted: float, missing: float) -> float:

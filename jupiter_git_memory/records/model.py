@@ -90,6 +90,7 @@ class Issue:
     severity: str = "error"  # "error" | "warning"
     line: int | None = None
     record_id: str | None = None
+    code: str | None = None  # a catalogue code (base/error_codes.py) for issues that have one
 
     def where(self) -> str:
         return f"{self.path}:{self.line}" if self.line else self.path

@@ -21,6 +21,9 @@ def check_repo(root: Path, settings: Settings) -> dict:
     k = read_knowledge(files, {}, settings, ignored, reuse=False)
     issues = issues + k.issues + reviewed_warnings(root, k.resolution.records.values())
     errors = [i for i in issues if i.severity == "error"]
+    from .citation_check import citation_warnings  # imported on use: only this report reads the citations
+
+    issues = issues + citation_warnings(root, k.resolution.records.values())  # warnings only
     return {
         "ok": not errors and not k.empty_roots,
         "records": len(k.resolution.records),

@@ -13,20 +13,21 @@ from typing import Any
 from ..git import drift as drift_git
 from ..git import revisions
 from ..records.citations import citations_of
-from ..records.drift import Cited, Prior, drift_states, path_citations, reusable
+from ..records.drift import Cited, Prior, drift_states, reusable
 from ..records.formats.reviewed import reviewed_commit
 from ..records.model import IN_FORCE, Issue, Record
 from ..records.row import RecordRow
 
 
 def cited_records(rows: dict[str, RecordRow], confirmed: dict[str, str] | None = None) -> list[Cited]:
-    """The in-force file records of a view that cite repository paths. `confirmed`: id -> the commit a
-    person last confirmed the record at (`reviewed_baselines`), its baseline instead of its file's commit."""
+    """The in-force file records of a view that cite anything (repository paths, regions, external evidence).
+    `confirmed`: id -> the commit a person last confirmed the record at (`reviewed_baselines`), its baseline
+    instead of its file's commit."""
     out = []
     for rid, r in sorted(rows.items()):
         if r.origin != "file" or r.error or r.effective_status not in IN_FORCE:
             continue
-        cites = tuple(path_citations(citations_of(r.data)))
+        cites = tuple(citations_of(r.data))
         if cites:
             out.append(Cited(rid, r.path, (confirmed or {}).get(rid, r.commit_sha), bool(r.dirty), cites))
     return out

@@ -12,6 +12,18 @@ from .common import emit_json, err, esc, out, reported
 from .options import WHERE, AtOpt, JsonOpt, RepoOpt, here
 
 
+def _cites(r: dict) -> str:
+    """The citations that did not stay put: drifted, moved (and where to), missing; external evidence."""
+    parts = [
+        f"{v['ref']} {v['state']}" + (f" → {v['at']}" if v.get("at") else "")
+        for v in r.get("citations") or []
+        if v["state"] != "fresh" or v.get("at")
+    ]
+    if r.get("external"):
+        parts.append("external: " + ", ".join(r["external"]))
+    return "; ".join(parts)
+
+
 def _since(r: dict) -> str:
     if r["state"] == "missing":
         return "gone: " + ", ".join(r["missing"])
@@ -42,8 +54,9 @@ def drift(
         "never", "--fail-on", help="Exit 1 when a listed record is: drifted (or missing) | missing | never."
     ),
 ):
-    """Evidence drift: each in-force record that cites repository paths is fresh, drifted (cited code changed
-    since its baseline: its last confirmation, else its file's last commit) or missing (a cited path is gone).
+    """Evidence drift: each in-force record with citations is fresh, drifted (what it cites changed since its
+    baseline, its last confirmation, else its file's last commit: a symbol's or range's text, a file past the size
+    rule), missing (a cited path or symbol is gone) or external (it cites only evidence outside the repository).
     `jgm drift confirm ID...` records that you re-read records against the current code."""
     if ctx.invoked_subcommand is not None:
         return
@@ -65,14 +78,18 @@ def drift(
         out.print(evidence.markdown(rep), markup=False, end="")
     else:
         c = rep["counts"]
-        out.print(f"{c['drifted']} drifted, {c['missing']} missing, {c['fresh']} fresh", markup=False)
+        out.print(
+            f"{c['drifted']} drifted, {c['missing']} missing, {c['fresh']} fresh, {c['external']} external",
+            markup=False,
+        )
         for r in rep["records"]:
             touched = f" · touches {', '.join(r['touched'])}" if r.get("touched") else ""
             if r.get("baseline") and r["baseline"] != r.get("commit"):  # counted from its last confirmation
                 touched += f" · confirmed at {r['baseline'][:10]}"
             out.print(f"[bold]{esc(r['state']):8}[/] {esc(r['id'])}: {esc(r['title'])}{esc(touched)}", markup=True)
-            if _since(r):
-                out.print(f"         {_since(r)}", markup=False)
+            for line in (_cites(r), _since(r)):
+                if line:
+                    out.print(f"         {line}", markup=False)
     raise typer.Exit(code)
 
 

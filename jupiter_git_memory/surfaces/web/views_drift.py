@@ -38,7 +38,8 @@ def _github(root) -> str | None:
 @router.get("/drift", response_class=HTMLResponse)
 def drift_queue(request: Request, handle: Handle, state: str = "queue", shown: str = ""):
     rep = handle.read(lambda recaller: drift(recaller, DriftRequest()))
-    rows = [r for r in rep["records"] if state == "all" or (r["state"] != "fresh") == (state == "queue")]
+    shown = {"queue": ("drifted", "missing"), "fresh": ("fresh",), "external": ("external",)}.get(state)
+    rows = [r for r in rep["records"] if shown is None or r["state"] in shown]
     rows.sort(key=lambda r: (r["state"] != "missing", -r.get("commits", 0), r["id"]))
     gh = _github(handle.workspace.repo_root)
     head = rep["commit"] or "HEAD"
@@ -53,7 +54,7 @@ def drift_queue(request: Request, handle: Handle, state: str = "queue", shown: s
         rows=rows,
         counts=rep["counts"],
         state=state,
-        states=("queue", "fresh", "all"),
+        states=("queue", "fresh", "external", "all"),
         commit=rep["commit"],
         confirmed=request.state.session.kept(shown) if shown else None,
     )
