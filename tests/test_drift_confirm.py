@@ -149,7 +149,11 @@ def test_branch_mode_commits_the_line_on_a_new_branch_and_leaves_the_checkout_un
     assert sorted(_numstat(repo, head, got["branch"])) == ["1\t0\tknowledge/dec-cents.md", "1\t0\tknowledge/dec-tax.md"]
     assert "git push" in got["next"]
     repo.git("merge", "-q", "--ff-only", got["branch"])
-    assert {r["state"] for r in _states(repo).values()} == {"fresh"}
+    assert {rid: r["state"] for rid, r in _states(repo).items()} == {
+        "dec-cents": "fresh",
+        "dec-tax": "fresh",
+        "dec-url": "external",
+    }
     repo.write("knowledge/dec-tax.md", (repo.path / "knowledge/dec-tax.md").read_text() + "More.\n")
     code, got = jgm_json_in("drift", "confirm", "dec-tax", "--branch", "--repo", repo.path)
     assert code == 1 and got["error"]["code"] == "confirm/uncommitted" and "without --branch" in got["error"]["message"]

@@ -27,7 +27,8 @@ DETAIL_DOC = (
     "true: the full answer (scores and why, fusion, citations, evidence commits, the packed records)."
 )
 EVIDENCE_STATE_DOC = (
-    "Evidence drift: fresh | drifted (cited code changed since) | missing (a cited path is gone) | uncited"
+    "Evidence drift: fresh | drifted (cited code changed since) | missing (a cited path is gone) | external "
+    "(cites only evidence outside the repository) | uncited"
 )
 
 
@@ -84,7 +85,7 @@ def snippet(text: str, chars: int = SNIPPET_CHARS) -> str:
 
 def compact_record(r: dict[str, Any]) -> dict[str, Any]:
     """id, kind, status, title, snippet, evidence state; `via` / `read_instead` kept when present (a retired
-    record's pointer is the point of showing it)."""
+    record's pointer is the point of showing it), and `governs` (the file that brought it)."""
     out = {k: r[k] for k in ("id", "kind", "status", "title")}
     out["snippet"] = snippet(r.get("snippet", ""))
     out["evidence_state"] = (r.get("evidence") or {}).get("state") or "uncited"
@@ -92,6 +93,8 @@ def compact_record(r: dict[str, Any]) -> dict[str, Any]:
         out["via"] = r["why"]["via"]
     if r.get("read_instead"):
         out["read_instead"] = [x.get("id") for x in r["read_instead"]]
+    if r.get("governs"):
+        out["governs"] = r["governs"]  # why a file of the task brought it (task recall)
     return out
 
 
@@ -100,7 +103,7 @@ def compact_wrapper(answer: dict[str, Any], **fields: Any) -> dict[str, Any]:
     out = {"status": answer["status"], **fields}
     if answer.get("receipt"):
         out["receipt_id"] = answer["receipt"]["id"]
-    for k in ("warnings", "fallback"):
+    for k in ("warnings", "fallback", "files"):  # files: the task's paths as the repository names them
         if answer.get(k):
             out[k] = answer[k]
     return out

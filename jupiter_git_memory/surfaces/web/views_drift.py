@@ -38,8 +38,8 @@ def _github(root) -> str | None:
 @router.get("/drift", response_class=HTMLResponse)
 def drift_queue(request: Request, handle: Handle, state: str = "queue", shown: str = ""):
     rep = handle.read(lambda recaller: drift(recaller, DriftRequest()))
-    shown = {"queue": ("drifted", "missing"), "fresh": ("fresh",), "external": ("external",)}.get(state)
-    rows = [r for r in rep["records"] if shown is None or r["state"] in shown]
+    wanted = {"queue": ("drifted", "missing"), "fresh": ("fresh",), "external": ("external",)}.get(state)
+    rows = [r for r in rep["records"] if wanted is None or r["state"] in wanted]
     rows.sort(key=lambda r: (r["state"] != "missing", -r.get("commits", 0), r["id"]))
     gh = _github(handle.workspace.repo_root)
     head = rep["commit"] or "HEAD"
