@@ -19,6 +19,7 @@ from ..config import Settings, load_settings
 from ..embedding.specs import SHIPPED, identity_hash
 from ..git.workspace import Workspace, find_workspace
 from ..index.catalog import CatalogChanges
+from ..index.failures import chroma_failures
 from ..index.handle import active_collection, collection_name, location_for
 from ..index.migrations import CatalogNeedsMigration, CatalogTooNew
 from ..index.plan import chunk_meta
@@ -89,7 +90,7 @@ def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict
     with leased_client(location) as client:
         try:
             col = client.get_collection(name, embedding_function=None)
-        except Exception as e:  # chroma raises various not-found errors across versions
+        except chroma_failures() as e:  # chroma raises various not-found errors across versions
             if "not" in str(e).lower() and ("exist" in str(e).lower() or "found" in str(e).lower()):
                 return None, None
             raise ChromaUnavailable(location, e) from e

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
+from ..embedding.onnx_embedder import ModelError
 from ..embedding.registry import load_embedder
 from ..git.workspace import Workspace, find_workspace
 from ..index.handle import Index, vector_identity
@@ -43,7 +44,7 @@ class Recaller:
         self.model_choice = model_choice.resolve(settings, self.workspace, store_root)  # the seed's choice
         try:
             self.embedder = load_embedder(self.model_choice.model)
-        except Exception as e:
+        except (ModelError, OSError, ValueError, ImportError) as e:  # missing, damaged or unloadable files
             raise RecallError(f"model unavailable: {e}") from e
         self.identity = vector_identity(self.embedder.spec)
         self.weights = merge_weights(settings.weights)
