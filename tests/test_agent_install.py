@@ -228,8 +228,10 @@ def test_a_write_that_fails_midway_puts_everything_back(repo, client, monkeypatc
         real(path, data)
 
     monkeypatch.setattr(agent_install, "_write", full_disk)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(agent_install.AgentWriteFailed) as got:  # the repository's disk, not the store's
         agent_install.install(repo.path, client, python="/py/bin/python")
+    assert got.value.code == "agent/write-failed" and "No space left" in str(got.value)
+    assert "nothing was changed" in str(got.value) and str(calls[1]) in str(got.value)
     assert _tree(repo.path) == before  # the first file was written, then put back
     monkeypatch.setattr(agent_install, "_write", real)
     assert len(agent_install.install(repo.path, client, python="/py/bin/python")["changed"]) == 2

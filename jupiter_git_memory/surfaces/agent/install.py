@@ -33,6 +33,13 @@ class AgentConfigError(JgmError, ValueError):
     entry = E.AGENT_BAD_CONFIG
 
 
+class AgentWriteFailed(JgmError, OSError):
+    """A write failed midway (a full or read-only disk): the repository's, not the store's, so it is named
+    here rather than as a store problem, with the assurance that every file is as it was."""
+
+    entry = E.AGENT_WRITE_FAILED
+
+
 class UnknownClient(JgmError, ValueError):
     entry = E.AGENT_UNKNOWN_CLIENT
 
@@ -144,7 +151,15 @@ def install(repo: Path | str | None, client: str, python: str | None = None) -> 
     plan = _plan(root, files, python)
     changed = [mf.path for mf, _path, _before, _out in plan]
     if changed:
-        _apply(root, sdir, plan)
+        try:
+            _apply(root, sdir, plan)
+        except OSError as e:
+            where = e.filename or root
+            raise AgentWriteFailed(
+                f"{where}: could not be written ({e.strerror or e}); nothing was changed: every file this install "
+                "had written is back as it was. Free space or fix the permissions, then run this again",
+                path=str(where),
+            ) from e
     return {"client": client, "repo": str(root), "python": python, "changed": changed, "files": [f.path for f in files]}
 
 
