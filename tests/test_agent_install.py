@@ -237,3 +237,21 @@ def test_a_write_that_fails_midway_puts_everything_back(repo, client, monkeypatc
     assert len(agent_install.install(repo.path, client, python="/py/bin/python")["changed"]) == 2
     agent_install.uninstall(repo.path, client)
     assert _tree(repo.path) == before
+
+
+def test_uninstall_refuses_before_touching_any_file(repo):
+    """The second file was broken after install (and still names jgm's hook): uninstall names it and leaves
+    the first file, the manifest and the backups as they were, so fixing the file and running it again works."""
+    repo.write(".mcp.json", USER_MCP)
+    repo.commit()
+    jgm_in("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
+    settings = repo.path / ".claude/settings.json"
+    good = settings.read_bytes()
+    settings.write_bytes(good.replace(b"{", b"{,", 1))
+    before = _tree(repo.path)
+    p = jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path))
+    assert p.returncode == 2 and ".claude/settings.json:1: invalid JSON" in p.stderr, p.stderr
+    assert _tree(repo.path) == before
+    settings.write_bytes(good)
+    jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path), check=True)
+    assert (repo.path / ".mcp.json").read_bytes() == USER_MCP and not settings.exists()

@@ -242,11 +242,13 @@ def _backup_name(rel: str) -> str:
 
 
 def uninstall(repo: Path | str | None, client: str) -> dict:
+    """Decide for every file first (a file it cannot parse refuses before any is touched), then write."""
     files = _client(client)
     root = find_workspace(repo).repo_root
     sdir = state_dir(root, client)
     man = _manifest(sdir)
     restored, removed, edited, untouched = [], [], [], []
+    todo: list[tuple[Path, bytes | None]] = []  # (file, its new bytes, or None: remove it)
     paths = {mf.path: in_repo(root, mf.path) for mf in files}
     for mf in files:
         path = paths[mf.path]
@@ -259,10 +261,10 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
             continue
         if entry and _sha(cur) == entry.get("installed_sha256"):
             if entry["created"]:
-                path.unlink()
+                todo.append((path, None))
                 removed.append(mf.path)
             else:
-                _write(path, (sdir / _backup_name(mf.path)).read_bytes())
+                todo.append((path, (sdir / _backup_name(mf.path)).read_bytes()))
                 restored.append(mf.path)
             continue
         # edited since install (or installed elsewhere): take out exactly jgm's entries, keep the rest
@@ -273,11 +275,16 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
         if new == data:
             untouched.append(mf.path)
         elif not new and entry and entry["created"]:
-            path.unlink()
+            todo.append((path, None))
             removed.append(mf.path)
         else:
-            _write(path, _dump(new))
+            todo.append((path, _dump(new)))
             edited.append(mf.path)
+    for path, data in todo:
+        if data is None:
+            path.unlink()
+        else:
+            _write(path, data)
     for d in reversed(man["dirs"]):
         try:
             (root / d).rmdir()  # only if empty: a folder the user has put files in stays
