@@ -84,3 +84,24 @@ def test_seed_doctor_and_recall_say_the_same_line(repo):
     repo.write("jgm.toml", "floor = 0.45\n")
     seed, doctor, recall = _lines(repo)
     assert seed == doctor == recall == "floor 0.45 in force: set in the project settings (`floor = 0.45`)"
+
+
+@pytest.mark.integration
+def test_a_failed_calibration_says_so_and_which_floor_still_holds(repo, monkeypatch):
+    from jupiter_git_memory.recall import calibrate
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    repo.record("dec-0", title="Retries policy", body="Retries back off exponentially.")
+    repo.commit()
+
+    def broken(views):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(calibrate, "auto_calibrate", broken)
+    floor = Seeder(repo.path, calibrate=calibrate.after_seed).seed().floor
+    assert floor["action"] == "failed" and floor["reason"] == "OSError: [Errno 5] Input/output error"
+    assert floor["line"].startswith("floor calibration failed (OSError: [Errno 5] Input/output error); floor ")
+    assert (
+        "in force: " in floor["line"]
+        and "shipped default, because this knowledge base has 1 recallable" in floor["line"]
+    )

@@ -13,6 +13,7 @@ handful of records is noise.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import statistics
 from pathlib import Path
@@ -23,6 +24,7 @@ import yaml
 
 from ..config import Settings
 from ..git.workspace import Workspace
+from ..index.failures import index_failures
 from ..index.handle import Index
 from ..records.language import languages
 from ..seed.seeder import Seeder
@@ -293,7 +295,11 @@ def after_seed(seeder: Seeder) -> dict:
             done = auto_calibrate(views)
         except Exception as e:
             done = {"action": "failed", "reason": f"{type(e).__name__}: {e}"}
-        line = in_force(views.floor_info(records=done.get("records")))
+        records = done.get("records")
+        if records is None:  # the calibration failed before it counted: why the shipped default holds
+            with contextlib.suppress(*index_failures()):
+                records = views.index().catalog.count_in(DEFAULT_STATUSES)
+        line = in_force(views.floor_info(records=records))
         done["line"] = f"floor calibration failed ({done['reason']}); {line}" if done["action"] == "failed" else line
         return done
     finally:
