@@ -143,9 +143,9 @@ def floor_for(
 ) -> FloorInfo:
     """The floor a question in `language` is held to: the project's setting; else this workspace's floor
     measured with probes in that language; else the model's shipped calibration for it. A language no
-    probe covered is held to the strictest floor known, and the provenance says so. Its `in_force` is the
-    one line every surface shows (`in_force`); `auto_calibrate` and `records` (recallable records, when the
-    caller has them at hand) say why a shipped default holds."""
+    probe covered is held to the strictest floor known, and the provenance says so. The provenance's
+    `in_force` is the one line every surface shows; `auto_calibrate` and `records` (recallable records, when
+    the caller has them at hand) say why a shipped default holds."""
     info = _floor_for(workspace, identity, spec, override, store, language)
     if info.source == "shipped-default":
         info.provenance["why"] = shipped_why(records, auto_calibrate)
