@@ -108,11 +108,25 @@ def test_uninstall_after_the_user_edited_the_file_removes_only_jgms_entries(repo
     assert json.loads(path.read_text()) == expect  # the user's edit kept, jgm's hooks gone, nothing else lost
 
 
+def _tree(root) -> dict[str, bytes | None]:
+    """Every file and folder under `root`, the git dir included (where jgm keeps its backups and manifest),
+    with each file's bytes: what a refused install must leave exactly as it was."""
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+        if not p.is_symlink()
+    }
+
+
 def test_bad_settings_json_names_the_file_and_line_and_changes_nothing(repo):
     repo.write(".claude/settings.json", '{\n  "hooks": {,\n}\n')
+    repo.commit()
+    before = _tree(repo.path)
     p = jgm_in("agent", "install", "claude-code", "--repo", str(repo.path))
     assert p.returncode == 2 and ".claude/settings.json:2: invalid JSON" in p.stderr, p.stderr
-    assert not (repo.path / ".mcp.json").exists() or json.loads((repo.path / ".mcp.json").read_text())
+    assert _tree(repo.path) == before  # no .mcp.json, no manifest, no backup: nothing created or changed
+    p = jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path))
+    assert p.returncode == 0 and _tree(repo.path) == before
     p = jgm_in("agent", "install", "vim", "--repo", str(repo.path))
     assert p.returncode == 2 and "unknown client 'vim'" in p.stderr and "claude-code" in p.stderr
 
@@ -174,3 +188,73 @@ def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
     repo.write(".codex/config.toml", '[mcp_servers.jupiter-git-memory]\ncommand = "jgm"\n')
     p = jgm_in("agent", "install", "codex", "--repo", str(repo.path))
     assert p.returncode == 2 and ".codex/config.toml" in p.stderr and "already defined" in p.stderr, p.stderr
+
+
+# per client: a user file in its first slot (kept byte for byte), and its second file unreadable (not UTF-8 or
+# not JSON), so the refusal comes after the first file was planned
+REFUSED_SECOND = {
+    "claude-code": ((".mcp.json", USER_MCP), (".claude/settings.json", b'{"hooks": [}\n')),
+    "codex": ((".codex/config.toml", b'model = "o4"\n'), ("AGENTS.md", b"# Agents\n\xff\xfe not UTF-8\n")),
+    "cursor": ((".cursor/mcp.json", USER_MCP), (".cursor/rules/jupiter-git-memory.mdc", b"\xff\xfe\n")),
+}
+
+
+@pytest.mark.parametrize("client", sorted(REFUSED_SECOND))
+def test_every_client_refuses_before_writing_anything(repo, client):
+    for rel, data in REFUSED_SECOND[client]:
+        repo.write(rel, data)
+    repo.commit()
+    before = _tree(repo.path)
+    p = jgm_in("agent", "install", client, "--repo", str(repo.path))
+    second = REFUSED_SECOND[client][1][0]
+    assert p.returncode == 2 and second in p.stderr, p.stderr
+    assert _tree(repo.path) == before
+
+
+@pytest.mark.parametrize("client", sorted(REFUSED_SECOND))
+def test_a_write_that_fails_midway_puts_everything_back(repo, client, monkeypatch):
+    """The second file's write fails (a full disk, injected): the first file gets its bytes back, the folders
+    and the git dir's backups and manifest jgm made are gone, and a later install works."""
+    from jupiter_git_memory.surfaces.agent import install as agent_install
+
+    first = REFUSED_SECOND[client][0]
+    repo.write(first[0], first[1])
+    repo.write("README.md", "hi\n")
+    repo.commit()
+    before = _tree(repo.path)
+    real, calls = agent_install._write, []
+
+    def full_disk(path, data):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device", str(path))
+        real(path, data)
+
+    monkeypatch.setattr(agent_install, "_write", full_disk)
+    with pytest.raises(agent_install.AgentWriteFailed) as got:  # the repository's disk, not the store's
+        agent_install.install(repo.path, client, python="/py/bin/python")
+    assert got.value.code == "agent/write-failed" and "No space left" in str(got.value)
+    assert "nothing was changed" in str(got.value) and str(calls[1]) in str(got.value)
+    assert _tree(repo.path) == before  # the first file was written, then put back
+    monkeypatch.setattr(agent_install, "_write", real)
+    assert len(agent_install.install(repo.path, client, python="/py/bin/python")["changed"]) == 2
+    agent_install.uninstall(repo.path, client)
+    assert _tree(repo.path) == before
+
+
+def test_uninstall_refuses_before_touching_any_file(repo):
+    """The second file was broken after install (and still names jgm's hook): uninstall names it and leaves
+    the first file, the manifest and the backups as they were, so fixing the file and running it again works."""
+    repo.write(".mcp.json", USER_MCP)
+    repo.commit()
+    jgm_in("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
+    settings = repo.path / ".claude/settings.json"
+    good = settings.read_bytes()
+    settings.write_bytes(good.replace(b"{", b"{,", 1))
+    before = _tree(repo.path)
+    p = jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path))
+    assert p.returncode == 2 and ".claude/settings.json:1: invalid JSON" in p.stderr, p.stderr
+    assert _tree(repo.path) == before
+    settings.write_bytes(good)
+    jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path), check=True)
+    assert (repo.path / ".mcp.json").read_bytes() == USER_MCP and not settings.exists()

@@ -76,8 +76,10 @@ def test_task_recall_raises_what_it_could_not_do(repo, monkeypatch):
     ok = ops.recall_task(rc, asked)
     assert ok["status"] == "ok" and [r["id"] for r in ok["results"]] == ["dec-cache"]
 
-    def broken(*a, **kw):
-        raise RuntimeError("chroma segment unreadable")
+    def broken(*a, **kw):  # what Chroma raises for a segment it cannot read
+        from chromadb.errors import InternalError
+
+        raise InternalError("chroma segment unreadable")
 
     monkeypatch.setattr(type(rc.index().vectors), "query", broken)  # fault injection only
     with pytest.raises(RecallError, match="chroma segment unreadable") as failed:

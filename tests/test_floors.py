@@ -131,7 +131,11 @@ def test_a_calibrated_floor_reports_its_provenance_without_the_sketch(tmp_path):
     config = floor_for(WS, IDENT, SPEC, override=0.5, store=tmp_path)
     assert config.provenance["source"] == "config" and "`floor`" in config.provenance["note"] and config.warnings == []
     default = floor_for("ws-9", IDENT, SPEC, store=tmp_path)
-    assert default.provenance == {"source": "shipped-default", "model": "toy-model"}
+    assert {k: default.provenance[k] for k in ("source", "model")} == {
+        "source": "shipped-default",
+        "model": "toy-model",
+    }
+    assert default.provenance["in_force"].startswith("floor 0.42 in force: toy-model's shipped default, because")
     assert "ws-9" in default.warnings[0] and "jgm seed" in default.warnings[0]
 
 

@@ -166,8 +166,10 @@ def test_recall_task_statuses(kb, monkeypatch):
     assert none["status"] == "no-matches" and none["results"] == []
     assert recall_task(None, "anything")["status"] == "no-workspace"
 
-    def broken(*a, **kw):
-        raise RuntimeError("chroma segment unreadable")
+    def broken(*a, **kw):  # what Chroma raises for a segment it cannot read (a bug of ours would not be this)
+        from chromadb.errors import InternalError
+
+        raise InternalError("chroma segment unreadable")
 
     monkeypatch.setattr(type(rc.index().vectors), "query", broken)  # fault injection only
     failed = recall_task(rc, "which database should my new service use?")

@@ -78,3 +78,4 @@ def test_a_record_cut_by_corroboration_is_explained_by_that_rule_with_scaled_sco
         f"{got['corroboration']:.2f}",
     ]
     assert "corroboration: cosine" in row.group(0)
+    assert f'id="floor-line">floor {floor:g} in force: set in the project settings' in html  # the seed's words

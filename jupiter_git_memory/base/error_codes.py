@@ -125,6 +125,7 @@ GIT_TIMEOUT = _code("git/timeout", 504, 2, "A git or gh command of ours did not 
 HOOKS_CONFLICT = _code("hooks/conflict", 409, 2, "Another tool's git hook or hooks folder is in the way; the message names the fix")
 HOOKS_IO_ERROR = _code("hooks/io-error", 400, 2, "`jgm hooks`: a hook file cannot be read or written")
 AGENT_BAD_CONFIG = _code("agent/bad-config", 422, 2, "`jgm agent`: the client's config file is not a JSON object (line named)")
+AGENT_WRITE_FAILED = _code("agent/write-failed", 500, 2, "`jgm agent install` could not write a file; all it wrote was put back")
 AGENT_UNKNOWN_CLIENT = _code("agent/unknown-client", 400, 2, "`jgm agent`: no such agent client")
 # -- the rest ------------------------------------------------------------------------------------------------
 JGM_ERROR = _code("jgm/error", 400, 2, "An error without a code of its own (a bug: report it)")

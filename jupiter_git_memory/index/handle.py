@@ -12,6 +12,7 @@ from ..chunking.chunker import CHUNKER_VERSION
 from ..embedding.specs import ModelSpec, identity_hash
 from ..git.workspace import Workspace
 from .catalog import Catalog
+from .failures import chroma_failures
 from .recovery import ChromaUnavailable, move_chroma_aside, open_catalog
 from .vectors import MEMORY, IdentityMismatch, VectorIndex, leased_client, refresh_if_stale, reset_clients
 from .views import worktree_view
@@ -130,7 +131,7 @@ def drop_leftovers(location: str, wsid: str, keep: str) -> list[str]:
     with leased_client(location) as client:
         try:
             names = [getattr(c, "name", c) for c in client.list_collections()]
-        except Exception as e:  # a damaged chroma.sqlite3 shows here first
+        except chroma_failures() as e:  # a damaged chroma.sqlite3 shows here first
             raise ChromaUnavailable(location, e) from e
     gone = [n for n in names if n != keep and _is_ours(n, wsid)]
     for n in gone:

@@ -22,6 +22,7 @@ from ..base.errors import JgmError, StoreFull, store_failures, store_problem
 from ..base.memory import give_back
 from ..base.store import private_dir
 from ..embedding.specs import identity_hash
+from .failures import chroma_failures
 
 
 class IdentityMismatch(JgmError, RuntimeError):
@@ -104,7 +105,7 @@ def _open_epoch(location: str) -> _Chroma:
             private_dir(Path(location))
             c = chromadb.PersistentClient(path=location, settings=settings)
             private_tree(location)
-        except Exception as e:  # e.g. a read-only directory: say so instead of a Rust traceback
+        except chroma_failures() as e:  # e.g. a read-only directory: say so instead of a Rust traceback
             from .recovery import ChromaUnavailable
 
             _forget_failed(shared, location)
@@ -251,7 +252,7 @@ class VectorIndex:
         except IdentityMismatch:
             self.close()
             raise
-        except Exception as e:  # e.g. a damaged chroma.sqlite3 found on first use: name it, not a Rust error
+        except chroma_failures() as e:  # e.g. a damaged chroma.sqlite3 found on first use: name it, not a Rust error
             self.close()
             from .recovery import ChromaUnavailable
 
@@ -287,7 +288,7 @@ class VectorIndex:
         with leased_client(location) as client:
             try:
                 client.delete_collection(collection)
-            except Exception:  # not there: nothing to drop
+            except chroma_failures():  # not there (NotFoundError): nothing to drop
                 pass
 
     def ids(self) -> set[str]:

@@ -16,10 +16,13 @@ from pathlib import Path
 
 from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
+from ..embedding.onnx_embedder import ModelError
+from ..embedding.registry import locate
 from ..embedding.specs import SHIPPED, identity_hash
 from ..git.workspace import Workspace, find_workspace
 from ..index.catalog import CatalogChanges
-from ..index.handle import active_collection, collection_name, location_for
+from ..index.failures import chroma_failures
+from ..index.handle import active_collection, collection_name, location_for, vector_identity
 from ..index.migrations import CatalogNeedsMigration, CatalogTooNew
 from ..index.plan import chunk_meta
 from ..index.recovery import CatalogCorrupt, ChromaUnavailable, is_corruption, open_catalog
@@ -27,6 +30,8 @@ from ..index.vectors import leased_client, reset_clients
 from ..index.views import worktree_view
 from ..index.writer import WritePlan, apply_plan
 from ..recall.calibrate import calibrating_seeder
+from ..recall.floors import floor_for, floor_identity
+from ..recall.ranking import DEFAULT_STATUSES
 from ..records.language import needs_multilingual
 from ..records.row import RecordRow
 from ..seed import model_choice
@@ -63,6 +68,7 @@ class Diagnosis:
     counts: dict
     identity_mismatch: bool = False
     model: dict = field(default_factory=dict)  # the workspace's model, who chose it, and advice on its languages
+    floor: dict = field(default_factory=dict)  # the floor in force and where it came from (floors.in_force)
 
     @property
     def ok(self) -> bool:
@@ -74,6 +80,7 @@ class Diagnosis:
             "ok": self.ok,
             "counts": self.counts,
             "model": self.model,
+            "floor": self.floor,
             "problems": [p.to_dict() for p in self.problems],
         }
 
@@ -89,7 +96,7 @@ def _chroma_state(location: str, name: str) -> tuple[dict | None, dict[str, dict
     with leased_client(location) as client:
         try:
             col = client.get_collection(name, embedding_function=None)
-        except Exception as e:  # chroma raises various not-found errors across versions
+        except chroma_failures() as e:  # chroma raises various not-found errors across versions
             if "not" in str(e).lower() and ("exist" in str(e).lower() or "found" in str(e).lower()):
                 return None, None
             raise ChromaUnavailable(location, e) from e
@@ -283,7 +290,22 @@ def diagnose(
     counts["drifted"] = sum(1 for d in drift.values() if d["state"] == "drifted")
     counts["evidence_missing"] = sum(1 for d in drift.values() if d["state"] == "missing")
     model = model_report(ws, settings, store_root, languages_now)
-    return Diagnosis(ws.id, problems, counts, identity_mismatch, model)
+    recallable = sum(1 for r in records.values() if r.effective_status in DEFAULT_STATUSES)
+    return Diagnosis(
+        ws.id, problems, counts, identity_mismatch, model, floor_report(ws, settings, store_root, recallable)
+    )
+
+
+def floor_report(ws: Workspace, settings: Settings, store_root: Path | None, records: int) -> dict:
+    """The floor an English question is held to now, in the words the seed and recall use; nothing when the
+    workspace's model cannot be located (the model report says why)."""
+    try:
+        spec = locate(model_choice.resolve(settings, ws, store_root).model)[0]
+    except ModelError:
+        return {}
+    ident = floor_identity(vector_identity(spec), spec)
+    info = floor_for(ws.id, ident, spec, settings.floor, store_root, "en", settings.auto_calibrate, records)
+    return {"floor": info.value, "source": info.source, "line": info.provenance["in_force"]}
 
 
 def model_report(ws: Workspace, settings: Settings, store_root: Path | None, now: dict[str, int]) -> dict:

@@ -13,6 +13,7 @@ handful of records is noise.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import statistics
 from pathlib import Path
@@ -23,10 +24,23 @@ import yaml
 
 from ..config import Settings
 from ..git.workspace import Workspace
+from ..index.failures import index_failures
 from ..index.handle import Index
 from ..records.language import languages
 from ..seed.seeder import Seeder
-from .floors import MATERIAL_CHANGE, FloorInfo, corpus_change, corpus_sketch, get_floor, round_up, save_floor
+from .floors import (
+    MATERIAL_CHANGE,
+    MIN_RECORDS,
+    FloorInfo,
+    corpus_change,
+    corpus_sketch,
+    floor_for,
+    floor_identity,
+    get_floor,
+    in_force,
+    round_up,
+    save_floor,
+)
 from .freshness import ViewMap, Views
 from .ranking import DEFAULT_STATUSES
 
@@ -36,7 +50,6 @@ SHIPPED_PROBES = PROBES_DIR / "default.yaml"
 # Chinese question is held to a floor Chinese questions set (dec-floor-per-language).
 PROBES_BY_LANGUAGE = {"en": ("default.yaml",), "zh": ("zh-Hant.yaml", "zh-Hans.yaml")}
 MAD_K = 2.0
-MIN_RECORDS = 20  # below this, auto-calibration keeps the shipped default
 
 
 class Reader(Protocol):
@@ -54,7 +67,7 @@ class Reader(Protocol):
 
     def view_map(self, index: Index) -> ViewMap: ...
 
-    def floor_info(self, query: str | None = None) -> FloorInfo: ...
+    def floor_info(self, query: str | None = None, records: int | None = None) -> FloorInfo: ...
 
 
 def load_probes(path: Path) -> tuple[list[str], str]:
@@ -211,11 +224,16 @@ def auto_calibrate(recaller: Reader) -> dict:
     n_records = index.catalog.count_in(DEFAULT_STATUSES)
     entry = get_floor(recaller.workspace.id, recaller.floor_identity, recaller.store_root)
     if entry and entry.get("source") not in (None, "auto"):
-        return {"action": "kept", "reason": f"floor set by `jgm calibrate` ({entry.get('probes_file')})"}
+        return {
+            "action": "kept",
+            "reason": f"floor set by `jgm calibrate` ({entry.get('probes_file')})",
+            "records": n_records,
+        }
     if n_records < MIN_RECORDS:
         shipped = recaller.floor_info()  # the model's shipped calibration, stated as such
         return {
             "action": "shipped",
+            "records": n_records,
             "floor": shipped.value,
             "reason": (
                 f"{n_records} recallable records (< {MIN_RECORDS}, too few to measure a floor on): "
@@ -228,11 +246,13 @@ def auto_calibrate(recaller: Reader) -> dict:
             "action": "kept",
             "reason": f"corpus changed {change:.0%} since calibration (< {MATERIAL_CHANGE:.0%})",
             "floor": entry["floor"],
+            "records": n_records,
         }
     res = calibrate(recaller, None, save=True, source="auto", per_language=True)
     return {
         "action": "calibrated",
         "floor": res["floor"],
+        "records": n_records,
         "reason": ("first measurement for this knowledge base" if not entry else f"corpus changed {change:.0%} since")
         + " with the shipped probes ("
         + ", ".join(f"{lang} {v['floor']}" for lang, v in res["languages"].items())
@@ -243,12 +263,24 @@ def auto_calibrate(recaller: Reader) -> dict:
     }
 
 
-def after_seed(seeder: Seeder) -> dict | None:
+def after_seed(seeder: Seeder) -> dict:
     """The seeder's post-seed step (`calibrating_seeder`): measure this workspace's floor with the shipped
     probes when the corpus changed materially. It reads through the seeder's model and identity, so it loads
-    nothing twice. A failure here never fails the seed: recall falls back and says so."""
-    if not seeder.settings.auto_calibrate or seeder.settings.floor is not None:
-        return None
+    nothing twice. A failure here never fails the seed: recall falls back and says so. The answer's `line`
+    says which floor is in force after the seed and where it came from (floors.in_force)."""
+    s = seeder.settings
+    if s.floor is not None or not s.auto_calibrate:  # nothing to measure: the line still says which floor holds
+        action, reason = ("config", "`floor` set in the project settings") if s.floor is not None else ("off", "")
+        info = floor_for(
+            seeder.workspace.id,
+            floor_identity(seeder.identity, seeder.embedder.spec),
+            seeder.embedder.spec,
+            s.floor,
+            seeder.store_root,
+            auto_calibrate=s.auto_calibrate,
+        )
+        reason = reason or "`auto_calibrate = false` in the project settings"
+        return {"action": action, "floor": info.value, "reason": reason, "line": info.provenance["in_force"]}
     views = Views(
         seeder.workspace,
         seeder.settings,
@@ -259,9 +291,17 @@ def after_seed(seeder: Seeder) -> dict | None:
         calibrating_seeder,
     )
     try:
-        return auto_calibrate(views)
-    except Exception as e:
-        return {"action": "failed", "reason": str(e)}
+        try:
+            done = auto_calibrate(views)
+        except Exception as e:
+            done = {"action": "failed", "reason": f"{type(e).__name__}: {e}"}
+        records = done.get("records")
+        if records is None:  # the calibration failed before it counted: why the shipped default holds
+            with contextlib.suppress(*index_failures()):
+                records = views.index().catalog.count_in(DEFAULT_STATUSES)
+        line = in_force(views.floor_info(records=records))
+        done["line"] = f"floor calibration failed ({done['reason']}); {line}" if done["action"] == "failed" else line
+        return done
     finally:
         views.close()
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..base.store import workspace_lock
 from ..git import drift as drift_git
+from ..index.failures import index_failures
 from ..records.drift import STATES, PathSet
 from ..records.formats.reviewed import reviewed_text
 from ..records.text import inline
@@ -41,7 +42,7 @@ def report(recaller: Recaller, at: str | None = None, base: str | None = None) -
                 _key, fresh = view_drift(root, v.get("commit_sha"), True, rows, key, stored=lambda: drift)
                 if fresh is not None:
                     drift = {d["id"]: d for d in fresh}
-        except Exception as e:
+        except index_failures() as e:
             raise RecallError(f"index unavailable: {e}") from e
     touched: dict[str, list[str]] = {}
     if base:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 
 from ..base.store import workspace_lock
+from ..index.failures import index_failures
 from ..records.citations import body_paths, citations_of, classify, governs, normalize_path
 from .evidence_state import attach
 from .ranking import weight
@@ -109,7 +110,7 @@ def governing(
                     if row.effective_status in RETIRED:  # asked for with --status superseded
                         out[m["id"]]["result"]["read_instead"] = read_instead(index.catalog, row)
             attach(index.catalog, [o["result"] for o in out.values()])  # evidence drift of each
-        except Exception as e:
+        except index_failures() as e:
             raise RecallError(f"index unavailable: {e}") from e
     return out
 

@@ -24,6 +24,7 @@ from ..embedding.specs import ModelSpec, identity_hash
 
 STORE_VERSION = 2
 MATERIAL_CHANGE = 0.10  # recalibrate once this share of the chunks differs from the calibrated corpus
+MIN_RECORDS = 20  # below this many recallable records, auto-calibration keeps the shipped default
 SKETCH_SIZE = 256
 
 
@@ -35,6 +36,13 @@ class FloorInfo:
     source: str
     provenance: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+
+def floor_identity(identity: dict[str, Any], spec: ModelSpec) -> dict[str, Any]:
+    """What a floor is measured under: the vector identity, plus the similarity scale when the model has one
+    (a floor on another scale would mean something else)."""
+    origin = spec.similarity_origin
+    return dict(identity, similarity_origin=origin) if origin else identity
 
 
 def floors_path(store: Path | None = None) -> Path:
@@ -130,10 +138,64 @@ def floor_for(
     override: float | None = None,
     store: Path | None = None,
     language: str = "en",
+    auto_calibrate: bool = True,
+    records: int | None = None,
 ) -> FloorInfo:
     """The floor a question in `language` is held to: the project's setting; else this workspace's floor
     measured with probes in that language; else the model's shipped calibration for it. A language no
-    probe covered is held to the strictest floor known, and the provenance says so."""
+    probe covered is held to the strictest floor known, and the provenance says so. The provenance's
+    `in_force` is the one line every surface shows; `auto_calibrate` and `records` (recallable records, when
+    the caller has them at hand) say why a shipped default holds."""
+    info = _floor_for(workspace, identity, spec, override, store, language)
+    if info.source == "shipped-default":
+        info.provenance["why"] = shipped_why(records, auto_calibrate)
+    info.provenance["in_force"] = in_force(info)
+    return info
+
+
+def shipped_why(records: int | None, auto_calibrate: bool) -> str:
+    """Why no floor measured on this knowledge base holds."""
+    if not auto_calibrate:
+        return "auto-calibration is off (`auto_calibrate = false`)"
+    if records is not None and records < MIN_RECORDS:
+        return f"this knowledge base has {records} recallable records, fewer than the {MIN_RECORDS} a calibration needs"
+    return "no floor has been measured on this knowledge base yet (`jgm seed` measures one)"
+
+
+def in_force(info: FloorInfo) -> str:
+    """One line: which floor holds and where it came from. The seed, `jgm doctor` and recall's receipt line
+    all say it in these words (issue 37: `floor calibrated: 0.3 (no floor yet)` said neither)."""
+    p, head = info.provenance, f"floor {info.value:g} in force"
+    if info.source == "config":
+        return f"{head}: set in the project settings (`floor = {info.value:g}`)"
+    if info.source == "calibrated":
+        records = (p.get("corpus") or {}).get("records")
+        on = f"on this knowledge base ({records} records)" if records else "on this knowledge base"
+        by = "shipped probe questions" if p.get("source") == "auto" else f"probe questions from {p.get('probes_file')}"
+        how = f"calibrated {on} from {p.get('probe_count')} {by}"
+        if p.get("language") == STRICTEST:
+            asked = p.get("question_language")
+            if p.get("shipped_is_stricter"):
+                how = f"{p.get('model')}'s shipped floor for them, stricter than the floors {how}"
+            else:
+                how = f"the strictest floor {how}"
+            return f"{head} for {asked} questions: {how}, as no probes in {asked} were measured"
+        lang = p.get("language")
+        return f"{head}{f' for {lang} questions' if lang and lang != 'en' else ''}: {how}"
+    lang = p.get("language")
+    which = f" for {lang} questions" if lang and lang not in ("en", STRICTEST) else ""
+    why = p.get("why") or "no floor has been measured on this knowledge base"
+    return f"{head}{which}: {p.get('model')}'s shipped default, because {why}"
+
+
+def _floor_for(
+    workspace: str,
+    identity: dict[str, Any],
+    spec: ModelSpec,
+    override: float | None,
+    store: Path | None,
+    language: str,
+) -> FloorInfo:
     if override is not None:
         return FloorInfo(override, "config", {"source": "config", "note": "`floor` set in the project settings"})
     entry = get_floor(workspace, identity, store)
@@ -159,8 +221,10 @@ def floor_for(
             one = measured[language]
             prov.update({k: v for k, v in one.items() if k != "floor"}, language=language)
             return FloorInfo(float(one["floor"]), "calibrated", prov)
-        value = max([float(v["floor"]) for v in measured.values()] + [spec.language_floors.get(language, 0.0)])
+        here = max(float(v["floor"]) for v in measured.values())
+        value = max(here, spec.language_floors.get(language, 0.0))
         prov.update(language=STRICTEST, question_language=language, measured_languages=sorted(measured))
+        prov.update(shipped_is_stricter=value > here, model=spec.name)
         note = (
             f"no probes in this question's language ({language}) were measured: it is held to the strictest "
             f"floor, {value} (measured for {', '.join(sorted(measured))})"

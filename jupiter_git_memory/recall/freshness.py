@@ -26,7 +26,7 @@ from ..index.views import at_view, worktree_view
 from ..records.language import language_of
 from .errors import NotSeeded, RecallError
 from .fallback import unmapped_majority
-from .floors import FloorInfo, floor_for
+from .floors import FloorInfo, floor_for, floor_identity
 
 if TYPE_CHECKING:
     from ..seed.seeder import Seeder
@@ -106,16 +106,17 @@ class Views:
 
     @property
     def floor_identity(self) -> dict[str, Any]:
-        """What a floor is measured under: the vector identity, plus the similarity scale when the model has
-        one (a floor on another scale would mean something else)."""
-        origin = self.embedder.spec.similarity_origin
-        return dict(self.identity, similarity_origin=origin) if origin else self.identity
+        """floors.floor_identity of this model."""
+        return floor_identity(self.identity, self.embedder.spec)
 
-    def floor_info(self, query: str | None = None) -> FloorInfo:
-        """The floor for a question (its language picks the probes' floor; without one, English's)."""
+    def floor_info(self, query: str | None = None, records: int | None = None) -> FloorInfo:
+        """The floor for a question (its language picks the probes' floor; without one, English's);
+        `records`, when known, says why a shipped default holds."""
         lang = language_of(query) if query else "en"
-        spec = self.embedder.spec
-        return floor_for(self.workspace.id, self.floor_identity, spec, self.settings.floor, self.store_root, lang)
+        s, spec = self.settings, self.embedder.spec
+        return floor_for(
+            self.workspace.id, self.floor_identity, spec, s.floor, self.store_root, lang, s.auto_calibrate, records
+        )
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
         """The view to answer from, built or refreshed first when needed; returns (view name, warnings)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from ..config import Settings
+from ..index.failures import index_failures
 from ..index.handle import Index
 from ..index.view_query import lost_vectors, view_query
 from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
@@ -200,7 +201,7 @@ def search(
             corroborate(index, ask.query, got + list((retired or {}).values()), ask.floor, settings.corroborate_margin)
     except (ValueError, KeyError, NotSeeded):
         raise
-    except Exception as e:
+    except index_failures() as e:
         raise RecallError(f"index unavailable: {e}") from e
     s = settings  # a record whose cited code moved on weighs less (docs/drift.md)
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)

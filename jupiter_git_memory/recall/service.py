@@ -8,6 +8,7 @@ from typing import Any
 
 from ..base.store import workspace_dir, workspace_lock
 from ..config import Settings, load_settings
+from ..embedding.onnx_embedder import ModelError
 from ..embedding.registry import load_embedder
 from ..git.workspace import Workspace, find_workspace
 from ..index.handle import Index, vector_identity
@@ -43,7 +44,7 @@ class Recaller:
         self.model_choice = model_choice.resolve(settings, self.workspace, store_root)  # the seed's choice
         try:
             self.embedder = load_embedder(self.model_choice.model)
-        except Exception as e:
+        except (ModelError, OSError, ValueError, ImportError) as e:  # missing, damaged or unloadable files
             raise RecallError(f"model unavailable: {e}") from e
         self.identity = vector_identity(self.embedder.spec)
         self.weights = merge_weights(settings.weights)
@@ -81,8 +82,8 @@ class Recaller:
     def floor_identity(self) -> dict[str, Any]:
         return self.views.floor_identity
 
-    def floor_info(self, query: str | None = None) -> FloorInfo:
-        return self.views.floor_info(query)
+    def floor_info(self, query: str | None = None, records: int | None = None) -> FloorInfo:
+        return self.views.floor_info(query, records)
 
     def floor(self, query: str | None = None) -> tuple[float, str, list[str]]:
         info = self.floor_info(query)
@@ -133,6 +134,8 @@ class Recaller:
         view, stale = self.prepare(at)
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             index = self.ensure_seeded()
+            if info.source == "shipped-default":  # why it holds depends on this view's records: one COUNT
+                info = self.floor_info(query, index.catalog.count_in(DEFAULT_STATUSES))
             admitted = self.views.unmapped_admitted(index) if may_fall_back else {}
             allowed = self.view_map(index)
             found = retrieval.find(index, self.embedder, allowed, s, self.weights, ask, may_fall_back, admitted)

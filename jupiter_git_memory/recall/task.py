@@ -13,6 +13,7 @@ from ..base.errors import JgmError, StoreFull, StoreReadOnly
 from ..base.store import store_root as default_store
 from ..git.workspace import Workspace
 from ..index.catalog import Catalog
+from ..index.failures import index_failures
 from .concerns import split_concerns
 from .files import governing, task_files
 from .fusion import fuse
@@ -205,7 +206,7 @@ def recall_task(
                 got, w, _, _ = fused_recall(other, goal, errors, (), global_k, statuses, split)
                 global_results += [dict(r, workspace=ws.id) for r in got]
                 other.close()
-            except Exception as e:  # one broken global workspace must not hide the others
+            except index_failures() as e:  # one broken global workspace must not hide the others
                 warnings.append(f"global workspace {ws.id} unavailable: {e}")
         global_results = sorted(global_results, key=lambda r: -r["score"])[:global_k]
     receipt = make_receipt(

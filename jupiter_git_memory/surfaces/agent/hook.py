@@ -29,8 +29,10 @@ class Unavailable(Exception):
     """Memory cannot answer here; the message is the one line the user sees."""
 
 
-class _Deadline(Exception):
-    pass
+class _Deadline(BaseException):
+    """The hook's time is up. A BaseException, as KeyboardInterrupt is: it is raised wherever the hook happens
+    to be (inside an index open, a model load), and no `except Exception` on the way may turn it into that
+    step's failure ("Chroma could not be opened", "model unavailable"); only `run` catches it, and says so."""
 
 
 def _on_alarm(signum, frame):

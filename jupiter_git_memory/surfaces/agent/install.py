@@ -9,6 +9,7 @@ taken out of it, its other keys and hooks kept (and the answer says so).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -16,6 +17,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,13 @@ from .clients import CLIENTS, ManagedFile
 
 class AgentConfigError(JgmError, ValueError):
     entry = E.AGENT_BAD_CONFIG
+
+
+class AgentWriteFailed(JgmError, OSError):
+    """A write failed midway (a full or read-only disk): the repository's, not the store's, so it is named
+    here rather than as a store problem, with the assurance that every file is as it was."""
+
+    entry = E.AGENT_WRITE_FAILED
 
 
 class UnknownClient(JgmError, ValueError):
@@ -132,13 +141,35 @@ def _manifest(sdir: Path) -> dict[str, Any]:
 
 
 def install(repo: Path | str | None, client: str, python: str | None = None) -> dict:
+    """Plan every file first (read, parse, merge): a refusal (a broken `.claude/settings.json`, a link) writes
+    nothing. Then write; a write that fails midway (a full disk) puts back every file, folder and backup this
+    install had written, so a refused or failed install leaves the repository byte for byte as it was."""
     files = _client(client)
     python = python or sys.executable
     root = find_workspace(repo).repo_root
     sdir = state_dir(root, client)
-    man = _manifest(sdir)
-    changed = []
-    paths = {mf.path: in_repo(root, mf.path) for mf in files}  # every file checked before any is written
+    plan = _plan(root, files, python)
+    changed = [mf.path for mf, _path, _before, _out in plan]
+    if changed:
+        try:
+            _apply(root, sdir, plan)
+        except OSError as e:
+            where = e.filename or root
+            raise AgentWriteFailed(
+                f"{where}: could not be written ({e.strerror or e}); nothing was changed: every file this install "
+                "had written is back as it was. Free space or fix the permissions, then run this again",
+                path=str(where),
+            ) from e
+    return {"client": client, "repo": str(root), "python": python, "changed": changed, "files": [f.path for f in files]}
+
+
+Step = tuple[ManagedFile, Path, bytes | None, bytes]  # (file, its path, its bytes before, jgm's bytes)
+
+
+def _plan(root: Path, files: tuple[ManagedFile, ...], python: str) -> list[Step]:
+    """What installing would write, file by file; reads only. Raises AgentConfigError naming the file."""
+    paths = {mf.path: in_repo(root, mf.path) for mf in files}  # every file checked before any is read
+    plan = []
     for mf in files:
         path = paths[mf.path]
         before = _read(path)
@@ -149,25 +180,61 @@ def install(repo: Path | str | None, client: str, python: str | None = None) -> 
             raise AgentConfigError(f"{path}: {e}; fix the file, then run this again") from None
         if before is not None and new == data:
             continue  # already in place: nothing written, nothing to restore
-        entry = man["files"].get(mf.path)
-        if entry is None:  # the first change jgm makes to this file: keep what was there
-            entry = {"created": before is None}
-            if before is not None:
-                sdir.mkdir(parents=True, exist_ok=True)
-                (sdir / _backup_name(mf.path)).write_bytes(before)
-        for parent in reversed(path.relative_to(root).parents[:-1]):
-            if not (root / parent).exists():
-                (root / parent).mkdir()
-                man["dirs"].append(str(parent))
-        out = _dump(new)
-        _write(path, out)
-        entry["installed_sha256"] = _sha(out)
-        man["files"][mf.path] = entry
-        changed.append(mf.path)
-    if changed:
+        plan.append((mf, path, before, _dump(new)))
+    return plan
+
+
+def _apply(root: Path, sdir: Path, plan: list[Step]) -> None:
+    """Write the plan: backups and the manifest (in the git dir) first, then the repository's files. On any
+    failure, undo in reverse what was done, and re-raise."""
+    undo: list[Callable[[], object]] = []  # run last first
+    man_path = sdir / "manifest.json"
+    old_manifest = _read(man_path)
+    made = next((d for d in reversed([sdir, *sdir.parents]) if not d.exists()), None)  # the first folder made
+    if made is not None:
+        undo.append(lambda: shutil.rmtree(made, ignore_errors=True))
+    try:
+        man = _manifest(sdir)
         sdir.mkdir(parents=True, exist_ok=True)
-        (sdir / "manifest.json").write_text(json.dumps(man, indent=2) + "\n", "utf-8")
-    return {"client": client, "repo": str(root), "python": python, "changed": changed, "files": [f.path for f in files]}
+        for mf, path, before, out in plan:
+            entry = man["files"].get(mf.path)
+            if entry is None:  # the first change jgm makes to this file: keep what was there
+                entry = {"created": before is None}
+                if before is not None:
+                    backup = sdir / _backup_name(mf.path)
+                    backup.write_bytes(before)
+                    undo.append(lambda b=backup: b.unlink(missing_ok=True))
+            entry["installed_sha256"] = _sha(out)
+            man["files"][mf.path] = entry
+            for parent in reversed(path.relative_to(root).parents[:-1]):
+                if str(parent) not in man["dirs"] and not (root / parent).exists():
+                    man["dirs"].append(str(parent))
+        _write_manifest(man_path, man)
+        undo.append(lambda: _restore(man_path, old_manifest))
+        for _mf, path, before, out in plan:
+            for parent in reversed(path.relative_to(root).parents[:-1]):
+                if not (root / parent).exists():
+                    (root / parent).mkdir()
+                    undo.append(lambda d=root / parent: d.rmdir())
+            undo.append(lambda p=path, b=before: _restore(p, b))
+            _write(path, out)
+    except BaseException:
+        for step in reversed(undo):
+            with contextlib.suppress(OSError):  # put back all that can be; the error that stopped us is raised
+                step()
+        raise
+
+
+def _write_manifest(path: Path, man: dict) -> None:
+    atomic_write(path, json.dumps(man, indent=2) + "\n", 0o600)
+
+
+def _restore(path: Path, before: bytes | None) -> None:
+    """`path` as it was: its old bytes, or gone when there were none."""
+    if before is None:
+        path.unlink(missing_ok=True)
+    elif _read(path) != before:
+        _write(path, before)
 
 
 def _backup_name(rel: str) -> str:
@@ -175,11 +242,13 @@ def _backup_name(rel: str) -> str:
 
 
 def uninstall(repo: Path | str | None, client: str) -> dict:
+    """Decide for every file first (a file it cannot parse refuses before any is touched), then write."""
     files = _client(client)
     root = find_workspace(repo).repo_root
     sdir = state_dir(root, client)
     man = _manifest(sdir)
     restored, removed, edited, untouched = [], [], [], []
+    todo: list[tuple[Path, bytes | None]] = []  # (file, its new bytes, or None: remove it)
     paths = {mf.path: in_repo(root, mf.path) for mf in files}
     for mf in files:
         path = paths[mf.path]
@@ -187,12 +256,15 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
         entry = man["files"].get(mf.path)
         if cur is None:
             continue
+        if entry is None and mf.marker.encode("utf-8") not in cur:
+            untouched.append(mf.path)  # never ours and holds nothing of ours: not even parsed
+            continue
         if entry and _sha(cur) == entry.get("installed_sha256"):
             if entry["created"]:
-                path.unlink()
+                todo.append((path, None))
                 removed.append(mf.path)
             else:
-                _write(path, (sdir / _backup_name(mf.path)).read_bytes())
+                todo.append((path, (sdir / _backup_name(mf.path)).read_bytes()))
                 restored.append(mf.path)
             continue
         # edited since install (or installed elsewhere): take out exactly jgm's entries, keep the rest
@@ -203,17 +275,25 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
         if new == data:
             untouched.append(mf.path)
         elif not new and entry and entry["created"]:
-            path.unlink()
+            todo.append((path, None))
             removed.append(mf.path)
         else:
-            _write(path, _dump(new))
+            todo.append((path, _dump(new)))
             edited.append(mf.path)
+    for path, data in todo:
+        if data is None:
+            path.unlink()
+        else:
+            _write(path, data)
     for d in reversed(man["dirs"]):
         try:
             (root / d).rmdir()  # only if empty: a folder the user has put files in stays
         except OSError:
             pass
     shutil.rmtree(sdir, ignore_errors=True)
+    for d in (sdir.parent, sdir.parent.parent):  # <git-dir>/jgm/agent, <git-dir>/jgm: only when left empty
+        with contextlib.suppress(OSError):
+            d.rmdir()
     return {"client": client, "repo": str(root), "restored": restored, "removed": removed, "edited": edited}
 
 

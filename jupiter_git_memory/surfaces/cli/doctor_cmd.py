@@ -47,6 +47,8 @@ def doctor(
             out.print(f"model {m['name']} ({m['source']}: {m['reason']})", markup=False)
             if m.get("advice"):
                 err.print(f"advice: {m['advice']}", markup=False)
+        if before.floor:
+            out.print(before.floor["line"], markup=False)
         if c.get("drifted") or c.get("evidence_missing"):
             out.print(
                 f"evidence: {c['drifted']} records drifted, {c['evidence_missing']} cite missing paths "

@@ -54,12 +54,13 @@ def eval_cmd(
     if as_json:
         emit_json(report)
     else:
+        prov = report["floor_provenance"]
+        floor = prov.get("in_force") or f"floor {report['floor']} ({report['floor_source']})"
         out.print(
             f"eval {file} sha256 {report['eval_sha256'][:12]} · model {report['model']} ({report['identity']}) · "
-            f"floor {report['floor']} ({report['floor_source']})",
+            f"{floor}",
             markup=False,
         )
-        prov = report["floor_provenance"]
         if report["floor_source"] == "calibrated":
             out.print(
                 f"  floor from {prov.get('source')} calibration: {prov.get('statistic')} over "

@@ -83,13 +83,8 @@ def seed(
             out.print(f"model {report.model['name']}: {report.model['reason']}", markup=False)
         for w in (report.model or {}).get("warnings") or []:
             err.print(f"warning: {w}", markup=False)
-        if report.floor and report.floor.get("action") == "shipped":
-            out.print(f"floor {report.floor['floor']}: {report.floor['reason']}", markup=False)
-        elif report.floor and report.floor.get("action") in ("calibrated", "failed"):
-            out.print(
-                f"floor {report.floor['action']}: {report.floor.get('floor', '')} ({report.floor['reason']})",
-                markup=False,
-            )
+        if report.floor and report.floor.get("line"):  # which floor is in force, and where it came from
+            out.print(report.floor["line"], markup=False)
         for e in report.errors + report.warnings:
             where = f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
             err.print(f"  {where}: {e['severity']}: {e['message']} — fix: {e['fix']}", markup=False)
@@ -168,9 +163,8 @@ def recall(
         out.print("   " + " ".join(r["snippet"].split())[:240], markup=False)
     receipt = res["receipt"]
     view = f" · as of {receipt['index']['at'][:12]}" if receipt["index"].get("at") else ""
-    out.print(
-        f"[dim]receipt {receipt['id']} · floor {res['floor']} ({esc(res['floor_source'])}){esc(view)}[/]", markup=True
-    )
+    floor = (res.get("floor_provenance") or {}).get("in_force") or f"floor {res['floor']} ({res['floor_source']})"
+    out.print(f"[dim]receipt {receipt['id']} · {esc(floor)}{esc(view)}[/]", markup=True)
 
 
 @app.command()

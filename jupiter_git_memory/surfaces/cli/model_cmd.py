@@ -115,8 +115,8 @@ def use(
         f"{ws.id} now uses {name} (was {current.model}): {report.summary(detail=True)} in {report.seconds:.2f}s",
         markup=False,
     )
-    if floor and floor.get("floor") is not None:
-        out.print(f"floor {floor['floor']}: {floor['reason']}", markup=False)
+    if floor and floor.get("line"):
+        out.print(floor["line"], markup=False)
     for e in report.errors:
         err.print(f"  {e['path']}: {e['message']}", markup=False)
 
