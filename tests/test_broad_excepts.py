@@ -65,6 +65,8 @@ ALLOWED = {
     "surfaces/agent/hook.py::_log::Exception": "a log that cannot be written must not fail the hook",
     "surfaces/agent/hook.py::run::Exception": "the hook fails open: one line says 'error', the log has the "
     "type; its deadline and Ctrl-C are BaseExceptions and pass this catch",
+    "surfaces/agent/edit.py::run::Exception": "the edit hook fails open (an edit never waits on memory): "
+    "nothing printed, the log has the type; its deadline and Ctrl-C are BaseExceptions and pass this catch",
     "surfaces/api/errors.py::CrashGuard.__call__::Exception": "the API's crash mapper: a bug becomes "
     "`internal/error` with its traceback in the log",
     "surfaces/api/app.py::_warm::Exception": "warm-up only: the first request reports the failure with its code",

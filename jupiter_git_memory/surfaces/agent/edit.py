@@ -18,17 +18,10 @@ import sys
 from pathlib import Path
 
 from ...base.environment import HOOK_DEADLINE
+from .deadline import Deadline, on_alarm
 from .edit_payloads import ADAPTERS, Edit
 
 DEADLINE_SECONDS = 10.0  # an edit waits on a PreToolUse hook: less than the prompt hooks' 20 s
-
-
-class _Deadline(Exception):
-    pass
-
-
-def _on_alarm(signum, frame):
-    raise _Deadline()
 
 
 def repo_paths(root: Path, cwd: Path, files: tuple[str, ...]) -> list[str]:
@@ -101,7 +94,7 @@ def run(client: str, stdin: str, out=sys.stdout) -> int:
         print(f"usage: jgm hook {'|'.join(ADAPTERS)} edit  (reads the client's JSON on stdin)", file=sys.stderr)
         return 0
     deadline = float(HOOK_DEADLINE.get_or(DEADLINE_SECONDS))
-    old = signal.signal(signal.SIGALRM, _on_alarm)
+    old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, deadline)
     text, edit = None, None
     try:
@@ -113,7 +106,7 @@ def run(client: str, stdin: str, out=sys.stdout) -> int:
                 from .edit_seen import mark
 
                 mark(store, edit.session, shown)
-    except _Deadline:
+    except Deadline:
         text = None
         _log(f"no answer within {deadline:g}s")
     except Exception as e:  # noqa: BLE001 - fail open, whatever broke: an edit must never wait on memory

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ...base.environment import HOOK_DEADLINE
 from .clients import CLAUDE_EVENTS
+from .deadline import Deadline, on_alarm
 
 USAGE = "usage: jgm hook claude-code session-start|prompt|edit  (reads the client's JSON on stdin)"
 DEADLINE_SECONDS = 20.0  # below the client's own timeout (clients.HOOK_TIMEOUT_SECONDS)
@@ -27,16 +28,6 @@ MAX_STDIN = 1 << 20
 
 class Unavailable(Exception):
     """Memory cannot answer here; the message is the one line the user sees."""
-
-
-class _Deadline(BaseException):
-    """The hook's time is up. A BaseException, as KeyboardInterrupt is: it is raised wherever the hook happens
-    to be (inside an index open, a model load), and no `except Exception` on the way may turn it into that
-    step's failure ("Chroma could not be opened", "model unavailable"); only `run` catches it, and says so."""
-
-
-def _on_alarm(signum, frame):
-    raise _Deadline()
 
 
 def _answer(event: str, payload: dict) -> str | None:
@@ -91,7 +82,7 @@ def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
         print(USAGE, file=sys.stderr)
         return 0  # never a blocking exit status: a client treats some (2) as "block the prompt"
     deadline = float(HOOK_DEADLINE.get_or(DEADLINE_SECONDS))
-    old = signal.signal(signal.SIGALRM, _on_alarm)
+    old = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, deadline)
     line = None
     try:
@@ -102,7 +93,7 @@ def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
     except Unavailable as e:
         text, line = None, str(e)
         _log(f"{event}: {line}")
-    except _Deadline:
+    except Deadline:
         text, line = None, f"jgm: memory skipped (no answer within {deadline:g}s)"
         _log(f"{event}: {line}")
     except Exception as e:  # noqa: BLE001 - fail open, whatever broke
