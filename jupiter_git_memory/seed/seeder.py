@@ -31,7 +31,7 @@ from ..lifecycle.promote import mark_promotions
 from ..records.formats.sidecar import content_hash
 from ..records.model import Issue, Record
 from ..records.row import RecordRow
-from . import model_choice, sources, unchanged
+from . import model_choice, sources, stale, unchanged
 from .drift import view_drift
 from .reading import options_key, read_knowledge
 
@@ -253,8 +253,10 @@ class Seeder:
             files, read_issues = sources.read_rev(root, rev, settings, ignored)
             commit: str | None = rev
             dirty_set: set[str] = set()
+            taken = None
         else:
             commit = revisions.head_commit(root)
+            taken = stale.take(root, settings)  # before reading: an edit while seeding shows at the next read
             files, read_issues = sources.read_worktree(root, settings, ignored)
             status = drift_git.status(root) if status is None else status
             dirty_set = sources.dirty_paths(root, settings, status) if commit else {f.path for f in files}
@@ -341,6 +343,9 @@ class Seeder:
                 }
             )
         gen = apply_plan(index, plan, vectors, fault)
+        read = _digests(files)
+        if taken is not None and cat.view:  # what a read compares the record files with (seed/stale.py)
+            stale.remember(self.wsdir, cat.view, taken, read)
         counts.deleted_vectors += len(plan.catalog.dead_chunks)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
@@ -360,7 +365,7 @@ class Seeder:
             view=cat.view,
             recovered_from=str(index.recovered_from) if index.recovered_from else None,
         )
-        return report, _digests(files)
+        return report, read
 
     @staticmethod
     def _recovery_notes(index: Index, issues: list[Issue]) -> list[RecordRow]:

@@ -53,6 +53,7 @@ def unmerge_server(data: dict, original: dict) -> dict:
 
 
 CLAUDE_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
+STALE_NOTE = "Note (memory may be stale): "  # a hook answer's line about unindexed edits, shown to the user too
 
 
 def merge_claude_hooks(data: dict, python: str) -> dict:
