@@ -33,6 +33,7 @@ from ..records.model import Issue, Record
 from ..records.row import RecordRow
 from . import model_choice, sources, stale, unchanged
 from .drift import view_drift
+from .interrupt import Cut, keep_whole
 from .reading import options_key, read_knowledge
 
 
@@ -310,7 +311,10 @@ class Seeder:
         )
         plan.catalog.rebuild = reparse
         texts = [c.text for c, _ in plan.embed]
-        vectors = self._embed(texts, progress)
+        try:
+            vectors = self._embed(texts, progress)
+        except Cut as cut:  # Ctrl-C while embedding: keep what is whole, say so (SeedInterrupted)
+            raise keep_whole(index, plan, counts, cut.vectors, bool(previous)) from None
         plan.catalog.view = {
             "kind": "at" if rev else "worktree",
             "root": str(root.resolve()),
@@ -420,8 +424,11 @@ class Seeder:
             return None
         out = []
         step = 256
-        for i in range(0, len(texts), step):
-            out.append(self.embedder.embed_passages(texts[i : i + step]))
-            if progress:
-                progress(min(i + step, len(texts)), len(texts))
+        try:
+            for i in range(0, len(texts), step):
+                out.append(self.embedder.embed_passages(texts[i : i + step]))
+                if progress:
+                    progress(min(i + step, len(texts)), len(texts))
+        except KeyboardInterrupt:
+            raise Cut(np.concatenate(out) if out else None) from None
         return np.concatenate(out)
