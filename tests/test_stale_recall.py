@@ -43,6 +43,10 @@ def _ids(answer: dict) -> list[str]:
     return [r["id"] for r in answer.get("results") or answer.get("records") or []]
 
 
+def record_text_of(repo, rid: str) -> str:
+    return (repo.path / f"knowledge/{rid}.md").read_text().replace("More.\n", "")
+
+
 def _edit(repo) -> None:
     repo.record("dec-port", title="Billing listens on port 9090", body="The billing service listens on port 9090.")
 
@@ -182,3 +186,39 @@ def test_the_session_hook_says_so_even_when_nothing_matches(kb):
     run("claude-code", "prompt", json.dumps({"cwd": str(kb.path), "prompt": "zebra migration patterns of Kenya"}), out)
     answer = json.loads(out.getvalue())
     assert "knowledge/dec-new.md (added)" in answer["systemMessage"]
+
+
+def test_the_look_sees_saves_by_rename_new_folders_and_deletions(kb, monkeypatch):
+    """seed/stale.py directly: without a walk while no folder moved, with one when a folder did."""
+    from jupiter_git_memory.config import load_settings
+    from jupiter_git_memory.index.views import worktree_view
+    from jupiter_git_memory.seed import stale
+
+    past = time.time() - 3600  # out of the racy window: the look trusts folder metadata
+    for p in (kb.path / "knowledge", *(kb.path / "knowledge").iterdir()):
+        os.utime(p, (past, past))
+    assert jgm_in("seed", cwd=kb.path).returncode == 0  # a no-op seed, which renews the racy look
+    ws = find_workspace(kb.path)
+    wsdir, view, settings = workspace_dir(ws.id), worktree_view(ws.repo_root), load_settings(kb.path)
+    walks = []
+    real = stale.look
+    monkeypatch.setattr(stale, "look", lambda *a: walks.append(1) or real(*a))
+
+    def now():
+        c = stale.changes(wsdir, ws.repo_root, settings, view)
+        return c.edited, c.added, c.deleted
+
+    assert now() == ([], [], []) and not walks
+    with open(kb.path / "knowledge/dec-logs.md", "a") as f:  # in place: no folder moves
+        f.write("More.\n")
+    assert now() == (["knowledge/dec-logs.md"], [], []) and not walks
+    (kb.path / "knowledge/dec-logs.md").write_text(record_text_of(kb, "dec-logs"))
+    tmp = kb.path / "knowledge/.dec-port.md.swp"
+    tmp.write_text((kb.path / "knowledge/dec-port.md").read_text().replace("8080", "9091"))
+    os.replace(tmp, kb.path / "knowledge/dec-port.md")  # an editor's save: a new file renamed over the old
+    assert now() == (["knowledge/dec-port.md"], [], [])
+    kb.record("dec-deep", "knowledge/team/a/dec-deep.md", title="Deep", body="A record in a new folder.")
+    (kb.path / "knowledge/dec-logs.md").unlink()
+    assert now() == (["knowledge/dec-port.md"], ["knowledge/team/a/dec-deep.md"], ["knowledge/dec-logs.md"])
+    assert walks
+    assert stale.changes(wsdir, ws.repo_root, settings, "wt:/elsewhere") is None  # never seeded: no claim

@@ -207,12 +207,14 @@ class Seeder:
             index = self.open(rebuild=rebuild, view=view, recover=True)
             try:
                 quick = not (rev or rebuild or reread or fault or index.recovered_from or index.chroma_moved)
-                look = (
-                    unchanged.take_look(self.workspace.repo_root, self.settings, self.identity, view) if quick else None
-                )
-                stored = unchanged.stored_report(self.wsdir, self.workspace.repo_root, look, index) if look else None
+                root = self.workspace.repo_root
+                early = stale.take(root, self.settings) if quick else None  # before the no-op look: see renew
+                look = unchanged.take_look(root, self.settings, self.identity, view) if quick else None
+                stored = unchanged.stored_report(self.wsdir, root, look, index) if look else None
                 if stored is not None:
                     report = SeedReport(**stored)
+                    if early is not None:
+                        stale.renew(self.wsdir, view, early)
                 else:
                     report = self._seed_locked(index, rev and commit, progress, fault, rebuild, look)
             except sqlite3.DatabaseError as e:  # damage found only while reading: the same recovery, once
