@@ -15,22 +15,11 @@ import time
 import pytest
 from cli_helpers import jgm_json_in
 from helpers import JGM_EXE
+from test_integrity_repair import write_records
 
 pytestmark = pytest.mark.e2e
 
 RECORDS = 600  # one chunk each: the first progress step is 256 of them, then two more batches to interrupt
-TOPICS = ["billing", "search", "login", "exports", "caching", "metrics", "payments", "uploads", "emails", "audit"]
-
-
-def _many(repo) -> None:
-    for i in range(RECORDS):
-        topic = TOPICS[i % len(TOPICS)]
-        repo.record(
-            f"dec-{topic}-{i:04d}",
-            title=f"Rule {i} for {topic}",
-            body=f"For {topic}, decision number {i} says: keep step {i} in the {topic} pipeline idempotent.",
-        )
-    repo.commit("many records")
 
 
 def _read_until(fd: int, pattern: re.Pattern, seconds: float) -> str:
@@ -51,7 +40,7 @@ def _read_until(fd: int, pattern: re.Pattern, seconds: float) -> str:
 
 
 def test_ctrl_c_while_embedding_keeps_the_whole_records_and_says_so(repo):
-    _many(repo)
+    write_records(repo, RECORDS)
     master, slave = pty.openpty()
     proc = subprocess.Popen(
         [JGM_EXE, "seed"], cwd=repo.path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave
@@ -76,7 +65,7 @@ def test_ctrl_c_while_embedding_keeps_the_whole_records_and_says_so(repo):
     assert total == RECORDS and 256 <= kept < RECORDS
     assert "run `jgm seed` to finish" in said
 
-    code, res = jgm_json_in("recall", "idempotent billing pipeline step", "-k", "3", cwd=repo.path)
+    code, res = jgm_json_in("recall", "How does the cache layer behave?", "-k", "3", cwd=repo.path)
     assert code == 0 and res["results"], "what was kept does not answer"
     code, report = jgm_json_in("seed", cwd=repo.path)
     assert code == 0
