@@ -14,6 +14,7 @@ from typing import Any
 SERVER_NAME = "jupiter-git-memory"
 ENTRY_MODULE = "jupiter_git_memory"
 HOOK_TIMEOUT_SECONDS = 30  # the client kills the hook after this; the hook gives up earlier (hook.py)
+STALE_NOTE = "Note (memory may be stale): "  # a hook answer's line about unindexed edits, shown to the user too
 
 
 def mcp_entry(python: str) -> dict[str, Any]:
@@ -53,7 +54,6 @@ def unmerge_server(data: dict, original: dict) -> dict:
 
 
 CLAUDE_EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit"}
-STALE_NOTE = "Note (memory may be stale): "  # a hook answer's line about unindexed edits, shown to the user too
 
 
 def merge_claude_hooks(data: dict, python: str) -> dict:
