@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from ...base.environment import HOOK_DEADLINE
-from .clients import CLAUDE_EVENTS, STALE_NOTE
+from .clients import CLAUDE_EVENTS
 
 USAGE = "usage: jgm hook claude-code session-start|prompt  (reads the client's JSON on stdin)"
 DEADLINE_SECONDS = 20.0  # below the client's own timeout (clients.HOOK_TIMEOUT_SECONDS)
@@ -125,6 +125,8 @@ def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
 
 def _stale_note(text: str) -> str | None:
     """The answer's note that record files changed since the last seed (brief.py), for the user as well."""
+    from .clients import STALE_NOTE
+
     line = next((x for x in text.splitlines() if x.startswith(STALE_NOTE)), None)
     return f"jgm: {line[len(STALE_NOTE) :][:300]}" if line else None
 
