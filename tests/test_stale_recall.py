@@ -222,3 +222,35 @@ def test_the_look_sees_saves_by_rename_new_folders_and_deletions(kb, monkeypatch
     assert now() == (["knowledge/dec-port.md"], ["knowledge/team/a/dec-deep.md"], ["knowledge/dec-logs.md"])
     assert walks
     assert stale.changes(wsdir, ws.repo_root, settings, "wt:/elsewhere") is None  # never seeded: no claim
+
+
+@pytest.mark.e2e
+def test_the_http_api_answers_with_the_warning(kb):
+    from fastapi.testclient import TestClient
+
+    from jupiter_git_memory.surfaces.api.app import create_app
+
+    _warn_only(kb)
+    _edit(kb)
+    app = create_app([kb.path], warm=False)
+    wsid = find_workspace(kb.path).id
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        token = app.state.jgm.tokens.store_root.joinpath("api-token").read_text().strip()
+        h = {"Authorization": f"Bearer {token}"}
+        for route, body in (("recall", {"query": QUESTION}), ("recall-task", {"goal": QUESTION})):
+            r = c.post(f"/v1/workspaces/{wsid}/{route}", json=body, headers=h)
+            assert r.status_code == 200, r.text
+            assert any("knowledge/dec-port.md (edited)" in w for w in _stale(r.json()["warnings"])), route
+        r = c.post(f"/v1/workspaces/{wsid}/recall", json={"query": QUESTION, "at": "HEAD"}, headers=h)
+        assert r.status_code == 200 and not _stale(r.json()["warnings"])
+
+
+@pytest.mark.unit
+def test_a_warning_names_five_files_and_counts_the_rest():
+    from jupiter_git_memory.seed.stale import Changes
+
+    c = Changes(edited=[f"k/e{i}.md" for i in range(4)], added=["k/a.md", "k/b.md"], deleted=["k/gone.md"])
+    assert len(c) == 7
+    assert (
+        c.named() == "k/e0.md (edited), k/e1.md (edited), k/e2.md (edited), k/e3.md (edited), k/a.md (added) and 2 more"
+    )
