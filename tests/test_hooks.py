@@ -87,6 +87,7 @@ def test_install_chains_existing_hooks_and_uninstall_restores_them(repo, tmp_pat
         "post-merge": "installed",
         "post-checkout": "installed, chaining post-checkout.jgm-chained",
         "post-rewrite": "installed, chaining post-rewrite.jgm-chained",
+        "post-commit": "installed",
         "reference-transaction": "installed",
     }
     listing = {p.name: (p.read_bytes(), p.stat().st_mode) for p in hooks.iterdir()}
@@ -268,6 +269,32 @@ def test_background_reseed_lets_git_return_then_lands(repo, monkeypatch):
     last = last_hook_run(repo.path)
     assert last["ok"] and last["hook"] == "post-checkout"
     assert "Traceback" not in (log_path().read_text() if log_path().exists() else "")
+
+
+def test_a_plain_commit_prints_its_one_line(repo, monkeypatch):
+    """The docs' line, after `git commit` as after a checkout: reference-transaction reseeds in the background
+    and says nothing (git is still inside the command), post-commit says it once; an amend once (post-rewrite)."""
+    monkeypatch.delenv("JGM_HOOK_SYNC", raising=False)
+    repo.record("a1", title="Use Postgres", body="We store everything in Postgres.")
+    repo.commit("start")
+    githooks.install(repo.path)
+    Seeder(repo.path).seed()
+    line = (
+        f"jgm: 1 knowledge file changed; reindexing in the background into {store_root()} "
+        "(`jgm hooks status` shows the result)"
+    )
+    repo.record("n1", title="Use Redis for sessions", body="Sessions live in Redis.")
+    git_ok(repo, "add", "-A")
+    assert jgm_lines(git_ok(repo, "commit", "-m", "a record").stderr) == [line]
+    wait_for(lambda: "n1" in snapshot(repo.path).records, what="the background reseed")
+    wait_hook_jobs(repo.path)
+    repo.write("src/app.py", "print('v1')\n")
+    git_ok(repo, "add", "-A")
+    assert jgm_lines(git_ok(repo, "commit", "-q", "-m", "code only").stderr) == []
+    repo.record("n1", title="Use Redis for sessions", body="Sessions live in Redis for a day.")
+    assert jgm_lines(git_ok(repo, "commit", "-q", "-a", "--amend", "--no-edit").stderr) == [line]
+    wait_for(lambda: "a day" in snapshot(repo.path).records["n1"].data["body"], what="the amend's reseed")
+    wait_hook_jobs(repo.path)
 
 
 def test_hook_failures_never_fail_git(repo, tmp_path, sync_hooks):

@@ -117,6 +117,7 @@ INDEX_CATALOG_CORRUPT = _code("index/catalog-corrupt", 503, 2, "The SQLite catal
 INDEX_CHROMA_UNAVAILABLE = _code("index/chroma-unavailable", 503, 2, "The vector store cannot be opened")
 INDEX_IDENTITY_MISMATCH = _code("index/identity-mismatch", 409, 2, "The vectors were built by another embedder: reseed")
 INDEX_SCHEMA_TOO_NEW = _code("index/schema-too-new", 409, 2, "The store was written by a newer jgm")
+INDEX_SEED_INTERRUPTED = _code("index/seed-interrupted", 503, 130, "A seed was interrupted (Ctrl-C): what it kept is said; run `jgm seed` to finish")
 INDEX_NEEDS_MIGRATION = _code("index/needs-migration", 409, 2, "The store needs a migration: run `jgm seed`")
 STORE_READ_ONLY = _code("store/read-only", 503, 2, "The store cannot be written (read-only mount or no permission)")
 STORE_DISK_FULL = _code("store/disk-full", 507, 2, "The store's disk is full; nothing was half-written")

@@ -122,6 +122,13 @@ class SettingsModel(BaseModel):
     at_views: int = Field(
         20, ge=0, description="a whole number >= 0: `recall --at` views kept, e.g. at_views = 20"
     )  # the least recently used are evicted
+    reseed_on_recall: int = Field(
+        5,
+        ge=0,
+        le=1000,
+        description="a whole number >= 0: record files changed since the last seed that a recall indexes "
+        "first (more: it warns instead; 0: always warn), e.g. reseed_on_recall = 5",
+    )  # seed/stale.py, dec-stale-reseed-or-warn
     brief_budget: int = Field(
         400, ge=128, le=8000, description="tokens in [128, 8000] for a client's session brief, e.g. brief_budget = 400"
     )

@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 
 from ..git.listing import diff_names, tree_paths
-from ..git.revisions import commit_of, parent, symbolic_head
+from ..git.revisions import commit_of, last_move, parent, symbolic_head
 from ..git.state import git_paths
 
-HOOKS = ("post-merge", "post-checkout", "post-rewrite", "reference-transaction")  # the last: git >= 2.28
+HOOKS = ("post-merge", "post-checkout", "post-rewrite", "post-commit", "reference-transaction")  # the last: git >= 2.28
 STDIN_HOOKS = ("post-rewrite", "reference-transaction")  # git feeds these "old new [ref]" lines
 
 
@@ -56,7 +56,23 @@ def changed_paths(top: Path, hook: str, args: list[str], stdin: str, roots: tupl
         return []
     if hook == "reference-transaction":  # dec-reference-transaction-freshness
         return ref_moves(top, args, stdin, roots)
+    if hook == "post-commit":
+        return committed(top, roots)
     raise ValueError(f"unknown hook {hook!r}; jgm handles {', '.join(HOOKS)}")
+
+
+# -- post-commit: a commit, cherry-pick or revert --------------------------------------------------
+def committed(top: Path, roots: tuple[str, ...]) -> list[str]:
+    """Record paths under `roots` the new HEAD commit changed against its first parent; none for an amend
+    (post-rewrite speaks for it) or a commit inside a rebase (post-rewrite, once at its end)."""
+    if _rebasing(top) or last_move(top).startswith("commit (amend)"):
+        return []
+    was = parent(top, "HEAD")
+    return _diff(top, roots, was, "HEAD") if was else tree_paths(top, "HEAD", roots)
+
+
+def _rebasing(top: Path) -> bool:
+    return any(Path(d).is_dir() for d in git_paths(top, "rebase-merge", "rebase-apply"))
 
 
 # -- the reference-transaction hook ----------------------------------------------------------------
@@ -68,7 +84,7 @@ def ref_moves(top: Path, args: list[str], stdin: str, roots: tuple[str, ...]) ->
     action = os.environ.get("GIT_REFLOG_ACTION", "").split(" ", 1)[0]
     if args[:1] != ["committed"] or action in LEFT_TO_OTHER_HOOKS:
         return []
-    if any(Path(d).is_dir() for d in git_paths(top, "rebase-merge", "rebase-apply")):
+    if _rebasing(top):
         return []
     branch = symbolic_head(top)
     moves = {

@@ -23,7 +23,7 @@ from ..base.home import store_env
 from ..base.store import log, log_path, workspace_dir
 from ..git.home import use_store
 from ..git.runner import child_env
-from ..git.state import toplevel
+from ..git.state import has_reference_transaction, toplevel
 from ..git.workspace import find_workspace
 from ..records.text import escape_nonprintable
 from .hook_paths import STDIN_HOOKS, changed_paths
@@ -75,7 +75,12 @@ def run_hook(hook: str, args: list[str], stdin: str = "", cwd: Path | str | None
         what = f"{len(changed)} knowledge file{'s' if len(changed) != 1 else ''} changed"
         for notice in settings.notices():  # e.g. a chroma_url on this branch that the user has not approved
             _say(f"warning: {notice}")
-        if HOOK_SYNC.get() == "1":
+        if hook == "post-commit" and has_reference_transaction():
+            # that hook reseeds this commit (in the background, silently: git was still inside the command);
+            # this one runs after it, where git's output is the user's, and says it (in sync mode it said it)
+            if HOOK_SYNC.get() != "1":
+                _say(f"{what}; reindexing in the background into {store} (`jgm hooks status` shows the result)")
+        elif HOOK_SYNC.get() == "1":
             result = reseed_job(top, hook, coalesce=False)
             _say(f"{what}; {result['summary']}")
         else:

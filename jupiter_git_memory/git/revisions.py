@@ -43,6 +43,11 @@ def parent(root: Path, sha: str) -> str | None:
     return git(root, "rev-parse", "-q", "--verify", f"{sha}^", check=False).decode().strip() or None
 
 
+def last_move(root: Path) -> str:
+    """The subject of HEAD's newest reflog entry (`commit (amend): ...`, `cherry-pick: ...`), '' without one."""
+    return git(root, "log", "-g", "-1", "--format=%gs", "HEAD", check=False).decode("utf-8", "replace").strip()
+
+
 def is_ancestor(root: Path, old: str, new: str) -> bool:
     return git_proc(root, "merge-base", "--is-ancestor", old, new).returncode == 0
 

@@ -67,6 +67,17 @@ def fingerprint(root: Path | str) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
+@functools.cache
+def has_reference_transaction() -> bool:
+    """Whether this git runs the reference-transaction hook (git >= 2.28)."""
+    words = git(Path("."), "--version", check=False).decode().split()
+    try:
+        major, minor = (int(x) for x in words[2].split(".")[:2])
+    except (IndexError, ValueError):
+        return False
+    return (major, minor) >= (2, 28)
+
+
 def git_paths(root: Path, *names: str, check: bool = True) -> list[str]:
     """Where git keeps each of `names` (`hooks`, `rebase-merge`, `shallow`), absolute (honours core.hooksPath
     and worktrees). Outside a repository: CalledProcessError when `check`, else no paths."""

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from ..seed.seeder import Seeder
 
 REFRESH_WAIT = 30.0  # seconds a read waits for the write lock to refresh a stale view before answering anyway
+STALE = "record files changed since the last seed are not in this answer"  # how the warning starts
+RESEED_WAIT = 2.0  # seconds a read waits for the write lock to index a few edited record files, else it warns
 ViewMap = dict[str, tuple[str, str, str]]  # chunk id -> (record id, kind, effective status)
 
 
@@ -141,7 +143,7 @@ class Views:
         name = worktree_view(root)
         row = cat.get_view(name)
         if row is not None and row["fingerprint"] == fingerprint(root):
-            return name, []
+            return name, self._unseeded_edits(name)
         if row is None and not cat.get_meta("last_seed_at"):
             return name, []  # never seeded: recall says so
         try:
@@ -152,6 +154,31 @@ class Views:
                 "and another jgm process holds the index lock; run `jgm seed` to refresh it"
             ]
         return name, []
+
+    def _unseeded_edits(self, view: str) -> list[str]:
+        """Record files edited, added or deleted since the view's last seed with no git state moving (an
+        unstaged edit; seed/stale.py): reseeded first when they are few (`reseed_on_recall`) and the index
+        lock is free within RESEED_WAIT, else named in a warning with the command that indexes them. The
+        reseed is the normal one (Seeder.seed: the one write path, under the workspace's write lock)."""
+        from ..base.errors import JgmError
+        from ..seed.stale import changes
+
+        root = self.workspace.repo_root
+        found = changes(self.wsdir, root, self.settings, view)
+        if not found:
+            return []
+        limit = self.settings.reseed_on_recall
+        if len(found) > limit:
+            why = f"{len(found)} files, more than the {limit} a recall reseeds first (`reseed_on_recall`)"
+        else:
+            try:
+                self.seeder().seed(lock_timeout=RESEED_WAIT)
+                return []
+            except LockTimeout:
+                why = "another jgm process holds the index lock"
+            except JgmError as e:  # a broken jgm.toml, a model that cannot load: the answer still comes, marked
+                why = f"the reseed failed: {str(e).splitlines()[0][:200]}"
+        return [stale_warning(found.named(), why, root, self.store_root)]
 
     def ensure_seeded(self) -> Index:
         """The index, or NotSeeded naming the store and the command that fixes it. Call under the lock."""
@@ -225,6 +252,13 @@ class Views:
     def effective(self, index: Index) -> list[str]:
         """Each record's effective status in the current view."""
         return list({rid: eff for rid, _kind, eff in self.view_map(index).values()}.values())
+
+
+def stale_warning(named: str, why: str, root: Path, store: Path | None) -> str:
+    """The warning of an answer served from an index that lacks record files changed since its last seed."""
+    from ..git.home import seed_command
+
+    return f"{STALE}: {named} ({why}); run `{seed_command(root, store)}` to index them"
 
 
 def _written_since(index: Index) -> bool:

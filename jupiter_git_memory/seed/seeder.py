@@ -31,8 +31,9 @@ from ..lifecycle.promote import mark_promotions
 from ..records.formats.sidecar import content_hash
 from ..records.model import Issue, Record
 from ..records.row import RecordRow
-from . import model_choice, sources, unchanged
+from . import model_choice, sources, stale, unchanged
 from .drift import view_drift
+from .interrupt import Cut, keep_whole
 from .reading import options_key, read_knowledge
 
 
@@ -206,12 +207,14 @@ class Seeder:
             index = self.open(rebuild=rebuild, view=view, recover=True)
             try:
                 quick = not (rev or rebuild or reread or fault or index.recovered_from or index.chroma_moved)
-                look = (
-                    unchanged.take_look(self.workspace.repo_root, self.settings, self.identity, view) if quick else None
-                )
-                stored = unchanged.stored_report(self.wsdir, self.workspace.repo_root, look, index) if look else None
+                root = self.workspace.repo_root
+                early = stale.take(root, self.settings) if quick else None  # before the no-op look: see renew
+                look = unchanged.take_look(root, self.settings, self.identity, view) if quick else None
+                stored = unchanged.stored_report(self.wsdir, root, look, index) if look else None
                 if stored is not None:
                     report = SeedReport(**stored)
+                    if early is not None:
+                        stale.renew(self.wsdir, view, early)
                 else:
                     report = self._seed_locked(index, rev and commit, progress, fault, rebuild, look)
             except sqlite3.DatabaseError as e:  # damage found only while reading: the same recovery, once
@@ -253,8 +256,10 @@ class Seeder:
             files, read_issues = sources.read_rev(root, rev, settings, ignored)
             commit: str | None = rev
             dirty_set: set[str] = set()
+            taken = None
         else:
             commit = revisions.head_commit(root)
+            taken = stale.take(root, settings)  # before reading: an edit while seeding shows at the next read
             files, read_issues = sources.read_worktree(root, settings, ignored)
             status = drift_git.status(root) if status is None else status
             dirty_set = sources.dirty_paths(root, settings, status) if commit else {f.path for f in files}
@@ -308,7 +313,10 @@ class Seeder:
         )
         plan.catalog.rebuild = reparse
         texts = [c.text for c, _ in plan.embed]
-        vectors = self._embed(texts, progress)
+        try:
+            vectors = self._embed(texts, progress)
+        except Cut as cut:  # Ctrl-C while embedding: keep what is whole, say so (SeedInterrupted)
+            raise keep_whole(index, plan, counts, cut.vectors, bool(previous)) from None
         plan.catalog.view = {
             "kind": "at" if rev else "worktree",
             "root": str(root.resolve()),
@@ -341,6 +349,9 @@ class Seeder:
                 }
             )
         gen = apply_plan(index, plan, vectors, fault)
+        read = _digests(files)
+        if taken is not None and cat.view:  # what a read compares the record files with (seed/stale.py)
+            stale.remember(self.wsdir, cat.view, taken, read)
         counts.deleted_vectors += len(plan.catalog.dead_chunks)
         errors = [i.to_dict() for i in issues if i.severity == "error"]
         warnings = [i.to_dict() for i in issues if i.severity != "error"]
@@ -360,7 +371,7 @@ class Seeder:
             view=cat.view,
             recovered_from=str(index.recovered_from) if index.recovered_from else None,
         )
-        return report, _digests(files)
+        return report, read
 
     @staticmethod
     def _recovery_notes(index: Index, issues: list[Issue]) -> list[RecordRow]:
@@ -415,8 +426,11 @@ class Seeder:
             return None
         out = []
         step = 256
-        for i in range(0, len(texts), step):
-            out.append(self.embedder.embed_passages(texts[i : i + step]))
-            if progress:
-                progress(min(i + step, len(texts)), len(texts))
+        try:
+            for i in range(0, len(texts), step):
+                out.append(self.embedder.embed_passages(texts[i : i + step]))
+                if progress:
+                    progress(min(i + step, len(texts)), len(texts))
+        except KeyboardInterrupt:
+            raise Cut(np.concatenate(out) if out else None) from None
         return np.concatenate(out)

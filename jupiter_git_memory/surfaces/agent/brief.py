@@ -17,9 +17,11 @@ from pathlib import Path
 from ...app.paths import PathOutsideRepo, repo_path
 from ...git.listing import recent_work
 from ...recall.context import render_entry
+from ...recall.freshness import STALE
 from ...recall.receipts import make_receipt, query_hash, store_receipt
 from ...recall.service import Recaller
 from ...recall.task import fused_recall
+from .clients import STALE_NOTE
 
 RECENT_COMMITS = 5
 MAX_FILES = 6
@@ -71,12 +73,13 @@ def pack(recaller: Recaller, results: list[dict], header: str, budget: int) -> t
 def _answer(recaller: Recaller, goal: str, files: list[str], header: str, budget: int, mode: str) -> str | None:
     """Task recall as `recall-task` does it (each concern under its own floor, the records governing the
     files by citation, fused by rank), packed within `budget`; None when nothing passes."""
-    results, _warnings, state, plan = fused_recall(recaller, goal, (), files, K, fallback=False)  # in force only
+    results, warnings, state, plan = fused_recall(recaller, goal, (), files, K, fallback=False)  # in force only
+    note = next((f"{STALE_NOTE}{w}\n" for w in warnings if w.startswith(STALE)), "")  # for the agent and the user
     if not results:
-        return None  # nothing above the floor: the agent gets nothing, not a guess
-    text, ids = pack(recaller, results, header, budget)
+        return header + note if note else None  # nothing above the floor: the agent gets nothing, not a guess
+    text, ids = pack(recaller, results, header + note, budget)
     if not ids:
-        return None
+        return header + note if note else None
     asked = plan["queries"] + [f"file: {f}" for f in plan["files"]]
     receipt = make_receipt("\n".join(asked), ids, recaller.workspace.id, state, {"hook": mode}, K, "context")
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results if r["id"] in ids}

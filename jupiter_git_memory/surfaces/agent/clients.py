@@ -16,6 +16,7 @@ from .edit_payloads import CLAUDE_EDIT_MATCHER
 SERVER_NAME = "jupiter-git-memory"
 ENTRY_MODULE = "jupiter_git_memory"
 HOOK_TIMEOUT_SECONDS = 30  # the client kills the hook after this; the hook gives up earlier (hook.py)
+STALE_NOTE = "Note (memory may be stale): "  # a hook answer's line about unindexed edits, shown to the user too
 
 
 def mcp_entry(python: str) -> dict[str, Any]:

@@ -108,12 +108,21 @@ def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
         line = line or refused
     if text:
         answer: dict = {"hookSpecificOutput": {"hookEventName": CLAUDE_EVENTS[event], "additionalContext": text}}
-        if refused:
-            answer["systemMessage"] = refused
+        told = refused or _stale_note(text)
+        if told:
+            answer["systemMessage"] = told
         out.write(json.dumps(answer) + "\n")
     elif line:
         out.write(json.dumps({"systemMessage": line}) + "\n")
     return 0
+
+
+def _stale_note(text: str) -> str | None:
+    """The answer's note that record files changed since the last seed (brief.py), for the user as well."""
+    from .clients import STALE_NOTE
+
+    line = next((x for x in text.splitlines() if x.startswith(STALE_NOTE)), None)
+    return f"jgm: {line[len(STALE_NOTE) :][:300]}" if line else None
 
 
 def _daemon_refusal() -> str | None:

@@ -34,8 +34,8 @@ def install(
     as_json: bool = JsonOpt,
     force: bool = typer.Option(False, "--force", help="Install even where that modifies tracked hook files."),
 ):
-    """Install post-merge, post-checkout, post-rewrite and reference-transaction hooks (existing hooks are chained,
-    not replaced)."""
+    """Install post-merge, post-checkout, post-rewrite, post-commit and reference-transaction hooks (existing
+    hooks are chained, not replaced)."""
     from ...base.store import store_root
     from ...freshness import githooks
     from ...git.home import record_home
@@ -85,7 +85,9 @@ def status(repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True}, hidden=True)
 def run(
-    hook: str = typer.Argument(..., help="post-merge | post-checkout | post-rewrite | reference-transaction"),
+    hook: str = typer.Argument(
+        ..., help="post-merge | post-checkout | post-rewrite | post-commit | reference-transaction"
+    ),
     args: list[str] | None = typer.Argument(None, help="The arguments git passed to the hook."),
 ):
     """What the hook shims call (git's arguments follow; post-rewrite and reference-transaction read stdin).
