@@ -59,3 +59,18 @@ def test_the_index_stays_within_brief_budget(repo):
     text = session_brief(Recaller(repo.path))
     assert text is not None and load_embedder().count_tokens(text) <= 128
     assert 0 < len(re.findall(r"^- dec-rule-", text, re.MULTILINE)) < 10  # as many as fit
+
+
+def test_a_stale_note_comes_with_the_index_not_instead_of_it(repo):
+    """Record files added since the seed, over `reseed_on_recall`: the index still comes, and names the file
+    with the command (issue 37 item 4 with issue 38 item 5). The brief's own task recall then says nothing,
+    so the session start is this index (session_brief asks its recall not to answer with the note alone)."""
+    from jupiter_git_memory.surfaces.agent.clients import STALE_NOTE
+    from jupiter_git_memory.surfaces.agent.session_index import memory_index
+
+    seeded(repo, RECORDS)
+    repo.write("jgm.toml", 'roots = ["knowledge"]\nreseed_on_recall = 0\n')  # over the budget from now on
+    repo.record("dec-invoices", title="Invoices are PDF files", body="Invoices are rendered as PDF.")  # untracked
+    text = memory_index(Recaller(repo.path))
+    assert text is not None and STALE_NOTE in text and "knowledge/dec-invoices.md (added)" in text
+    assert "`jgm seed" in text and "In force: 3 decisions, 1 fact (4 records)." in text  # the old index, said so

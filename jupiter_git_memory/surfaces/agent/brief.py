@@ -17,11 +17,10 @@ from pathlib import Path
 from ...app.paths import PathOutsideRepo, repo_path
 from ...git.listing import recent_work
 from ...recall.context import render_entry
-from ...recall.freshness import STALE
 from ...recall.receipts import make_receipt, query_hash, store_receipt
 from ...recall.service import Recaller
 from ...recall.task import fused_recall
-from .clients import STALE_NOTE
+from .session_index import memory_index, stale_note
 
 RECENT_COMMITS = 5
 MAX_FILES = 6
@@ -70,16 +69,20 @@ def pack(recaller: Recaller, results: list[dict], header: str, budget: int) -> t
     return "\n".join(parts), ids
 
 
-def _answer(recaller: Recaller, goal: str, files: list[str], header: str, budget: int, mode: str) -> str | None:
+def _answer(
+    recaller: Recaller, goal: str, files: list[str], header: str, budget: int, mode: str, note_alone: bool = True
+) -> str | None:
     """Task recall as `recall-task` does it (each concern under its own floor, the records governing the
-    files by citation, fused by rank), packed within `budget`; None when nothing passes."""
+    files by citation, fused by rank), packed within `budget`; None when nothing passes (or, with
+    `note_alone`, the header and the stale note when there is one: the user still hears of it)."""
     results, warnings, state, plan = fused_recall(recaller, goal, (), files, K, fallback=False)  # in force only
-    note = next((f"{STALE_NOTE}{w}\n" for w in warnings if w.startswith(STALE)), "")  # for the agent and the user
+    note = stale_note(warnings)
+    alone = header + note if note and note_alone else None
     if not results:
-        return header + note if note else None  # nothing above the floor: the agent gets nothing, not a guess
+        return alone  # nothing above the floor: the agent gets nothing, not a guess
     text, ids = pack(recaller, results, header + note, budget)
     if not ids:
-        return header + note if note else None
+        return alone
     asked = plan["queries"] + [f"file: {f}" for f in plan["files"]]
     receipt = make_receipt("\n".join(asked), ids, recaller.workspace.id, state, {"hook": mode}, K, "context")
     receipt["record_hashes"] = {r["id"]: r["content_hash"] for r in results if r["id"] in ids}
@@ -96,12 +99,12 @@ def session_brief(recaller: Recaller) -> str | None:
     goal, files = where_work_stands(root)
     if goal or files:
         goal = goal or "; ".join(f"changes to {f}" for f in files)
-        brief = _answer(recaller, goal, files, BRIEF_HEADER, recaller.settings.brief_budget, "session-start")
+        brief = _answer(
+            recaller, goal, files, BRIEF_HEADER, recaller.settings.brief_budget, "session-start", note_alone=False
+        )
         if brief:
             return brief
-    from .session_index import memory_index  # nothing about the work: what the memory holds, and how to ask
-
-    return memory_index(recaller)
+    return memory_index(recaller)  # nothing about the work: what the memory holds, and how to ask
 
 
 PATHISH = re.compile(r"/?[\w.\-]+(?:/[\w.\-]+)+|[\w\-]+\.[A-Za-z]{1,5}\b")

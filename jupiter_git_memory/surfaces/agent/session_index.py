@@ -14,11 +14,13 @@ import re
 from collections import Counter
 
 from ...base.store import workspace_lock
+from ...recall.freshness import STALE
 from ...recall.receipts import make_receipt, store_receipt
 from ...records.citations import citations_of
 from ...records.drift import path_citations
 from ...records.model import IN_FORCE, LINK_KEYS
 from ...records.text import one_line
+from .clients import STALE_NOTE
 
 DECISION_KINDS = ("decision", "adr")
 MAX_LISTED = 10
@@ -49,6 +51,11 @@ def rank_decisions(rows: dict) -> list[tuple[str, str, int]]:
     return [(rid, live[rid].title, cited[rid]) for rid in order]
 
 
+def stale_note(warnings: list[str]) -> str:
+    """The hooks' line about record files changed since the last seed ('' when none), for agent and user."""
+    return next((f"{STALE_NOTE}{w}\n" for w in warnings if w.startswith(STALE)), "")
+
+
 def counts_line(rows: dict) -> str:
     by_kind = Counter(r.kind for r in rows.values() if r.effective_status in IN_FORCE)
     parts = [f"{n} {kind}{'' if n == 1 else 's'}" for kind, n in by_kind.most_common()]
@@ -57,7 +64,7 @@ def counts_line(rows: dict) -> str:
 
 def memory_index(recaller) -> str | None:
     """The index within `brief_budget`, its receipt stored; None when the memory holds no in-force record."""
-    view, _ = recaller.prepare(None)
+    view, warnings = recaller.prepare(None)
     with workspace_lock(recaller.wsdir, exclusive=False), recaller.index().catalog.viewing(view):
         index = recaller.ensure_seeded()
         rows = index.catalog.records()
@@ -68,7 +75,7 @@ def memory_index(recaller) -> str | None:
     receipt = make_receipt("memory index", [], recaller.workspace.id, state, {"hook": "session-index"}, 0, "index")
     receipt["request"] = {"type": "index", "budget_tokens": budget}
     foot = f"[receipt {receipt['id']}]"
-    counts = counts_line(rows)
+    counts = counts_line(rows) + stale_note(warnings)  # record files changed since the seed: said here too
     parts = [HEADER, counts]
     used = count(HEADER) + count(counts) + count(HOW_TO_ASK) + count(foot) + count("Most cited decisions:\n")
     listed: list[str] = []
