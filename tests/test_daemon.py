@@ -18,7 +18,7 @@ from helpers import JGM_EXE, jgm, seeded
 from jupiter_git_memory.surfaces.daemon.client import control, spawn
 from jupiter_git_memory.surfaces.daemon.paths import MAX_SOCKET_PATH, daemon_pid, socket_path
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 RECORDS = {
     "dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis because lookups are hot."},
