@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from candidates_helpers import fact, service
+from crash_child import Forks
 from helpers import jgm
 from reliability_helpers import assert_consistent
 
@@ -32,7 +31,6 @@ from jupiter_git_memory.seed.seeder import Seeder
 
 pytestmark = pytest.mark.unit
 
-CHILD = Path(__file__).with_name("crash_child.py")
 TOPICS = ["cache", "retry", "queue", "schema", "deploy", "token"]
 QUERY = "how does the retry layer behave on staging"
 
@@ -71,23 +69,23 @@ def fresh_recall(repo, query: str = QUERY, **kw):
         r.close()
 
 
-def rebuild_child(repo, crash_at: int = 0, sig: str = "SIGKILL") -> tuple[int, list[str], str]:
+def rebuild_child(forks: Forks, repo, crash_at: int = 0, sig: str = "SIGKILL") -> tuple[int, list[str], str]:
+    """A `seed --rebuild` in its own process (forked by crash_child.Forks), killed by `sig` at event `crash_at`."""
     env = dict(os.environ, JGM_CRASH_AT=str(crash_at), JGM_CRASH_REBUILD="1", JGM_CRASH_SIGNAL=sig)
-    p = subprocess.run(
-        [sys.executable, str(CHILD), str(repo.path)], env=env, capture_output=True, text=True, timeout=300
-    )
-    events = [line.split()[2] for line in p.stderr.splitlines() if line.startswith("EVENT ")]
-    return p.returncode, events, p.stdout + p.stderr
+    rc, log = forks.run(str(repo.path), env)
+    events = [line.split()[2] for line in log.splitlines() if line.startswith("EVENT ")]
+    return rc, events, log
 
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_killed_rebuild_keeps_answering_from_the_old_vectors(repo):
+def test_killed_rebuild_keeps_answering_from_the_old_vectors(repo, tmp_path):
     write_records(repo)
     Seeder(repo.path).seed()
     before = [r["id"] for r in fresh_recall(repo).results]
     assert before
-    rc, events, log = rebuild_child(repo)  # a full rebuild: its events, and it switched collections
+    forks = Forks(str(tmp_path))  # closed with the test: its input ends when this process does
+    rc, events, log = rebuild_child(forks, repo)  # a full rebuild: its events, and it switched collections
     assert rc == 0, log[-2000:]
     assert "before-drop-old" in events and "catalog-commit" in events
     assert len(ours(repo)) == 1
@@ -96,11 +94,12 @@ def test_killed_rebuild_keeps_answering_from_the_old_vectors(repo):
     kills = [(i, "SIGKILL") for i in sorted(set(points))]
     kills += [(events.index(e) + 1, "SIGINT") for e in ("chroma-upsert", "before-catalog", "before-drop-old")]
     for at, sig in kills:
-        rc, got, log = rebuild_child(repo, at, sig)
+        rc, got, log = rebuild_child(forks, repo, at, sig)
         assert rc != 0 and len(got) == at, (at, sig, log[-2000:])
         res = fresh_recall(repo)  # the old vectors (or, after the commit, the complete new ones) answer
         assert [r["id"] for r in res.results] == before, (at, sig, events[at - 1])
         assert not [w for w in res.warnings if "incomplete" in w]
+    forks.close()
     Seeder(repo.path).seed()
     assert_consistent(repo.path, {f"rec-{i:03d}" for i in range(24)})
     assert len(ours(repo)) == 1  # leftovers of the killed rebuilds were dropped by the next writer
