@@ -4,16 +4,14 @@ surface answers the same page for the same request."""
 
 from __future__ import annotations
 
-import anyio
 import pytest
+from api_helpers import mcp_tool_schemas
 from fastapi.testclient import TestClient
-from mcp import Client
 
 from jupiter_git_memory.app.record_requests import RecordRef, RecordsQuery
 from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 from jupiter_git_memory.seed.seeder import Seeder
 from jupiter_git_memory.surfaces.api.app import create_app
-from jupiter_git_memory.surfaces.mcp.server import build_server
 
 pytestmark = [pytest.mark.integration, pytest.mark.plumbing]  # what is read, not how it ranks
 
@@ -41,16 +39,7 @@ def test_api_and_mcp_parameters_are_the_request_models_fields(repo):
     api = create_app(warm=False).openapi()["paths"]
     listed = {p["name"]: p for p in next(v for k, v in api.items() if k.endswith("/records"))["get"]["parameters"]}
     one = next(v for k, v in api.items() if k.endswith("/records/{record_id}"))["get"]["parameters"]
-    handle = WorkspaceHandle.for_repo(repo.path)
-
-    async def main():
-        async with Client(build_server(handle)) as client:
-            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
-
-    try:
-        tools = anyio.run(main)
-    finally:
-        handle.close()
+    tools = mcp_tool_schemas(repo.path)
     for name, field in RecordsQuery.model_fields.items():
         api_bounds = _bounds(listed[name]["schema"]) | {"description": listed[name]["description"]}
         mcp_bounds = _bounds(tools["list_records"]["properties"][name])
