@@ -226,3 +226,23 @@ def mcp_run(session_fn, home: Path, repo: Repo):
                 return await session_fn(client)
 
     return anyio.run(main)
+
+
+def mcp_tool_schemas(repo_path: Path) -> dict[str, dict]:
+    """Each MCP tool's input schema, as the SDK's own client lists them from the real server object."""
+    import anyio
+    from mcp import Client
+
+    from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
+    from jupiter_git_memory.surfaces.mcp.server import build_server
+
+    handle = WorkspaceHandle.for_repo(repo_path)
+
+    async def tools():
+        async with Client(build_server(handle)) as client:
+            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+
+    try:
+        return anyio.run(tools)
+    finally:
+        handle.close()

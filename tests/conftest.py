@@ -71,6 +71,15 @@ class Repo:
         return run_git(self.path, *args, **kw)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules marked `slow` run first, the rest after them in their usual order. Under `--dist loadfile
+    --no-loadscope-reorder` (.ci/run) each long module then starts on a worker at once and the many short
+    ones fill in behind, so the workers finish together; xdist's default order (most tests first) left the
+    long modules, which have few tests, for the end, one worker running them while the other idled."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)  # stable: the order inside each group is kept
+
+
 @pytest.fixture(autouse=True)
 def jgm_home(request, tmp_path_factory, monkeypatch) -> Path:
     """Every test gets its own store, so tests never share an index."""

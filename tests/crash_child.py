@@ -8,6 +8,12 @@ count and kill (fault injection); every write still goes through the product's c
     JGM_CRASH_AT=7 python tests/crash_child.py REPO     # dies by SIGKILL at the 7th event
     JGM_CRASH_REBUILD=1 JGM_CRASH_SIGNAL=SIGINT ...     # the same for `seed --rebuild`, Ctrl-C instead
     python tests/crash_child.py REPO                    # no kill: prints the event census as JSON
+
+The tests start these seeds through `Forks` (`python tests/crash_child.py --serve`): one process imports the
+package and Chroma once (no client, model or file opened) and forks a fresh child per seed,
+which runs `main` exactly as above and dies by the signal. What the kill tests prove is unchanged: a real
+process, its own Chroma client, model session, SQLite connection and lock, killed at a deterministic point;
+only the ~2 s of imports per kill are paid once per test instead of once per kill.
 """
 
 from __future__ import annotations
@@ -84,5 +90,110 @@ def main() -> None:
     print(json.dumps({"events": EVENTS, "records": report.records, "errors": report.errors}))
 
 
+def serve() -> None:
+    """Read one request per line ({"repo", "env", "log"}), fork a child that runs `main` with `env` as its
+    environment and its stdout/stderr in `log`; answer {"pid"} at once, {"rc"} (as Popen's) when it ends."""
+    install()
+    # the imports the children share; nothing is opened. onnxruntime is left to each child: importing it
+    # starts a thread, which a forked child would not have
+    import jupiter_git_memory.seed.seeder  # noqa: F401
+
+    for line in sys.stdin:
+        req = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _child(req)
+        print(json.dumps({"pid": pid}), flush=True)
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps({"rc": os.waitstatus_to_exitcode(status)}), flush=True)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:  # it ended (and was reaped) just before
+        pass
+
+
+def _child(req: dict) -> None:
+    """The forked child: `main` in the request's environment, ended as a Python process ends (atexit
+    handlers run; an uncaught Ctrl-C exits by SIGINT, a failure with 1), never returning to the loop."""
+    import atexit
+    import traceback
+
+    code, sig = 0, None
+    try:
+        os.environ.clear()  # the whole environment, as for a new process
+        os.environ.update(req["env"])
+        fd = os.open(req["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        sys.argv[1:] = [req["repo"]]
+        main()
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        sig = signal.SIGINT
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    finally:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        if sig is not None:
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+        os._exit(code)
+
+
+class Forks:
+    """The test side of `serve`: `run(repo, env, delay)` -> (returncode, log); with `delay`, the child is
+    sent SIGKILL after that many seconds unless it ended first."""
+
+    def __init__(self, tmp: str) -> None:
+        import subprocess
+
+        self.tmp, self.n = tmp, 0
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+
+    def run(self, repo: str, env: dict[str, str], delay: float | None = None) -> tuple[int, str]:
+        import threading
+
+        self.n += 1
+        log = os.path.join(self.tmp, f"crash-{self.n}.log")
+        assert self.proc.stdin
+        self.proc.stdin.write(json.dumps({"repo": repo, "env": env, "log": log}) + "\n")
+        self.proc.stdin.flush()
+        pid = self._answer()["pid"]
+        timers = [threading.Timer(300, self.proc.kill)]  # a hung seed fails the test instead of holding CI
+        if delay is not None:
+            timers.append(threading.Timer(delay, _kill, (pid,)))
+        for t in timers:
+            t.start()
+        try:
+            rc = self._answer()["rc"]
+        finally:
+            for t in timers:
+                t.cancel()
+        with open(log, encoding="utf-8", errors="replace") as f:
+            return rc, f.read()
+
+    def _answer(self) -> dict:
+        assert self.proc.stdout
+        line = self.proc.stdout.readline()
+        assert line, "the forking process ended (a seed child hung for 300 s, or it crashed)"
+        return json.loads(line)
+
+    def close(self) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        main()

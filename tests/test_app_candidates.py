@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import anyio
 import pytest
 import typer.main
+from api_helpers import mcp_tool_schemas
 from candidates_helpers import CACHE_FACT, RETRY_RECORD, seed_repo
-from mcp import Client
 
 from jupiter_git_memory.app.candidate_requests import (
     CANDIDATE_FIELDS,
@@ -17,7 +16,6 @@ from jupiter_git_memory.app.candidate_requests import (
     ReviseRequest,
 )
 from jupiter_git_memory.app.candidates import Candidates
-from jupiter_git_memory.app.workspace_handle import WorkspaceHandle
 from jupiter_git_memory.base.errors import JgmError
 from jupiter_git_memory.candidates.answers import CandidateAnswer, CandidateList, CandidateShown, Forgotten
 from jupiter_git_memory.candidates.errors import CandidateRejected
@@ -25,7 +23,6 @@ from jupiter_git_memory.candidates.fields import REVISABLE, CandidateInput
 from jupiter_git_memory.surfaces.api.app import create_app
 from jupiter_git_memory.surfaces.api.tokens import bearer_secret
 from jupiter_git_memory.surfaces.cli.main import app as cli_app
-from jupiter_git_memory.surfaces.mcp.server import build_server
 
 pytestmark = pytest.mark.unit  # raised by the fixtures a test uses (tests/tiers.py)
 
@@ -67,16 +64,7 @@ def test_the_declared_fields_are_every_surfaces_fields_with_their_bounds(tmp_pat
     assert list(api["ReviseRequest"]["properties"]) == [*REVISABLE, "agent"]
     assert "required" not in api["ReviseRequest"]
 
-    handle = WorkspaceHandle.for_repo(_git_repo(tmp_path))
-
-    async def tools():
-        async with Client(build_server(handle)) as client:
-            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
-
-    try:
-        mcp = anyio.run(tools)
-    finally:
-        handle.close()
+    mcp = mcp_tool_schemas(_git_repo(tmp_path))
     for tool in ("record_candidate", "validate_candidate"):
         assert list(mcp[tool]["properties"]) == NAMES
         assert mcp[tool]["required"] == ["kind", "title", "body"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 PROJECT = Path(__file__).resolve().parents[1]
 from cli_helpers import jgm_in  # noqa: E402

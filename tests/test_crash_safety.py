@@ -12,12 +12,10 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
+from crash_child import Forks
 from reliability_helpers import assert_consistent, jgm_json
 
 from jupiter_git_memory.maintenance import doctor
@@ -25,7 +23,6 @@ from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
 pytestmark = [pytest.mark.slow, pytest.mark.e2e]
-CHILD = Path(__file__).with_name("crash_child.py")
 TOPICS = ["cache", "retry", "queue", "schema", "deploy", "token", "backup", "index"]
 
 
@@ -59,19 +56,18 @@ def unedit(repo) -> None:
     repo.git("checkout", "--", "knowledge")  # a temp repo of this test
 
 
-def child(repo, crash_at: int = 0, delay: float | None = None) -> tuple[int, list[str], str]:
-    env = dict(os.environ, JGM_CRASH_AT=str(crash_at))
-    p = subprocess.Popen(
-        [sys.executable, str(CHILD), str(repo.path)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    if delay is not None:
-        try:
-            p.wait(timeout=delay)
-        except subprocess.TimeoutExpired:
-            p.send_signal(signal.SIGKILL)
-    out, err = p.communicate(timeout=300)
-    events = [line.split()[2] for line in err.splitlines() if line.startswith("EVENT ")]
-    return p.returncode, events, out + err
+@pytest.fixture
+def forks(tmp_path):
+    """The seeds to kill, each a fresh child forked from one process that imported everything once."""
+    f = Forks(str(tmp_path))
+    yield f
+    f.close()
+
+
+def child(forks: Forks, repo, crash_at: int = 0, delay: float | None = None) -> tuple[int, list[str], str]:
+    rc, log = forks.run(str(repo.path), dict(os.environ, JGM_CRASH_AT=str(crash_at)), delay)
+    events = [line.split()[2] for line in log.splitlines() if line.startswith("EVENT ")]
+    return rc, events, log
 
 
 def kill_points(events: list[str]) -> list[int]:
@@ -81,9 +77,9 @@ def kill_points(events: list[str]) -> list[int]:
     return sorted({i for i, e in enumerate(events, 1) if e != "embed-batch"} | {embeds[0], embeds[-1]})
 
 
-def census(repo) -> list[str]:
+def census(forks: Forks, repo) -> list[str]:
     """Run the seed to completion once (no kill) and return its events in order."""
-    rc, events, log = child(repo)
+    rc, events, log = child(forks, repo)
     assert rc == 0, log[-3000:]
     return events
 
@@ -96,11 +92,11 @@ def reseed_and_check(seeder: Seeder, expected: set[str], statuses: dict[str, str
         assert snap["records"][rid].effective_status == st  # the status lives in the view; vectors carry the record id
 
 
-def test_kill_9_during_cold_seed_at_every_event(make_repo):
+def test_kill_9_during_cold_seed_at_every_event(make_repo, forks):
     repo = make_repo("cold")
     expected = set(write_all(repo, 50))
     seeder = Seeder(repo.path)
-    events = census(repo)
+    events = census(forks, repo)
     assert {
         "embed-batch",
         "chroma-upsert",
@@ -115,7 +111,7 @@ def test_kill_9_during_cold_seed_at_every_event(make_repo):
     kills = 0
     for k in points:
         _reset_index(seeder)
-        rc, seen, log = child(repo, crash_at=k)
+        rc, seen, log = child(forks, repo, crash_at=k)
         assert rc == -signal.SIGKILL and len(seen) == k, log[-3000:]
         kills += 1
         d = doctor.diagnose(repo.path)
@@ -132,14 +128,14 @@ def test_kill_9_during_cold_seed_at_every_event(make_repo):
     assert kills == len(points)
 
 
-def test_kill_9_during_incremental_seed_at_every_event(make_repo):
+def test_kill_9_during_incremental_seed_at_every_event(make_repo, forks):
     repo = make_repo("incr")
     n = 80
     write_all(repo, n)
     seeder = Seeder(repo.path)
     seeder.seed()
     expected = edit(repo, n)
-    events = census(repo)
+    events = census(forks, repo)
     assert {"chroma-delete", "chroma-upsert", "catalog-in-transaction", "catalog-commit"} <= set(events)
     # vectors no view holds any more are deleted after the catalog commit: a kill there leaves orphans only
     assert events.index("catalog-commit") < len(events) - events[::-1].index("chroma-delete") - 1
@@ -150,7 +146,7 @@ def test_kill_9_during_incremental_seed_at_every_event(make_repo):
         unedit(repo)
         seeder.seed()
         edit(repo, n)
-        rc, seen, log = child(repo, crash_at=k)
+        rc, seen, log = child(forks, repo, crash_at=k)
         assert rc == -signal.SIGKILL and len(seen) == k, log[-3000:]
         if k == points[0]:  # a reader right after a crash answers (leftovers are skipped, never raised)
             res = Recaller(repo.path).recall("how does the cache layer behave", k=3)
@@ -159,15 +155,15 @@ def test_kill_9_during_incremental_seed_at_every_event(make_repo):
     assert len(points) >= 9
 
 
-def test_kill_9_after_varied_delays_then_jgm_seed(make_repo):
+def test_kill_9_after_varied_delays_then_jgm_seed(make_repo, forks):
     repo = make_repo("delays")
     expected = set(write_all(repo, 50))
     t = time.perf_counter()
-    census(repo)
+    census(forks, repo)
     full = time.perf_counter() - t
     for frac in (0.5, 0.75, 0.95):
         _reset_index(Seeder(repo.path))
-        rc, _, log = child(repo, delay=full * frac)
+        rc, _, log = child(forks, repo, delay=full * frac)
         assert rc in (0, -signal.SIGKILL), log[-3000:]
         code, rep = jgm_json("seed", cwd=repo.path)  # the real CLI, as a user would run it next
         assert code == 0 and rep["errors"] == [] and rep["records"] == 50

@@ -12,13 +12,14 @@ import sys
 import time
 
 import pytest
+from cli_helpers import jgm_in
 from daemon_helpers import broken_daemon, declared_entry, normalised, stop_daemon, wait_gone
 from helpers import JGM_EXE, jgm, seeded
 
 from jupiter_git_memory.surfaces.daemon.client import control, spawn
 from jupiter_git_memory.surfaces.daemon.paths import MAX_SOCKET_PATH, daemon_pid, socket_path
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 RECORDS = {
     "dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis because lookups are hot."},
@@ -42,12 +43,17 @@ def unseeded(make_repo):
     return r
 
 
-def _both(args, cwd, exe=JGM_EXE, env=None, **kw):
-    """(answer through the daemon, answer in process) of `jgm ARGS`."""
+def _both(args, cwd, exe=JGM_EXE, env=None, process=False, **kw):
+    """(answer through the daemon, answer in process) of `jgm ARGS`. The daemon's side is always a real `jgm`
+    process; the in-process answer is the same Typer app run here (cli_helpers.jgm_in, the model loaded once
+    for the module) unless `process`: then a second real `jgm` with the daemon off. Each test keeps one
+    `process` comparison, so the console script's own answer is still the reference once per test, and the
+    rest skip a fresh interpreter loading chromadb, onnxruntime and the model per command."""
     env = env or dict(os.environ)
     warm = jgm(*args, cwd=cwd, exe=exe, env=env, **kw)
-    here = jgm(*args, cwd=cwd, env={**env, **NO_DAEMON}, **kw)
-    return warm, here
+    if process:
+        return warm, jgm(*args, cwd=cwd, env={**env, **NO_DAEMON}, **kw)
+    return warm, jgm_in(*args, cwd=cwd, env={**env, **NO_DAEMON}, **kw)
 
 
 def _assert_same(warm, here, what) -> None:
@@ -79,9 +85,9 @@ def test_daemon_answers_are_the_in_process_answers_byte_for_byte(repo, daemon_on
     first = jgm("recall", "where do sessions live", cwd=repo.path)  # starts the daemon
     assert first.returncode == 0 and "dec-cache" in first.stdout, first.stderr
     pid = _status(daemon_on)["pid"]
-    for args in COMMANDS:
+    for n, args in enumerate(COMMANDS):
         before = _status(daemon_on)["requests"]
-        warm, here = _both(args, repo.path)
+        warm, here = _both(args, repo.path, process=n == 0)
         assert _status(daemon_on)["requests"] > before, f"the daemon did not answer {args}"
         _assert_same(warm, here, args)
         assert warm.stdout.strip(), args
@@ -104,8 +110,8 @@ def test_daemon_errors_become_the_in_process_error(repo, unseeded, daemon_on):
         (["recall-task", "--goal", "sessions", "--json"], unseeded.path),
         (["context", "--goal", "sessions"], unseeded.path),
     ]
-    for args, cwd in cases:
-        warm, here = _both(args, cwd)
+    for n, (args, cwd) in enumerate(cases):
+        warm, here = _both(args, cwd, process=n == 0)
         assert warm.returncode != 0 and (warm.returncode, warm.stdout, warm.stderr) == (
             here.returncode,
             here.stdout,
@@ -118,7 +124,7 @@ def test_a_daemon_that_breaks_the_connection_costs_time_never_the_answer(repo, j
     """A fault injected at the socket: something accepts and hangs up without an answer."""
     seeded(repo, RECORDS)
     with broken_daemon(socket_path(jgm_home)):
-        warm, here = _both(["recall", "where do sessions live", "--json"], repo.path)
+        warm, here = _both(["recall", "where do sessions live", "--json"], repo.path, process=True)
     assert warm.returncode == 0 and json.loads(warm.stdout)["results"][0]["id"] == "dec-cache"
     assert normalised(warm.stdout) == normalised(here.stdout)
 
@@ -221,7 +227,7 @@ def test_the_client_hooks_answer_through_the_daemon(repo, daemon_on, event):
     args = ["hook", "claude-code", event]
     jgm(*args, input=json.dumps(payload))  # starts the daemon
     before = _status(daemon_on)["requests"]
-    warm, here = _both(args, None, input=json.dumps(payload))
+    warm, here = _both(args, None, input=json.dumps(payload), process=event == "session-start")
     assert _status(daemon_on)["requests"] == before + 2  # the hook, then this status
     assert warm.returncode == 0 and "dec-cache" in warm.stdout, warm.stdout
     assert normalised(warm.stdout) == normalised(here.stdout)
@@ -236,9 +242,9 @@ def _forwarded(store) -> tuple[int, int]:
 def test_the_thin_client_prints_the_in_process_output_byte_for_byte(repo, daemon_on, thin):
     seeded(repo, RECORDS)
     assert jgm("recall", "where do sessions live", cwd=repo.path, exe=thin).returncode == 0  # starts the daemon
-    for args in COMMANDS:
+    for n, args in enumerate(COMMANDS):
         requests, forwarded = _forwarded(daemon_on)
-        warm, here = _both(args, repo.path, exe=thin)
+        warm, here = _both(args, repo.path, exe=thin, process=n == 0)
         # one request (the whole command line), then this status: no second ask, no answer in process
         assert _forwarded(daemon_on) == (requests + 2, forwarded + 1), f"the daemon did not run {args}"
         _assert_same(warm, here, args)
@@ -258,9 +264,9 @@ def test_the_thin_client_gives_the_in_process_errors_and_exit_codes(repo, unseed
         (["recall", "sessions", "--no-such-option"], repo.path),
         (["recall-task"], repo.path),
     ]
-    for args, cwd in cases:
+    for n, (args, cwd) in enumerate(cases):
         _, forwarded = _forwarded(daemon_on)
-        warm, here = _both(args, cwd, exe=thin)
+        warm, here = _both(args, cwd, exe=thin, process=n in (0, 5))  # a JgmError and a usage error
         assert _forwarded(daemon_on)[1] == forwarded + 1, f"the daemon did not run {args}"
         assert warm.returncode not in (0, None) and (warm.returncode, warm.stdout, warm.stderr) == (
             here.returncode,
@@ -275,7 +281,7 @@ def test_the_thin_client_renders_for_the_callers_terminal(repo, daemon_on, thin)
     seeded(repo, RECORDS)
     assert jgm("recall", "sessions", cwd=repo.path, exe=thin).returncode == 0
     colour = {**os.environ, "FORCE_COLOR": "1", "COLUMNS": "60"}
-    warm, here = _both(["recall", "where do sessions live"], repo.path, exe=thin, env=colour)
+    warm, here = _both(["recall", "where do sessions live"], repo.path, exe=thin, env=colour, process=True)
     assert "\x1b[" in warm.stdout and normalised(warm.stdout) == normalised(here.stdout)
     plain = jgm("recall", "where do sessions live", cwd=repo.path, exe=thin)
     assert "\x1b[" not in plain.stdout and "dec-cache" in plain.stdout
@@ -314,6 +320,6 @@ def test_a_thin_call_the_daemon_breaks_is_answered_in_process(repo, jgm_home, da
     """Injected at the socket: a hang-up, half an answer, a refusal. Nothing half-printed, the whole answer."""
     seeded(repo, RECORDS)
     with broken_daemon(socket_path(jgm_home), reply):
-        warm, here = _both(["recall", "where do sessions live", "--json"], repo.path, exe=thin)
+        warm, here = _both(["recall", "where do sessions live", "--json"], repo.path, exe=thin, process=True)
     assert warm.returncode == 0 and json.loads(warm.stdout)["results"][0]["id"] == "dec-cache", warm.stderr
     assert normalised(warm.stdout) == normalised(here.stdout) and warm.stderr == here.stderr

@@ -17,7 +17,7 @@ from helpers import jgm, seeded
 from jupiter_git_memory.surfaces.daemon.client import control
 from jupiter_git_memory.surfaces.daemon.paths import socket_path
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 RECORDS = {"dec-cache": {"title": "We cache sessions in Redis", "body": "Sessions live in Redis: lookups are hot."}}
 QUESTION = "where do sessions live"

@@ -14,7 +14,7 @@ from jupiter_git_memory.git import drift as drift_git
 from jupiter_git_memory.records.drift import MAX_COMMITS, Cited, drift_states, path_citations
 from jupiter_git_memory.seed import drift as seed_drift
 
-pytestmark = [pytest.mark.unit, pytest.mark.plumbing]
+pytestmark = [pytest.mark.unit, pytest.mark.plumbing, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 FILES = [f"src/{d}/{n}.py" for d in ("a", "b") for n in ("m0", "m1", "m2", "m3")] + ["lib/x.txt", "lib/y.txt"]
 REFS = [*FILES, "src/a/", "src/b/", "lib/", "src/**/*.py", "lib/*.txt", "src/c/new.py", "src/c/"]

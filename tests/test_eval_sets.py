@@ -47,7 +47,7 @@ from jupiter_git_memory.recall.calibrate import SHIPPED_PROBES, load_probes
 from jupiter_git_memory.recall.eval_lint import shared_run
 from jupiter_git_memory.recall.service import Recaller
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 PROJECT = Path(__file__).resolve().parents[1]
 EVAL = PROJECT / "tests/eval"

@@ -15,7 +15,7 @@ from jupiter_git_memory.base.store import log_path, store_root
 from jupiter_git_memory.freshness import githooks
 from jupiter_git_memory.seed.seeder import Seeder
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 ROOT = Path(__file__).resolve().parents[1]
 

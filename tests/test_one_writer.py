@@ -37,7 +37,7 @@ from jupiter_git_memory.base.store import log_path
 from jupiter_git_memory.freshness import githooks
 from jupiter_git_memory.seed.seeder import Seeder
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 EXTRA_WRITERS: list = []
 CLI_SEEDERS, SEEDS_EACH, STEPS = 2, 2, 14

@@ -26,7 +26,7 @@ from jupiter_git_memory.index.recovery import CatalogCorrupt, move_aside, open_c
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 WRITER = Path(__file__).with_name("outside_writer.py")
 REQUESTS, SECONDS = 500, 25  # whichever comes first

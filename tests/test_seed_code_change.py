@@ -14,7 +14,7 @@ from helpers import jgm
 
 import jupiter_git_memory
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 BUG = ("    return declared_status in IN_FORCE\n", "    return False  # the bug: nothing retires anything\n")
 

@@ -19,7 +19,7 @@ import pytest
 from api_helpers import Server, workspace_id
 from conftest import record_text
 
-pytestmark = pytest.mark.unit
+pytestmark = [pytest.mark.unit, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 WRITES = 100
 WARMUP = 10

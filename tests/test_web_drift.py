@@ -10,7 +10,7 @@ from api_helpers import Server, workspace_id
 from conftest import Repo
 from web_helpers import shot
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import yaml
 from conftest import run_git
 from web_helpers import Env, logged_in, shot
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
 EXTRA = {  # name -> API body: near-duplicates that disagree (numbers), so none was merged when recorded
     "export_a": (

@@ -17,11 +17,13 @@ def relations(
     as_json: bool = JsonOpt,
 ):
     """Supersede and amend relations of a record, and the in-force record(s) to read instead."""
-    from ...app.records_ops import relations as rel_of
+    from ...app.record_requests import RecordRef
+    from ...app.record_requests import relations as rel_of
     from ...app.records_ops import worktree_catalog
 
+    req = RecordRef.model_construct(id=record_id)  # the operation checks the id and says what to fix
     with reported(as_json), worktree_catalog(repo) as (ws, cat):
-        rel = rel_of(cat, record_id, ws.id)
+        rel = rel_of(cat, req, ws.id)
     if as_json:
         from ...app.record_answers import Relations
         from ...recall.answers import dump

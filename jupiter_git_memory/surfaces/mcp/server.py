@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from ... import __version__
 from ...app import recall as ops
-from ...app import records_ops as records
+from ...app import record_requests as reads
 from ...app.compact import (
     ContextAnswerForAgents,
     ContextAsked,
@@ -30,14 +30,13 @@ from ...app.compact import (
     compact_wrapper,
     context_within,
 )
-from ...app.limits import MAX_OFFSET, MAX_PAGE
-from ...app.recall import Kind, Status
 from ...app.record_answers import (
     PageEvidence,
     RecordEvidence,
     Relations,
     RelationsEvidence,
 )
+from ...app.record_requests import RecordRef, RecordsQuery
 from ...app.records_ops import EVIDENCE_NOTE
 from ...app.workspace_handle import WorkspaceHandle
 from ...base.error_codes import AUTH_INVALID_TOKEN, WORKSPACE_FORBIDDEN
@@ -158,30 +157,25 @@ def build_server(handle: WorkspaceHandle, tokens=None) -> MCPServer:
         return compact(TaskAnswerForAgents, wsid, res, **found)
 
     @server.tool(annotations=READ, title="Get one record")
-    def get_record(id: Annotated[str, Field(description="Record id, e.g. dec-db-engine")]) -> RecordEvidence:
+    @takes(RecordRef)
+    def get_record(req: RecordRef) -> RecordEvidence:
         """One record with its body, effective status, source, path and commit."""
-        rec = answered(lambda cat: records.get_record(cat, id, wsid), handle.read_catalog)
+        rec = answered(lambda cat: reads.get(cat, req, wsid), handle.read_catalog)
         return evidence(RecordEvidence, wsid, records=[rec])
 
     @server.tool(annotations=READ, title="List records")
-    def list_records(
-        kind: Kind | None = None,
-        status: Status | None = None,
-        tag: str | None = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_PAGE)] = 50,
-        offset: Annotated[int, Field(ge=0, le=MAX_OFFSET)] = 0,
-    ) -> PageEvidence:
-        """Records by id (summaries, no body), filtered by kind, effective status or tag; page with offset."""
-        page = answered(
-            lambda cat: records.list_records(cat, kind, status, tag, None, limit, offset), handle.read_catalog
-        )
+    @takes(RecordsQuery)
+    def list_records(req: RecordsQuery) -> PageEvidence:
+        """Records by id (summaries, no body), filtered by kind, effective status, tag or origin; page with offset."""
+        page = answered(lambda cat: reads.page(cat, req), handle.read_catalog)
         return evidence(PageEvidence, wsid, page, records=page["records"])
 
     @server.tool(annotations=READ, title="Supersede and amend relations of a record")
-    def get_relations(id: Annotated[str, Field(description="Record id")]) -> RelationsEvidence:
+    @takes(RecordRef)
+    def get_relations(req: RecordRef) -> RelationsEvidence:
         """What a record supersedes or amends, what supersedes or amends it (whether that retires it), and the current
         in-force record(s) to read instead."""
-        rel = answered(lambda cat: records.relations(cat, id, wsid), handle.read_catalog)
+        rel = answered(lambda cat: reads.relations(cat, req, wsid), handle.read_catalog)
         return RelationsEvidence(note=EVIDENCE_NOTE, workspace=wsid, relations=Relations.model_validate(rel))
 
     @server.tool(annotations=READ, title="Context pack for a task")
