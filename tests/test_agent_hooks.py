@@ -10,7 +10,7 @@ import re
 import subprocess
 
 import pytest
-from helpers import jgm, seeded
+from helpers import jgm, jgm_on_path, seeded
 
 pytestmark = pytest.mark.e2e
 
@@ -35,7 +35,13 @@ def _commands(repo) -> dict[str, str]:
 
 def _run(command: str, payload: dict, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        command, shell=True, input=json.dumps(payload), capture_output=True, text=True, timeout=120, env=env
+        command,
+        shell=True,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=jgm_on_path(env),
     )
 
 

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 from daemon_helpers import normalised
-from helpers import jgm, seeded
+from helpers import jgm, jgm_on_path, seeded
 
 from jupiter_git_memory.surfaces.daemon.client import control
 
@@ -22,7 +22,13 @@ RECORDS = {
 
 def _run(command: str, payload: dict, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
-        command, shell=True, input=json.dumps(payload), capture_output=True, text=True, timeout=120, env=env
+        command,
+        shell=True,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=jgm_on_path(env),
     )
 
 
