@@ -124,7 +124,15 @@ def test_hooks_fail_open_with_one_line(installed, tmp_path):
     assert "hook: prompt: jgm: memory skipped (no answer within" in open(os.path.join(log, "jgm.log")).read()
 
     for bad in ("not json", "[1, 2]"):
-        p = subprocess.run(cmds["UserPromptSubmit"], shell=True, input=bad, capture_output=True, text=True, timeout=60)
+        p = subprocess.run(
+            cmds["UserPromptSubmit"],
+            shell=True,
+            input=bad,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=jgm_on_path(),
+        )
         assert p.returncode == 0 and "error" in json.loads(p.stdout)["systemMessage"]
 
     outside = _run(cmds["SessionStart"], {"cwd": str(tmp_path), "hook_event_name": "SessionStart"})
