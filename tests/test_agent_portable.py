@@ -246,3 +246,31 @@ def test_clients_without_an_uncommitted_project_file_refuse_local_scope(repo):
     p = jgm_in("agent", "install", "claude-code", "--scope", "team", "--repo", str(repo.path))
     assert p.returncode == 2 and "unknown scope 'team'" in p.stderr
     assert repo.git("status", "--porcelain", "--ignored").stdout == ""
+
+
+@pytest.mark.integration  # in process: no process but git
+def test_status_names_an_entry_an_older_jgm_wrote_with_one_machines_path(repo, tmp_path, monkeypatch):
+    from cli_helpers import jgm_in
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    old = {
+        "mcpServers": {
+            "jupiter-git-memory": {
+                "command": "/home/ann/.venv/bin/python3",
+                "args": ["-P", "-m", "jupiter_git_memory", "mcp"],
+            }
+        }
+    }
+    repo.write(".cursor/mcp.json", json.dumps(old))
+    st = json.loads(jgm_in("agent", "status", "cursor", "--repo", str(repo.path), "--json", check=True).stdout)
+    (row,) = st["readiness"]
+    assert [(p["state"], p["command"]) for p in row["problems"]] == [
+        ("command not found", "/home/ann/.venv/bin/python3"),
+        ("not portable", "/home/ann/.venv/bin/python3"),
+    ]
+    assert "jgm agent install cursor" in row["problems"][1]["step"]
+    jgm_in("agent", "install", "cursor", "--repo", str(repo.path), check=True)  # rewritten in place
+    assert json.loads((repo.path / ".cursor/mcp.json").read_text())["mcpServers"]["jupiter-git-memory"] == {
+        "command": "jgm",
+        "args": ["mcp"],
+    }

@@ -22,7 +22,7 @@ from .clients import CLIENTS, LOCAL, SERVER_NAME, TOML_START, ManagedFile, hook_
 from .install import AgentConfigError, _client, _manifest, _read, _sha, locate, state_dir
 
 NEEDS_APPROVAL, UNTRUSTED, NOT_FOUND = "needs approval", "untrusted project", "command not found"
-COMMITTABLE, TWICE = "local file not ignored", "installed twice"
+COMMITTABLE, TWICE, MACHINE_PATH = "local file not ignored", "installed twice", "not portable"
 
 
 def _scopes(name: str) -> list[str]:
@@ -103,7 +103,7 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
             texts = {mf.path: _text(_safe(root, mf.path)) or "" for mf in files}
             if not any(mf.present(texts[mf.path], str(root)) for mf in files):
                 continue
-            problems = _missing_commands(root, files, texts)
+            problems = _missing_commands(root, files, texts, name, scope)
             if name == "claude-code" and scope == "project":
                 problems += _claude_approval(root)
             if name == "codex" and scope == "project":
@@ -172,9 +172,22 @@ def _commands(mf: ManagedFile, text: str, root: str) -> set[str]:
     return found
 
 
-def _missing_commands(root: Path, files: tuple[ManagedFile, ...], texts: dict[str, str]) -> list[dict]:
-    """Each program jgm's entries run that this machine (this PATH) cannot find: the client fails the same way."""
+def _missing_commands(
+    root: Path, files: tuple[ManagedFile, ...], texts: dict[str, str], name: str, scope: str
+) -> list[dict]:
+    """Each program jgm's entries run that this machine (this PATH) cannot find: the client fails the same way.
+    In the project scope, an absolute path (an older jgm wrote one) works on one machine only: said too."""
     commands = {c for mf in files for c in _commands(mf, texts[mf.path], str(root))}
+    fixed = [
+        {
+            "state": MACHINE_PATH,
+            "command": c,
+            "step": f"`{c}` is one machine's path in a file the team commits: run `jgm agent install {name}` to "
+            "write the portable `jgm` instead",
+        }
+        for c in sorted(commands)
+        if scope == "project" and "/" in c
+    ]
     return [
         {
             "state": NOT_FOUND,
@@ -188,7 +201,7 @@ def _missing_commands(root: Path, files: tuple[ManagedFile, ...], texts: dict[st
         }
         for c in sorted(commands)
         if not shutil.which(c)
-    ]
+    ] + fixed
 
 
 def _claude_approval(root: Path) -> list[dict]:
