@@ -13,7 +13,7 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import jgm, seeded
+from helpers import jgm, jgm_on_path, seeded
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +29,7 @@ def _installed(repo, client: str) -> None:
 
 
 def _run(argv: list[str], home, cwd) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(home)}
+    env = {**jgm_on_path(), "HOME": str(home)}  # the installed entries run `jgm` from PATH
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
 
 

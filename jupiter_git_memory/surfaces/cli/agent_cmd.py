@@ -63,7 +63,7 @@ def uninstall(client: str = ClientArg, repo: Path | None = RepoOpt, scope: str =
         for f in res[key]:
             out.print(f"{verb} {f}", markup=False)
     if not (res["restored"] or res["removed"] or res["edited"]):
-        out.print(f"{client}: nothing installed", markup=False)
+        out.print(f"{client}: nothing installed in the {scope} scope", markup=False)
 
 
 @app.command()
