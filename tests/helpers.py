@@ -24,6 +24,20 @@ def jgm_on_path(env: dict | None = None) -> dict:
     return env
 
 
+def run_hook(command: str, payload: dict, env: dict | None = None) -> subprocess.CompletedProcess:
+    """An installed client hook's command line, run as the client runs it: through a shell, the client's JSON
+    on stdin, `jgm` on PATH."""
+    return subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=jgm_on_path(env),
+    )
+
+
 def jgm(
     *args: str,
     cwd: Path | None = None,

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 from helpers import jgm, jgm_on_path, seeded
+from helpers import run_hook as _run
 
 pytestmark = pytest.mark.e2e
 
@@ -31,18 +32,6 @@ RECORDS = {
 def _commands(repo) -> dict[str, str]:
     settings = json.loads((repo.path / ".claude/settings.json").read_text())
     return {e: settings["hooks"][e][0]["hooks"][0]["command"] for e in ("SessionStart", "UserPromptSubmit")}
-
-
-def _run(command: str, payload: dict, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        command,
-        shell=True,
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=jgm_on_path(env),
-    )
 
 
 def _payload(repo, event: str, **kw) -> dict:

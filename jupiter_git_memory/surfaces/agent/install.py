@@ -60,11 +60,11 @@ def _client(name: str, scope: str = "project") -> tuple[ManagedFile, ...]:
     return LOCAL[name] if scope == "local" else CLIENTS[name]
 
 
-def locate(root: Path, mf: ManagedFile) -> Path:
-    """The file's path: in the repository, or (`~/…`) in the user's home, each checked as `in_repo` does."""
-    if mf.path.startswith("~/"):
-        return in_repo(Path.home(), mf.path[2:])
-    return in_repo(root, mf.path)
+def locate(root: Path, rel: str) -> Path:
+    """A managed file's path: in the repository, or (`~/…`) in the user's home, each checked as `in_repo` does."""
+    if rel.startswith("~/"):
+        return in_repo(Path.home(), rel[2:])
+    return in_repo(root, rel)
 
 
 def _sha(b: bytes | None) -> str | None:
@@ -196,7 +196,7 @@ Step = tuple[ManagedFile, Path, bytes | None, bytes]  # (file, its path, its byt
 
 def _plan(root: Path, files: tuple[ManagedFile, ...], launch: Launch) -> list[Step]:
     """What installing would write, file by file; reads only. Raises AgentConfigError naming the file."""
-    paths = {mf.path: locate(root, mf) for mf in files}  # every file checked before any is read
+    paths = {mf.path: locate(root, mf.path) for mf in files}  # every file checked before any is read
     plan = []
     for mf in files:
         path = paths[mf.path]
@@ -285,7 +285,7 @@ def uninstall(repo: Path | str | None, client: str, scope: str = "project") -> d
     man = _manifest(sdir)
     restored, removed, edited, untouched = [], [], [], []
     todo: list[tuple[Path, bytes | None]] = []  # (file, its new bytes, or None: remove it)
-    paths = {mf.path: locate(root, mf) for mf in files}
+    paths = {mf.path: locate(root, mf.path) for mf in files}
     for mf in files:
         path = paths[mf.path]
         cur = _read(path)

@@ -47,7 +47,7 @@ def _json(path: Path | None) -> dict:
 
 def _safe(root: Path, rel: str) -> Path | None:
     try:
-        return locate(root, ManagedFile(rel, lambda d, launch: d, lambda d, o, launch: d, ""))
+        return locate(root, rel)
     except AgentConfigError:  # a link or a folder where a file goes: never read through it
         return None
 
@@ -92,8 +92,9 @@ def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
 
 def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
     """Per client and installed scope: `state` is `installed` (nothing stands in the way that jgm can see),
-    or the first of `command not found`, `needs approval`, `untrusted project`; `problems` lists each with
-    its `step`. A client with nothing installed: `not installed`, and the command that installs it."""
+    or the first problem (`command not found`, `not portable`, `needs approval`, `untrusted project`,
+    `local file not ignored`, `installed twice`); `problems` lists each with its `step`. A client with nothing
+    installed: `not installed`, and the command that installs it."""
     root = find_workspace(repo).repo_root
     out = []
     for name in [client] if client else list(CLIENTS):
@@ -104,9 +105,10 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
             if not any(mf.present(texts[mf.path], str(root)) for mf in files):
                 continue
             problems = _missing_commands(root, files, texts, name, scope)
-            if name == "claude-code" and scope == "project":
+            server_here = any(mf.mcp and mf.present(texts[mf.path], str(root)) for mf in files)
+            if name == "claude-code" and scope == "project" and server_here:
                 problems += _claude_approval(root)
-            if name == "codex" and scope == "project":
+            if name == "codex" and scope == "project" and server_here:
                 problems += _codex_trust(root)
             if scope == "local":
                 problems += _committable(root, files)
