@@ -16,6 +16,28 @@ JGM_EXE = shutil.which("jgm") or str(Path(sys.executable).parent / "jgm")
 TIMEOUT = 300  # generous on two shared cores; a hang fails the test instead of holding CI
 
 
+def jgm_on_path(env: dict | None = None) -> dict:
+    """`env` (default: this process's) with the `jgm` under test first on PATH: what a client's shell finds
+    when it runs an installed entry (`jgm hook …`, `jgm mcp`: the portable form `jgm agent install` writes)."""
+    env = dict(os.environ if env is None else env)
+    env["PATH"] = os.pathsep.join([str(Path(JGM_EXE).parent), env.get("PATH", "")])
+    return env
+
+
+def run_hook(command: str, payload: dict, env: dict | None = None) -> subprocess.CompletedProcess:
+    """An installed client hook's command line, run as the client runs it: through a shell, the client's JSON
+    on stdin, `jgm` on PATH."""
+    return subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=jgm_on_path(env),
+    )
+
+
 def jgm(
     *args: str,
     cwd: Path | None = None,

@@ -10,7 +10,8 @@ import re
 import subprocess
 
 import pytest
-from helpers import jgm, seeded
+from helpers import jgm, jgm_on_path, seeded
+from helpers import run_hook as _run
 
 pytestmark = pytest.mark.e2e
 
@@ -31,12 +32,6 @@ RECORDS = {
 def _commands(repo) -> dict[str, str]:
     settings = json.loads((repo.path / ".claude/settings.json").read_text())
     return {e: settings["hooks"][e][0]["hooks"][0]["command"] for e in ("SessionStart", "UserPromptSubmit")}
-
-
-def _run(command: str, payload: dict, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        command, shell=True, input=json.dumps(payload), capture_output=True, text=True, timeout=120, env=env
-    )
 
 
 def _payload(repo, event: str, **kw) -> dict:
@@ -118,7 +113,15 @@ def test_hooks_fail_open_with_one_line(installed, tmp_path):
     assert "hook: prompt: jgm: memory skipped (no answer within" in open(os.path.join(log, "jgm.log")).read()
 
     for bad in ("not json", "[1, 2]"):
-        p = subprocess.run(cmds["UserPromptSubmit"], shell=True, input=bad, capture_output=True, text=True, timeout=60)
+        p = subprocess.run(
+            cmds["UserPromptSubmit"],
+            shell=True,
+            input=bad,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=jgm_on_path(),
+        )
         assert p.returncode == 0 and "error" in json.loads(p.stdout)["systemMessage"]
 
     outside = _run(cmds["SessionStart"], {"cwd": str(tmp_path), "hook_event_name": "SessionStart"})

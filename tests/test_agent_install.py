@@ -4,7 +4,6 @@ undone byte for byte (a file jgm created is removed)."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest
@@ -33,23 +32,19 @@ def test_claude_code_install_merges_reinstall_is_a_noop_uninstall_restores_bytes
 
     mcp = json.loads((repo.path / ".mcp.json").read_text())
     server = mcp["mcpServers"]["jupiter-git-memory"]
-    assert os.path.samefile(server["command"], sys.executable) and server["args"] == [
-        "-P",
-        "-m",
-        "jupiter_git_memory",
-        "mcp",
-    ]
+    assert server == {"command": "jgm", "args": ["mcp"]}  # portable: no path of this machine in a committed file
     settings = json.loads((repo.path / ".claude/settings.json").read_text())
     assert settings["permissions"] == {"allow": ["Bash(make test)"]} and settings["model"] == "opus"
     assert settings["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "say done"}]}]
     prompt_hooks = _hooks(settings, "UserPromptSubmit")
     assert prompt_hooks[0]["command"] == "./scripts/lint-prompt.sh"  # the user's hook stays, first
-    assert prompt_hooks[1]["command"].endswith("-P -m jupiter_git_memory hook claude-code prompt")
+    assert prompt_hooks[1]["command"] == "jgm hook claude-code prompt"
     assert _hooks(settings, "SessionStart")[0]["command"].endswith("hook claude-code session-start")
     assert prompt_hooks[1]["command"].startswith(server["command"] + " ")
     (edit_group,) = settings["hooks"]["PreToolUse"]  # the edit hook, before Edit/Write/MultiEdit/NotebookEdit
     assert edit_group["matcher"] == "Edit|Write|MultiEdit|NotebookEdit"
-    assert edit_group["hooks"][0]["command"].endswith("-P -m jupiter_git_memory hook claude-code edit")
+    assert edit_group["hooks"][0]["command"] == "jgm hook claude-code edit"
+    assert sys.executable not in (repo.path / ".claude/settings.json").read_text()
 
     installed = {f: (repo.path / f).read_bytes() for f in (".mcp.json", ".claude/settings.json")}
     again = jgm_in("agent", "install", "claude-code", "--repo", str(repo.path), check=True)
@@ -75,21 +70,39 @@ def test_a_folder_and_file_jgm_created_go_and_an_existing_mcp_json_comes_back(re
 
     repo.write(".mcp.json", USER_MCP)
     repo.commit()
-    res = install(repo.path, "claude-code", python="/opt/py/bin/python3")
+    # an entry an older jgm wrote (this machine's interpreter) is replaced in place by the portable one
+    repo.write(
+        ".claude/settings.json",
+        json.dumps(
+            {
+                "hooks": {
+                    "SessionStart": [
+                        {
+                            "hooks": [
+                                {
+                                    "type": "command",
+                                    "command": "/opt/py/bin/python3 -P -m jupiter_git_memory hook claude-code session-start",
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        ),
+    )
+    res = install(repo.path, "claude-code", python="/opt/py/bin/python3")  # project scope: `python` not used
     assert res["changed"] == [".mcp.json", ".claude/settings.json"]
     assert json.loads((repo.path / ".mcp.json").read_text())["mcpServers"]["db"] == {
         "command": "db-mcp",
         "args": ["--ro"],
     }
-    res = install(repo.path, "claude-code", python="/other/python")  # a new interpreter: ours replaced in place
     settings = json.loads((repo.path / ".claude/settings.json").read_text())
-    assert [h["command"] for h in _hooks(settings, "SessionStart")] == [
-        "/other/python -P -m jupiter_git_memory hook claude-code session-start"
-    ]
+    assert [h["command"] for h in _hooks(settings, "SessionStart")] == ["jgm hook claude-code session-start"]
+    assert install(repo.path, "claude-code", python="/other/python")["changed"] == []  # the same bytes anywhere
     out = uninstall(repo.path, "claude-code")
-    assert out["restored"] == [".mcp.json"] and out["removed"] == [".claude/settings.json"]
+    assert out["restored"] == [".mcp.json", ".claude/settings.json"]
     assert (repo.path / ".mcp.json").read_bytes() == USER_MCP
-    assert not (repo.path / ".claude").exists()
+    assert "jupiter_git_memory" in (repo.path / ".claude/settings.json").read_text()  # the old entry, as it was
 
 
 def test_uninstall_after_the_user_edited_the_file_removes_only_jgms_entries(repo):
@@ -132,14 +145,13 @@ def test_bad_settings_json_names_the_file_and_line_and_changes_nothing(repo):
 
 
 def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
-    from jupiter_git_memory.surfaces.agent.install import install, status, uninstall
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+    from jupiter_git_memory.surfaces.agent.readiness import status
 
     repo.write(".cursor/rules/style.mdc", "use tabs\n")
     install(repo.path, "cursor", python="/py/bin/python")
     assert json.loads((repo.path / ".cursor/mcp.json").read_text()) == {
-        "mcpServers": {
-            "jupiter-git-memory": {"command": "/py/bin/python", "args": ["-P", "-m", "jupiter_git_memory", "mcp"]}
-        }
+        "mcpServers": {"jupiter-git-memory": {"command": "jgm", "args": ["mcp"]}}
     }
     rule = (repo.path / ".cursor/rules/jupiter-git-memory.mdc").read_text()
     assert rule.startswith("---\n") and "alwaysApply: true" in rule and "recall_for_task" in rule
@@ -155,7 +167,8 @@ def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
 def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactly(repo):
     import tomllib
 
-    from jupiter_git_memory.surfaces.agent.install import install, status, uninstall
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+    from jupiter_git_memory.surfaces.agent.readiness import status
 
     toml = b'model = "o4"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
     agents = b"# Agents\n\nRun `make test` before pushing."  # no final newline
@@ -165,10 +178,7 @@ def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactl
     assert res["changed"] == [".codex/config.toml", "AGENTS.md"]
     doc = tomllib.loads((repo.path / ".codex/config.toml").read_text())
     assert doc["model"] == "o4" and doc["mcp_servers"]["docs"] == {"command": "docs-mcp"}
-    assert doc["mcp_servers"]["jupiter-git-memory"] == {
-        "command": "/py/bin/python",
-        "args": ["-P", "-m", "jupiter_git_memory", "mcp"],
-    }
+    assert doc["mcp_servers"]["jupiter-git-memory"] == {"command": "jgm", "args": ["mcp"]}
     md = (repo.path / "AGENTS.md").read_text()
     assert md.startswith(agents.decode()) and "recall_for_task" in md and "record_candidate" in md
     assert install(repo.path, "codex", python="/py/bin/python")["changed"] == []

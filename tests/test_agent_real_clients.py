@@ -13,7 +13,7 @@ import shutil
 import subprocess
 
 import pytest
-from helpers import jgm, seeded
+from helpers import jgm, jgm_on_path, seeded
 
 pytestmark = pytest.mark.e2e
 
@@ -29,7 +29,7 @@ def _installed(repo, client: str) -> None:
 
 
 def _run(argv: list[str], home, cwd) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(home)}
+    env = {**jgm_on_path(), "HOME": str(home)}  # the installed entries run `jgm` from PATH
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=180)
 
 
@@ -41,7 +41,7 @@ def test_claude_code_lists_the_server_as_connected(repo, tmp_path):
     (home / ".claude/settings.json").write_text(json.dumps({"enabledMcpjsonServers": ["jupiter-git-memory"]}))
     p = _run([_bin("JGM_CLAUDE_BIN", "claude"), "mcp", "list"], home, repo.path)
     line = next((x for x in p.stdout.splitlines() if x.startswith("jupiter-git-memory:")), "")
-    assert "jupiter_git_memory mcp" in line and "Connected" in line, p.stdout + p.stderr
+    assert "jgm mcp" in line and "Connected" in line, p.stdout + p.stderr
 
 
 @pytest.mark.skipif(not _bin("JGM_CODEX_BIN", "codex"), reason="Codex is not installed")
@@ -52,4 +52,4 @@ def test_codex_lists_the_server_as_enabled(repo, tmp_path):
     (home / ".codex/config.toml").write_text(f'[projects."{repo.path}"]\ntrust_level = "trusted"\n')
     p = _run([_bin("JGM_CODEX_BIN", "codex"), "mcp", "list"], home, repo.path)
     line = next((x for x in p.stdout.splitlines() if x.startswith("jupiter-git-memory ")), "")
-    assert "jupiter_git_memory mcp" in line and "enabled" in line, p.stdout + p.stderr
+    assert "jgm mcp" in line and "enabled" in line, p.stdout + p.stderr

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pytest
 from daemon_helpers import normalised
 from helpers import jgm, seeded
+from helpers import run_hook as _run
 
 from jupiter_git_memory.surfaces.daemon.client import control
 
@@ -18,12 +18,6 @@ pytestmark = pytest.mark.e2e
 RECORDS = {
     "dec-cache-ttl": {"title": "Cache entries expire after ten minutes", "body": "LRU, ten minutes.", "source": "src/"},
 }
-
-
-def _run(command: str, payload: dict, env: dict) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        command, shell=True, input=json.dumps(payload), capture_output=True, text=True, timeout=120, env=env
-    )
 
 
 def test_the_installed_edit_hook_answers_through_the_daemon(repo, daemon_on):

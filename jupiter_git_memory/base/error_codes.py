@@ -128,6 +128,7 @@ HOOKS_IO_ERROR = _code("hooks/io-error", 400, 2, "`jgm hooks`: a hook file canno
 AGENT_BAD_CONFIG = _code("agent/bad-config", 422, 2, "`jgm agent`: the client's config file is not a JSON object (line named)")
 AGENT_WRITE_FAILED = _code("agent/write-failed", 500, 2, "`jgm agent install` could not write a file; all it wrote was put back")
 AGENT_UNKNOWN_CLIENT = _code("agent/unknown-client", 400, 2, "`jgm agent`: no such agent client")
+AGENT_NO_SUCH_SCOPE = _code("agent/no-such-scope", 400, 2, "`jgm agent --scope`: not a scope, or one the client does not have")
 # -- the rest ------------------------------------------------------------------------------------------------
 JGM_ERROR = _code("jgm/error", 400, 2, "An error without a code of its own (a bug: report it)")
 INTERNAL_ERROR = _code("internal/error", 500, None, "A bug; its traceback is in the store log")

@@ -12,7 +12,7 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from .runner import git
+from .runner import git, git_proc
 
 # a seed (hook, watcher) running next to a git command must not take index.lock
 NO_LOCKS = "--no-optional-locks"
@@ -93,3 +93,11 @@ def toplevel(here: Path) -> Path:
 def absolute_git_dir(root: Path) -> Path:
     """The worktree's own git dir; CalledProcessError (its stderr says why) when there is none."""
     return Path(git(root, "rev-parse", "--absolute-git-dir").decode().strip())
+
+
+def is_committable(root: Path, rel: str) -> bool:
+    """Would `git add` take `rel`: tracked already, or untracked and not ignored (`jgm agent status` warns when a
+    file holding one machine's paths could be committed)."""
+    if git_proc(root, "ls-files", "--error-unmatch", "--", rel).returncode == 0:
+        return True
+    return git_proc(root, "check-ignore", "-q", "--", rel).returncode != 0

@@ -15,35 +15,56 @@ from .edit_payloads import CLAUDE_EDIT_MATCHER
 
 SERVER_NAME = "jupiter-git-memory"
 ENTRY_MODULE = "jupiter_git_memory"
+PORTABLE_COMMAND = "jgm"  # the console script: found on each machine's PATH (decision dec-agent-portable-command)
 HOOK_TIMEOUT_SECONDS = 30  # the client kills the hook after this; the hook gives up earlier (hook.py)
 STALE_NOTE = "Note (memory may be stale): "  # a hook answer's line about unindexed edits, shown to the user too
 
 
-def mcp_entry(python: str) -> dict[str, Any]:
-    """`jgm mcp` through the installing interpreter (-P: a checked-out branch can never shadow the package);
-    the store is found from the repository's `git config jgm.home`, as the git hooks find it."""
-    return {"command": python, "args": ["-P", "-m", ENTRY_MODULE, "mcp"]}
+@dataclass(frozen=True)
+class Launch:
+    """How an installed entry starts jgm, and for which repository. Project scope (files a team commits):
+    `jgm`, looked up on each machine's PATH; its console script starts the light entry (`__main__.py`) and,
+    unlike `python -m`, never puts the working directory on `sys.path`, so a checked-out branch cannot shadow
+    the package. Local scope (this machine only): the installing interpreter, `-P -m jupiter_git_memory`."""
+
+    argv: tuple[str, ...]
+    root: str = ""  # the repository's top: the key of Claude Code's per-project table in ~/.claude.json
+
+    @classmethod
+    def portable(cls, root: str = "") -> Launch:
+        return cls((PORTABLE_COMMAND,), root)
+
+    @classmethod
+    def interpreter(cls, python: str, root: str = "") -> Launch:
+        return cls((python, "-P", "-m", ENTRY_MODULE), root)
+
+
+def mcp_entry(launch: Launch) -> dict[str, Any]:
+    """`jgm mcp`; the store is found from the repository's `git config jgm.home`, as the git hooks find it."""
+    return {"command": launch.argv[0], "args": [*launch.argv[1:], "mcp"]}
 
 
 def hook_marker(client: str) -> str:
-    return f"-m {ENTRY_MODULE} hook {client} "
+    """In every command jgm writes for `client`, in either form (`jgm hook …`, `python -P -m … hook …`), so a
+    re-install in the other form replaces the old entry in place."""
+    return f" hook {client} "
 
 
-def hook_command(python: str, client: str, event: str) -> str:
-    return f"{shlex.quote(python)} -P {hook_marker(client)}{event}"
+def hook_command(launch: Launch, client: str, event: str) -> str:
+    return f"{shlex.join(launch.argv)}{hook_marker(client)}{event}"
 
 
 # -- one merge per file shape -------------------------------------------------------------------------
-def merge_server(data: dict, python: str) -> dict:
+def merge_server(data: dict, launch: Launch) -> dict:
     """`{"mcpServers": {NAME: entry}}`: the shape of Claude Code's `.mcp.json` and Cursor's `.cursor/mcp.json`."""
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise TypeError("`mcpServers` is not an object")
-    servers[SERVER_NAME] = mcp_entry(python)
+    servers[SERVER_NAME] = mcp_entry(launch)
     return data
 
 
-def unmerge_server(data: dict, original: dict) -> dict:
+def unmerge_server(data: dict, original: dict, launch: Launch) -> dict:
     servers = data.get("mcpServers")
     if isinstance(servers, dict) and SERVER_NAME in servers:
         if SERVER_NAME in (original.get("mcpServers") or {}):  # the user's own entry was there first: put it back
@@ -63,7 +84,7 @@ CLAUDE_HOOKS = (
 )
 
 
-def merge_claude_hooks(data: dict, python: str) -> dict:
+def merge_claude_hooks(data: dict, launch: Launch) -> dict:
     """`{"hooks": {Event: [{"hooks": [{"type": "command", "command": ...}]}]}}` in `.claude/settings.json`.
     Ours already there with the same command: unchanged (idempotent); with another interpreter: replaced in place."""
     hooks = data.setdefault("hooks", {})
@@ -73,7 +94,7 @@ def merge_claude_hooks(data: dict, python: str) -> dict:
     for event, name, matcher in CLAUDE_HOOKS:
         want = {
             "type": "command",
-            "command": hook_command(python, "claude-code", event),
+            "command": hook_command(launch, "claude-code", event),
             "timeout": HOOK_TIMEOUT_SECONDS,
         }
         groups = hooks.setdefault(name, [])
@@ -94,7 +115,7 @@ def merge_claude_hooks(data: dict, python: str) -> dict:
     return data
 
 
-def unmerge_claude_hooks(data: dict, original: dict) -> dict:
+def unmerge_claude_hooks(data: dict, original: dict, launch: Launch) -> dict:
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         return data
@@ -150,7 +171,7 @@ def _with_block(text: str, start: str, end: str, body: str) -> str:
 TOML_START, TOML_END = f"# >>> {SERVER_NAME} (jgm agent install) >>>", f"# <<< {SERVER_NAME} <<<"
 
 
-def merge_codex_toml(text: str, python: str) -> str:
+def merge_codex_toml(text: str, launch: Launch) -> str:
     """`[mcp_servers.NAME]` in Codex's project `.codex/config.toml` (read in trusted projects), as a block."""
     try:
         doc = tomllib.loads(_without_block(text, TOML_START, TOML_END))
@@ -158,12 +179,12 @@ def merge_codex_toml(text: str, python: str) -> str:
         raise TypeError(f"invalid TOML: {e}") from None
     if SERVER_NAME in (doc.get("mcp_servers") or {}):
         raise TypeError(f"[mcp_servers.{SERVER_NAME}] is already defined outside jgm's block")
-    entry = mcp_entry(python)
+    entry = mcp_entry(launch)
     body = f"[mcp_servers.{SERVER_NAME}]\ncommand = {json.dumps(entry['command'])}\nargs = {json.dumps(entry['args'])}"
     return _with_block(text, TOML_START, TOML_END, body)
 
 
-def unmerge_codex_toml(text: str, original: str) -> str:
+def unmerge_codex_toml(text: str, original: str, launch: Launch) -> str:
     return _without_block(text, TOML_START, TOML_END)
 
 
@@ -179,49 +200,109 @@ This repository's decisions, facts and findings are indexed by jgm (MCP server `
   with `record_candidate` (or `jgm remember`); a reviewer promotes it. Never edit `knowledge/` to do so."""
 
 
-def merge_agents_md(text: str, python: str) -> str:
+def merge_agents_md(text: str, launch: Launch) -> str:
     return _with_block(text, MD_START, MD_END, AGENTS_BODY)
 
 
-def unmerge_agents_md(text: str, original: str) -> str:
+def unmerge_agents_md(text: str, original: str, launch: Launch) -> str:
     return _without_block(text, MD_START, MD_END)
 
 
 CURSOR_RULE_HEAD = "---\ndescription: Project memory (jupiter-git-memory)\nalwaysApply: true\n---\n"
 
 
-def merge_cursor_rule(text: str, python: str) -> str:
+def merge_cursor_rule(text: str, launch: Launch) -> str:
     """A Cursor project rule (`.cursor/rules/*.mdc`, always applied) with the AGENTS.md guidance."""
     return _with_block(text or CURSOR_RULE_HEAD, MD_START, MD_END, AGENTS_BODY)
 
 
-def unmerge_cursor_rule(text: str, original: str) -> str:
+def unmerge_cursor_rule(text: str, original: str, launch: Launch) -> str:
     left = _without_block(text, MD_START, MD_END)
     return "" if left.strip() == CURSOR_RULE_HEAD.strip() and not original else left
 
 
+def merge_local_server(data: dict, launch: Launch) -> dict:
+    """Claude Code's local MCP scope: `~/.claude.json` → `projects[<repo top>].mcpServers` (what
+    `claude mcp add --scope local` writes): this machine, this project, never committed, no approval asked."""
+    projects = data.setdefault("projects", {})
+    if not isinstance(projects, dict):
+        raise TypeError("`projects` is not an object")
+    project = projects.setdefault(launch.root, {})
+    if not isinstance(project, dict):
+        raise TypeError(f"`projects.{launch.root}` is not an object")
+    merge_server(project, launch)
+    return data
+
+
+def unmerge_local_server(data: dict, original: dict, launch: Launch) -> dict:
+    project = (data.get("projects") or {}).get(launch.root)
+    if isinstance(project, dict):
+        before = ((original.get("projects") or {}).get(launch.root)) or {}
+        unmerge_server(project, before if isinstance(before, dict) else {}, launch)
+        if not project and launch.root not in (original.get("projects") or {}):
+            del data["projects"][launch.root]
+            if not data["projects"] and "projects" not in original:
+                del data["projects"]
+    return data
+
+
+def holds_local_server(text: str, root: str) -> bool:
+    try:
+        data = json.loads(text or "{}")
+        return SERVER_NAME in data["projects"][root]["mcpServers"]
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
 @dataclass(frozen=True)
 class ManagedFile:
-    path: str  # relative to the repository's top
-    merge: Callable[[Any, str], Any]  # (parsed JSON | text, interpreter) -> the same with jgm's entries
-    unmerge: Callable[[Any, Any], Any]  # (current, original) -> current without them
+    path: str  # relative to the repository's top; `~/…`: relative to the user's home (a client's own file)
+    merge: Callable[[Any, Launch], Any]  # (parsed JSON | text, launch) -> the same with jgm's entries
+    unmerge: Callable[[Any, Any, Launch], Any]  # (current, original, launch) -> current without them
     marker: str  # present in the file exactly when jgm's entries are
     text: bool = False  # a text file with a managed block (else a JSON object)
+    holds: Callable[[str, str], bool] | None = None  # (text, repo top) -> jgm's entries there; else `marker in text`
+    mcp: bool = False  # the file naming the MCP server's command (what `status` checks is on this machine)
+
+    def present(self, text: str, root: str) -> bool:
+        return self.holds(text, root) if self.holds else self.marker in text
 
 
-CLIENTS: dict[str, tuple[ManagedFile, ...]] = {
+SCOPES = ("project", "local")
+CLIENTS: dict[str, tuple[ManagedFile, ...]] = {  # project scope: portable entries, in files a team commits
     "claude-code": (
-        ManagedFile(".mcp.json", merge_server, unmerge_server, f'"{SERVER_NAME}"'),
+        ManagedFile(".mcp.json", merge_server, unmerge_server, f'"{SERVER_NAME}"', mcp=True),
         ManagedFile(".claude/settings.json", merge_claude_hooks, unmerge_claude_hooks, hook_marker("claude-code")),
     ),
     "codex": (
-        ManagedFile(".codex/config.toml", merge_codex_toml, unmerge_codex_toml, TOML_START, text=True),
+        ManagedFile(".codex/config.toml", merge_codex_toml, unmerge_codex_toml, TOML_START, text=True, mcp=True),
         ManagedFile("AGENTS.md", merge_agents_md, unmerge_agents_md, MD_START, text=True),
     ),
     "cursor": (
-        ManagedFile(".cursor/mcp.json", merge_server, unmerge_server, f'"{SERVER_NAME}"'),
+        ManagedFile(".cursor/mcp.json", merge_server, unmerge_server, f'"{SERVER_NAME}"', mcp=True),
         ManagedFile(
             ".cursor/rules/jupiter-git-memory.mdc", merge_cursor_rule, unmerge_cursor_rule, MD_START, text=True
         ),
     ),
+}
+LOCAL: dict[str, tuple[ManagedFile, ...]] = {  # local scope: this machine's interpreter, in files never committed
+    "claude-code": (
+        ManagedFile(
+            "~/.claude.json",
+            merge_local_server,
+            unmerge_local_server,
+            f'"{SERVER_NAME}"',
+            holds=holds_local_server,
+            mcp=True,
+        ),
+        ManagedFile(
+            ".claude/settings.local.json", merge_claude_hooks, unmerge_claude_hooks, hook_marker("claude-code")
+        ),
+    ),
+}
+NO_LOCAL_SCOPE = {  # why a client has no local scope: it keeps MCP servers per project only in a committable file
+    "codex": "Codex reads MCP servers from ~/.codex/config.toml (every project) or a trusted project's "
+    ".codex/config.toml (committable): it has no uncommitted per-project file",
+    "cursor": "Cursor reads MCP servers from ~/.cursor/mcp.json (every project) or the project's .cursor/mcp.json "
+    "(committable): it has no uncommitted per-project file",
 }

@@ -26,7 +26,7 @@ from ...base.errors import JgmError
 from ...base.files import atomic_write
 from ...git.state import absolute_git_dir
 from ...git.workspace import find_workspace
-from .clients import CLIENTS, ManagedFile
+from .clients import CLIENTS, LOCAL, NO_LOCAL_SCOPE, SCOPES, Launch, ManagedFile
 
 
 class AgentConfigError(JgmError, ValueError):
@@ -44,10 +44,27 @@ class UnknownClient(JgmError, ValueError):
     entry = E.AGENT_UNKNOWN_CLIENT
 
 
-def _client(name: str) -> tuple[ManagedFile, ...]:
+class NoSuchScope(JgmError, ValueError):
+    entry = E.AGENT_NO_SUCH_SCOPE
+
+
+def _client(name: str, scope: str = "project") -> tuple[ManagedFile, ...]:
     if name not in CLIENTS:
         raise UnknownClient(f"unknown client {name!r}: use one of {', '.join(CLIENTS)}")
-    return CLIENTS[name]
+    if scope not in SCOPES:
+        raise NoSuchScope(f"unknown scope {scope!r}: use project (files a team commits) or local (this machine)")
+    if scope == "local" and name not in LOCAL:
+        raise NoSuchScope(
+            f"{name} has no local scope: {NO_LOCAL_SCOPE[name]}; use --scope project (portable: `jgm` on PATH)"
+        )
+    return LOCAL[name] if scope == "local" else CLIENTS[name]
+
+
+def locate(root: Path, rel: str) -> Path:
+    """A managed file's path: in the repository, or (`~/…`) in the user's home, each checked as `in_repo` does."""
+    if rel.startswith("~/"):
+        return in_repo(Path.home(), rel[2:])
+    return in_repo(root, rel)
 
 
 def _sha(b: bytes | None) -> str | None:
@@ -124,9 +141,9 @@ def in_repo(root: Path, rel: str) -> Path:
     return path
 
 
-def state_dir(root: Path, client: str) -> Path:
+def state_dir(root: Path, client: str, scope: str = "project") -> Path:
     try:
-        return absolute_git_dir(root) / "jgm" / "agent" / client
+        return absolute_git_dir(root) / "jgm" / "agent" / (client if scope == "project" else f"{client}.{scope}")
     except subprocess.CalledProcessError as e:
         raise AgentConfigError(
             f"{root}: cannot find its git dir: {e.stderr.decode(errors='replace').strip()}"
@@ -140,15 +157,19 @@ def _manifest(sdir: Path) -> dict[str, Any]:
         return {"files": {}, "dirs": []}
 
 
-def install(repo: Path | str | None, client: str, python: str | None = None) -> dict:
+def install(repo: Path | str | None, client: str, python: str | None = None, scope: str = "project") -> dict:
     """Plan every file first (read, parse, merge): a refusal (a broken `.claude/settings.json`, a link) writes
     nothing. Then write; a write that fails midway (a full disk) puts back every file, folder and backup this
-    install had written, so a refused or failed install leaves the repository byte for byte as it was."""
-    files = _client(client)
-    python = python or sys.executable
+    install had written, so a refused or failed install leaves the repository byte for byte as it was.
+
+    Project scope writes `jgm` (found on PATH) and nothing of this machine, so the same bytes on every clone;
+    local scope writes `python` (default: this interpreter) into the client's uncommitted files."""
+    files = _client(client, scope)
     root = find_workspace(repo).repo_root
-    sdir = state_dir(root, client)
-    plan = _plan(root, files, python)
+    python = python or sys.executable
+    launch = Launch.portable(str(root)) if scope == "project" else Launch.interpreter(python, str(root))
+    sdir = state_dir(root, client, scope)
+    plan = _plan(root, files, launch)
     changed = [mf.path for mf, _path, _before, _out in plan]
     if changed:
         try:
@@ -160,22 +181,29 @@ def install(repo: Path | str | None, client: str, python: str | None = None) -> 
                 "had written is back as it was. Free space or fix the permissions, then run this again",
                 path=str(where),
             ) from e
-    return {"client": client, "repo": str(root), "python": python, "changed": changed, "files": [f.path for f in files]}
+    return {
+        "client": client,
+        "scope": scope,
+        "repo": str(root),
+        "command": launch.argv[0],
+        "changed": changed,
+        "files": [f.path for f in files],
+    }
 
 
 Step = tuple[ManagedFile, Path, bytes | None, bytes]  # (file, its path, its bytes before, jgm's bytes)
 
 
-def _plan(root: Path, files: tuple[ManagedFile, ...], python: str) -> list[Step]:
+def _plan(root: Path, files: tuple[ManagedFile, ...], launch: Launch) -> list[Step]:
     """What installing would write, file by file; reads only. Raises AgentConfigError naming the file."""
-    paths = {mf.path: in_repo(root, mf.path) for mf in files}  # every file checked before any is read
+    paths = {mf.path: locate(root, mf.path) for mf in files}  # every file checked before any is read
     plan = []
     for mf in files:
         path = paths[mf.path]
         before = _read(path)
         data = _parse(path, before, mf.text)
         try:
-            new = mf.merge(json.loads(json.dumps(data)), python)
+            new = mf.merge(json.loads(json.dumps(data)), launch)
         except TypeError as e:
             raise AgentConfigError(f"{path}: {e}; fix the file, then run this again") from None
         if before is not None and new == data:
@@ -206,13 +234,13 @@ def _apply(root: Path, sdir: Path, plan: list[Step]) -> None:
                     undo.append(lambda b=backup: b.unlink(missing_ok=True))
             entry["installed_sha256"] = _sha(out)
             man["files"][mf.path] = entry
-            for parent in reversed(path.relative_to(root).parents[:-1]):
+            for parent in _new_parents(root, path):
                 if str(parent) not in man["dirs"] and not (root / parent).exists():
                     man["dirs"].append(str(parent))
         _write_manifest(man_path, man)
         undo.append(lambda: _restore(man_path, old_manifest))
         for _mf, path, before, out in plan:
-            for parent in reversed(path.relative_to(root).parents[:-1]):
+            for parent in _new_parents(root, path):
                 if not (root / parent).exists():
                     (root / parent).mkdir()
                     undo.append(lambda d=root / parent: d.rmdir())
@@ -223,6 +251,13 @@ def _apply(root: Path, sdir: Path, plan: list[Step]) -> None:
             with contextlib.suppress(OSError):  # put back all that can be; the error that stopped us is raised
                 step()
         raise
+
+
+def _new_parents(root: Path, path: Path) -> list[Path]:
+    """The repository folders above `path`, top first (a file in the user's home: none, home exists)."""
+    if not path.is_relative_to(root):
+        return []
+    return list(reversed(path.relative_to(root).parents[:-1]))
 
 
 def _write_manifest(path: Path, man: dict) -> None:
@@ -241,15 +276,16 @@ def _backup_name(rel: str) -> str:
     return rel.replace("/", "%2F") + ".orig"
 
 
-def uninstall(repo: Path | str | None, client: str) -> dict:
+def uninstall(repo: Path | str | None, client: str, scope: str = "project") -> dict:
     """Decide for every file first (a file it cannot parse refuses before any is touched), then write."""
-    files = _client(client)
+    files = _client(client, scope)
     root = find_workspace(repo).repo_root
-    sdir = state_dir(root, client)
+    launch = Launch.portable(str(root))  # unmerge needs only the repository's top
+    sdir = state_dir(root, client, scope)
     man = _manifest(sdir)
     restored, removed, edited, untouched = [], [], [], []
     todo: list[tuple[Path, bytes | None]] = []  # (file, its new bytes, or None: remove it)
-    paths = {mf.path: in_repo(root, mf.path) for mf in files}
+    paths = {mf.path: locate(root, mf.path) for mf in files}
     for mf in files:
         path = paths[mf.path]
         cur = _read(path)
@@ -271,7 +307,7 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
         data = _parse(path, cur, mf.text)
         kept = _read(sdir / _backup_name(mf.path)) if entry and not entry["created"] else None
         original = _parse(path, kept, mf.text)
-        new = mf.unmerge(json.loads(json.dumps(data)), original)
+        new = mf.unmerge(json.loads(json.dumps(data)), original, launch)
         if new == data:
             untouched.append(mf.path)
         elif not new and entry and entry["created"]:
@@ -294,30 +330,11 @@ def uninstall(repo: Path | str | None, client: str) -> dict:
     for d in (sdir.parent, sdir.parent.parent):  # <git-dir>/jgm/agent, <git-dir>/jgm: only when left empty
         with contextlib.suppress(OSError):
             d.rmdir()
-    return {"client": client, "repo": str(root), "restored": restored, "removed": removed, "edited": edited}
-
-
-def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
-    root = find_workspace(repo).repo_root
-    rows = []
-    for name in [client] if client else list(CLIENTS):
-        files = _client(name)
-        man = _manifest(state_dir(root, name))
-        for mf in files:
-            try:
-                path = in_repo(root, mf.path)
-            except AgentConfigError:  # a link or a folder where a file goes: never read through it
-                rows.append({"client": name, "file": mf.path, "state": "refused (not a real file)", "exists": True})
-                continue
-            raw = _read(path)
-            entry = man["files"].get(mf.path)
-            try:
-                text = raw.decode("utf-8") if raw else ""
-            except UnicodeDecodeError:
-                text = ""
-            present = mf.marker in text
-            state = "installed" if present else "not installed"
-            if present and entry and _sha(raw) != entry.get("installed_sha256"):
-                state = "installed (edited since)"
-            rows.append({"client": name, "file": mf.path, "state": state, "exists": raw is not None})
-    return rows
+    return {
+        "client": client,
+        "scope": scope,
+        "repo": str(root),
+        "restored": restored,
+        "removed": removed,
+        "edited": edited,
+    }

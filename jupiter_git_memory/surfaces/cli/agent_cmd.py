@@ -14,38 +14,48 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 ClientArg = typer.Argument(..., help="claude-code | codex | cursor")
+ScopeOpt = typer.Option(
+    "project",
+    "--scope",
+    help="project: portable entries (`jgm` on PATH) in files a team commits; local: this machine's interpreter "
+    "in the client's uncommitted files (Claude Code only: .claude/settings.local.json, ~/.claude.json).",
+)
 
 
 @app.command()
-def install(client: str = ClientArg, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
-    """Write the client's project config (merged into yours; run again to update). Claude Code: `.mcp.json`
-    and SessionStart/UserPromptSubmit/PreToolUse (edit) hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
+def install(client: str = ClientArg, repo: Path | None = RepoOpt, scope: str = ScopeOpt, as_json: bool = JsonOpt):
+    """Write the client's config (merged into yours; run again to update). Claude Code: `.mcp.json` and
+    SessionStart/UserPromptSubmit/PreToolUse (edit) hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
     managed block in `AGENTS.md` saying when to recall and write back; Cursor: `.cursor/mcp.json` and that
-    guidance as a rule."""
+    guidance as a rule. Then says what still stands between the client and jgm (see `jgm agent status`)."""
     from ...base.store import store_root
     from ...git.home import record_home
     from ..agent.install import install as do_install
+    from ..agent.readiness import readiness
 
     with reported(as_json):
-        res = do_install(repo, client)
+        res = do_install(repo, client, scope=scope)
         res["store_note"] = record_home(Path(res["repo"]), store_root())
+        res["readiness"] = [r for r in readiness(res["repo"], client) if r["scope"] == scope]
     if as_json:
         emit_json(res)
         return
     done = ", ".join(res["changed"]) or "nothing to change"
-    out.print(f"{client}: {done} (interpreter {res['python']})", markup=False)
+    out.print(f"{client} ({scope} scope): {done} (runs `{res['command']}`)", markup=False)
     if res["store_note"]:
         out.print(f"note: {res['store_note']}", markup=False)
+    for line in _steps(res["readiness"]):
+        out.print(line, markup=False)
 
 
 @app.command()
-def uninstall(client: str = ClientArg, repo: Path | None = RepoOpt, as_json: bool = JsonOpt):
+def uninstall(client: str = ClientArg, repo: Path | None = RepoOpt, scope: str = ScopeOpt, as_json: bool = JsonOpt):
     """Take jgm out: files jgm has not seen edited are restored byte for byte (removed if jgm created them);
     from an edited file only jgm's entries are removed."""
     from ..agent.install import uninstall as do_uninstall
 
     with reported(as_json):
-        res = do_uninstall(repo, client)
+        res = do_uninstall(repo, client, scope=scope)
     if as_json:
         emit_json(res)
         return
@@ -53,7 +63,7 @@ def uninstall(client: str = ClientArg, repo: Path | None = RepoOpt, as_json: boo
         for f in res[key]:
             out.print(f"{verb} {f}", markup=False)
     if not (res["restored"] or res["removed"] or res["edited"]):
-        out.print(f"{client}: nothing installed", markup=False)
+        out.print(f"{client}: nothing installed in the {scope} scope", markup=False)
 
 
 @app.command()
@@ -62,12 +72,27 @@ def status(
     repo: Path | None = RepoOpt,
     as_json: bool = JsonOpt,
 ):
-    """Which client files hold jgm's entries, and whether they were edited since install."""
-    from ..agent.install import status as do_status
+    """Which client files hold jgm's entries (edited since install?), then per client whether it will use them
+    on this machine: installed, needs approval, untrusted project or command not found, each with its step."""
+    from ..agent.readiness import readiness
+    from ..agent.readiness import status as do_status
 
     with reported(as_json):
         rows = do_status(repo, client)
-    answer(as_json, {"clients": rows}, [f"{r['client']:<12} {r['file']:<24} {r['state']}" for r in rows])
+        ready = readiness(repo, client)
+    lines = [f"{r['client']:<12} {r['file']:<28} {r['state']}" for r in rows]
+    answer(as_json, {"clients": rows, "readiness": ready}, [*lines, "", *_steps(ready)])
+
+
+def _steps(ready: list[dict]) -> list[str]:
+    lines = []
+    for r in ready:
+        scope = f" ({r['scope']} scope)" if r["scope"] else ""
+        lines.append(f"{r['client']}{scope}: {r['state']}")
+        lines += [f"  - {p['state']}: {p['step']}" for p in r["problems"] if p["state"] != "not installed"]
+        if r.get("note"):
+            lines.append(f"  - {r['note']}")
+    return lines
 
 
 def hook(
