@@ -25,6 +25,7 @@ import sys
 
 SLICE = 20
 EVENTS: list[str] = []
+_INSTALLED = False
 
 
 def event(name: str) -> None:
@@ -36,6 +37,13 @@ def event(name: str) -> None:
 
 
 def install() -> None:
+    """Wrap the write points once: `serve` installs them before forking, and each forked child's `main`
+    calls this again (a second wrapping counted every event twice, so the forked and the fresh-interpreter
+    seeds disagreed on where event N is)."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    _INSTALLED = True
     from jupiter_git_memory.embedding.onnx_embedder import OnnxEmbedder
     from jupiter_git_memory.index.catalog import Catalog
     from jupiter_git_memory.index.vectors import VectorIndex

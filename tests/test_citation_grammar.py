@@ -18,6 +18,8 @@ pytestmark = pytest.mark.unit
         ("./src//a.py", "file", "src/a.py", None),
         ("src/", "folder", "src/", None),
         ("src/**/*.py", "glob", "src/**/*.py", None),
+        ("src/[ab].py", "glob", "src/[ab].py", None),
+        ("src/notes[draft/2].md", "file", "src/notes[draft/2].md", None),  # a `[…]` across a `/`: a name
         ("src/a.py:22", "line", "src/a.py", (22, 22)),
         ("src/a.py:22:5", "line", "src/a.py", (22, 22)),
         ("src/a.py:10-40", "range", "src/a.py", (10, 40)),

@@ -10,6 +10,7 @@ operation's own, as they always were. Answers are recall/answers.py's models.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -28,7 +29,10 @@ from .paths import CWD_DOC, missing_in_view, repo_paths
 Kind = Literal[KINDS]  # type: ignore[valid-type]
 Status = Literal[ALL_EFFECTIVE]  # type: ignore[valid-type]
 Mode = Literal[MODES]  # type: ignore[valid-type]
-NOT_BLANK = r"\S"  # in the schema too, so clients (and schema-driven tests) know blank text is refused
+# Text with a character that is not white space, in the schema too so clients (and schema-driven tests) know
+# blank text is refused. One class for both readers: a JSON Schema `\s` (ECMA-262) lacks \x1c-\x1f and \x85,
+# which Python's `\s` and str.strip() count as space, and Python's lacks \ufeff, which ECMA-262's has.
+NOT_BLANK = r"[^\s\x1c-\x1f\x85\ufeff]"
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 STATUSES_DOC = "Replace the default statuses (accepted, verified, unverified)"
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,7 +56,7 @@ def typed_errors(fn: F) -> F:
 
 
 def _not_blank(v: str) -> str:
-    if not v.strip():
+    if not re.search(NOT_BLANK, v):
         raise ValueError("must not be blank")
     return v
 

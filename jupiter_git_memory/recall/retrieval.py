@@ -69,15 +69,17 @@ def validate_filters(kinds: list[str] | None, statuses: list[str] | None) -> lis
 
 
 def lexical(
-    index: Index, allowed: ViewMap, query: str, statuses: list[str], kinds: list[str] | None, n: int
+    index: Index, allowed: ViewMap, query: str, statuses: list[str], kinds: list[str] | None
 ) -> list[tuple[str, str, str, str, float]]:
-    """(record id, chunk id, kind, effective status, bm25) of the view's lexical matches."""
+    """(record id, chunk id, kind, effective status, bm25) of the view's lexical matches in the ranked window,
+    best first: every record there, so a record the dense search found keeps its lexical score whatever the
+    number of results asked (`hits` takes lexical-only records into the pool from the best n only)."""
     terms = fts_terms(query)
     total = index.vectors.count()
     if terms and total >= LEXICAL_PRUNE_FROM:
         terms = discriminating(terms, index.catalog.term_chunk_counts(terms), total)
     window = 200 * min(10, max(1, -(-total // max(len(allowed), 1))))  # other views' chunks share the FTS
-    return list(index.catalog.lexical(fts_match(terms), allowed, statuses, kinds, n, window)) if terms else []
+    return list(index.catalog.lexical(fts_match(terms), allowed, statuses, kinds, window, window)) if terms else []
 
 
 def hits(
@@ -98,7 +100,7 @@ def hits(
     onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once. With `side`, the
     records at `side_statuses` among the chunks the dense search fetched anyway (at least 4× the pool) are
     put there, dense evidence only, without taking a place in the pool (recall/forwarding.py)."""
-    lex_job = _POOL.submit(lexical, index, allowed, query, statuses, kinds, n) if use_lexical else None
+    lex_job = _POOL.submit(lexical, index, allowed, query, statuses, kinds) if use_lexical else None
     try:
         qvec = embedder.embed_query(query)
         sim = embedder.spec.similarity  # every cosine on the common scale the floor and margins are in
@@ -120,10 +122,13 @@ def hits(
             _best_of(on_side, allowed, side)
     finally:
         lex = lex_job.result() if lex_job else []
-    missing = [cid for rid, cid, _, _, _ in lex if rid not in best]
-    vecs = index.vectors.vectors(missing)
+    # the records among the best n lexical matches join the pool, as before; every pooled record gets its
+    # lexical score from the whole window, so a record the dense search found is not scored lower (lexical 0)
+    # when fewer results are asked: the first results no longer depend on k
+    joining = {cid for rid, cid, _, _, _ in lex[:n] if rid not in best}
+    vecs = index.vectors.vectors(sorted(joining))
     for rid, cid, kind, effective, score in lex:
-        if rid not in best and cid in vecs:
+        if rid not in best and cid in joining and cid in vecs:
             best[rid] = Hit(rid, kind, effective, sim(float(vecs[cid] @ qvec)), cid)
         if rid in best:
             best[rid].lexical = score

@@ -35,7 +35,9 @@ _OUTSIDE = re.compile(r"^(?:/|~|\.\./|[A-Za-z]:[\\/]|\\\\|file:)")
 _RANGE = re.compile(r"^(?P<path>.+?)(?::(?P<a>\d+)(?:-(?P<b>\d+)|:\d+)?|#L(?P<c>\d+)(?:-L?(?P<d>\d+))?)$")
 _SYMBOL = re.compile(r"^(?P<path>[^:]+?)::(?P<name>.+)$")
 _NAME = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
-_GLOB_CHARS = frozenset("*?[")
+# a glob: `*`, `?`, or a `[…]` set closed inside one folder name; a `[` whose `]` comes after a `/` is part of a
+# file name (`notes[draft/2].md`, a name holding a bracketed line), so that citation names one file
+_GLOB = re.compile(r"[*?]|\[[^/][^/]*?\]")
 # a path in prose: at least one `/` or a file extension, made of path characters
 _BODY_PATH = re.compile(r"(?<![\w/.:-])((?:\.?[\w.-]+/)+[\w.*-]*|[\w-]+(?:/[\w.-]+)*\.[A-Za-z][\w]{0,7})(?![\w/])")
 _EXT_ONLY = re.compile(r"^[\w-]+\.[A-Za-z]\w{0,7}$")
@@ -76,11 +78,11 @@ def parse(ref: str) -> Citation:
         name = ".".join(p for p in re.sub(r"\[.*\]$", "", m["name"]).split("::") if p)
         if _NAME.match(name):
             return Citation(ref, "symbol", normalize_path(m["path"]), symbol=name)
-    if (m := _RANGE.match(ref)) and _path_like(m["path"]) and not _GLOB_CHARS & set(m["path"]):
+    if (m := _RANGE.match(ref)) and _path_like(m["path"]) and not _GLOB.search(m["path"]):
         a, b = int(m["a"] or m["c"]), int(m["b"] or m["d"] or m["a"] or m["c"])
         if 0 < a <= b:
             return Citation(ref, "line" if a == b else "range", normalize_path(m["path"]), a, b)
-    if _GLOB_CHARS & set(ref):
+    if _GLOB.search(ref):
         return Citation(ref, "glob", normalize_path(ref))
     if ref.endswith("/"):
         return Citation(ref, "folder", normalize_path(ref))

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from ...base.environment import HOOK_DEADLINE
 from .deadline import Deadline, on_alarm
@@ -87,8 +88,9 @@ def _log(message: str) -> None:
     try_log(f"hook: edit: {message}")  # where the store is (git config jgm.home, JGM_HOME); never raises
 
 
-def run(client: str, stdin: str, out=sys.stdout) -> int:
+def run(client: str, stdin: str, out: TextIO | None = None) -> int:
     """Answer one edit event of `client`; always exit status 0 (2 would block the edit)."""
+    out = out or sys.stdout  # looked up per call: a caller may have replaced it (an in-process runner)
     adapter = ADAPTERS.get(client)
     if adapter is None:
         print(f"usage: jgm hook {'|'.join(ADAPTERS)} edit  (reads the client's JSON on stdin)", file=sys.stderr)

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from ...base.environment import HOOK_DEADLINE
 from .clients import CLAUDE_EVENTS
@@ -77,7 +78,8 @@ def _log(message: str) -> None:
         pass
 
 
-def run(client: str, event: str, stdin: str, out=sys.stdout) -> int:
+def run(client: str, event: str, stdin: str, out: TextIO | None = None) -> int:
+    out = out or sys.stdout  # looked up per call: a caller may have replaced it (an in-process runner)
     if client != "claude-code" or event not in CLAUDE_EVENTS:
         print(USAGE, file=sys.stderr)
         return 0  # never a blocking exit status: a client treats some (2) as "block the prompt"
