@@ -57,8 +57,8 @@ def _write_records(repo, extra: int = 0) -> None:
 
 
 def _clone(src, dest: Path):
-    subprocess.run(["git", "clone", "-q", str(src.path), str(dest)], check=True)
-    subprocess.run(["git", "-C", str(dest), "remote", "set-url", "origin", REMOTE], check=True)
+    subprocess.run(["git", "clone", "-q", str(src.path), str(dest)], check=True, timeout=60)
+    subprocess.run(["git", "-C", str(dest), "remote", "set-url", "origin", REMOTE], check=True, timeout=60)
     return dest
 
 

@@ -77,8 +77,8 @@ def _status(e: BaseException) -> int | None:
     code = getattr(e, "code", None)
     if callable(code):
         try:
-            got = code()
-        except Exception:
+            got = code()  # chromadb's ChromaError.code(): the HTTP status it stands for
+        except TypeError:  # some other error's `code` method that wants arguments
             got = None
         if got in (401, 403):
             return got

@@ -108,7 +108,7 @@ def _open_epoch(location: str) -> _Chroma:
                 ssl=u.scheme == "https",
                 settings=settings,
             )
-        except Exception as e:  # a gate that refused the token already answers the client's first request
+        except chroma_failures() as e:  # a gate that refused the token already answers the client's first request
             _forget_failed(shared, location)
             refused = refusal(e, location)
             if refused is not None:

