@@ -87,6 +87,7 @@ def jgm_home(request, tmp_path_factory, monkeypatch) -> Path:
     monkeypatch.setenv("JGM_HOME", str(home))
     monkeypatch.delenv("JGM_MODEL", raising=False)
     monkeypatch.delenv("JGM_CHROMA_URL", raising=False)
+    monkeypatch.delenv("JGM_CHROMA_TOKEN", raising=False)
     monkeypatch.setenv("JGM_NO_DAEMON", "1")  # in process unless a test asks for the daemon (tests/daemon_helpers.py)
     for k, v in GIT_ENV.items():
         monkeypatch.setenv(k, v)

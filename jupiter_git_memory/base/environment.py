@@ -65,6 +65,12 @@ CHROMA_URL = EnvVar(
     "A Chroma server to keep the vectors in; yours, so always used (no approval needed)",
     setting=True,
 )
+CHROMA_TOKEN = EnvVar(
+    "JGM_CHROMA_TOKEN",
+    "token",
+    "the store's `chroma-token` file, else none",
+    "The token sent to the Chroma server (`Authorization: Bearer`); never read from the repository",
+)
 THREADS = EnvVar(
     "JGM_THREADS",
     "integer",

@@ -20,6 +20,7 @@ from ..base.store import workspace_lock
 from ..index.catalog import CatalogChanges
 from ..index.handle import Index
 from ..index.plan import plan_changes
+from ..index.shared import join, take_fetched
 from ..index.writer import WritePlan, apply_plan
 from ..records.row import RecordRow
 from .errors import file_backed, not_found
@@ -66,7 +67,9 @@ class CandidateAccess:
         plan, _ = plan_changes(
             {rid: row} if row else {}, previous, known, index.vectors.ids(), self.seeder.chunker, scope={rid}
         )
-        vectors = self.seeder.embedder.embed_passages([c.text for c, _ in plan.embed]) if plan.embed else None
+        fetched = take_fetched(index.content, plan)  # on a server another store may have embedded the text
+        rest = [c.text for c, _ in plan.embed[plan.fetched :]]
+        vectors = join(fetched, self.seeder.embedder.embed_passages(rest) if rest else None)
         apply_plan(index, plan, vectors, self.fault)
 
     def try_index(self, index: Index, row: RecordRow) -> tuple[bool, str | None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,9 @@ from ..git.workspace import Workspace
 from .catalog import Catalog
 from .failures import chroma_failures
 from .recovery import ChromaUnavailable, move_chroma_aside, open_catalog
-from .vectors import MEMORY, IdentityMismatch, VectorIndex, leased_client, refresh_if_stale, reset_clients
+from .server_auth import refusal
+from .shared import ContentVectors, open_content
+from .vectors import MEMORY, IdentityMismatch, VectorIndex, is_server, leased_client, refresh_if_stale, reset_clients
 from .views import worktree_view
 
 
@@ -22,9 +25,38 @@ def vector_identity(spec: ModelSpec) -> dict:
     return dict(spec.identity(), chunker=CHUNKER_VERSION)
 
 
-def collection_name(wsid: str) -> str:
-    """The workspace's first collection; a `--rebuild` writes a fresh one beside it (see `active_collection`)."""
+def collection_name(wsid: str, owner: str = "") -> str:
+    """The workspace's first collection; a `--rebuild` writes a fresh one beside it (see `active_collection`).
+    On a server, `owner` (the store's tag, `store_owner`) makes it this store's alone: other clones of the same
+    repository use the same server, and nothing of theirs may be replaced or dropped by this one."""
+    if owner:
+        return f"jgm-{wsid}"[:43] + f"-{owner}"
     return f"jgm-{wsid}"[:63]
+
+
+OWNER_FILE = "store-id"
+
+
+def store_owner(store: Path, create: bool) -> str:
+    """The store's tag on a server (`s` + 8 hex digits, from the store's `store-id` file, made by its first
+    writer): what the names of its collections end with. Never `r…`, so no older jgm's cleanup of `jgm-<ws>-r…`
+    rebuild leftovers can take it for its own."""
+    path = store / OWNER_FILE
+    try:
+        got = path.read_text(encoding="ascii").strip()
+    except OSError:
+        got = ""
+    if not got and create:
+        got = secrets.token_hex(16)
+        tmp = path.with_name(f"{OWNER_FILE}.{os.getpid()}.tmp")
+        tmp.write_text(got + "\n", encoding="ascii")
+        try:
+            os.link(tmp, path)  # first writer wins: a concurrent one reads the winner's
+        except FileExistsError:
+            got = path.read_text(encoding="ascii").strip()
+        finally:
+            tmp.unlink(missing_ok=True)
+    return f"s{got[:8]}" if got else "s-none"
 
 
 ACTIVE_COLLECTION = "collection"  # catalog meta: the collection the catalog's chunks are in
@@ -37,12 +69,13 @@ def active_collection(wsid: str, catalog: Catalog) -> str:
     return catalog.get_meta(ACTIVE_COLLECTION) or collection_name(wsid)
 
 
-def _rebuild_collection(wsid: str) -> str:
-    return f"{collection_name(wsid)[:52]}-r{secrets.token_hex(4)}"
+def _rebuild_collection(wsid: str, owner: str = "") -> str:
+    return f"{collection_name(wsid, owner)[:52]}-r{secrets.token_hex(4)}"
 
 
-def _is_ours(name: str, wsid: str) -> bool:
-    base = collection_name(wsid)
+def _is_ours(name: str, wsid: str, owner: str = "") -> bool:
+    """Whether `name` is one of this store's collections of the workspace (on a server: with its owner tag)."""
+    base = collection_name(wsid, owner)
     return name == base or name.startswith(f"{base[:52]}-r")
 
 
@@ -56,6 +89,8 @@ class Index:
     recovered_from: Path | None = None  # a corrupt catalog this open moved aside (see index.recovery)
     replaces: str | None = None  # a rebuild: the collection its catalog write retires
     chroma_moved: Path | None = None  # a corrupt Chroma directory this open moved aside
+    content: ContentVectors | None = None  # on a server: the team's vectors by content (index.shared)
+    owner: str = ""  # on a server: this store's tag in its collections' names
 
     @property
     def missing_vectors(self) -> int:
@@ -72,6 +107,13 @@ class Index:
         """Close the SQLite connection and give back the Chroma lease (a retired client then stops)."""
         self.catalog.close()
         self.vectors.close()
+        if self.content is not None:
+            self.content.close()
+
+
+def owns(index: Index, name: str) -> bool:
+    """Whether the collection `name` is this store's to drop (locally every one of the workspace is)."""
+    return not index.owner or _is_ours(name, index.workspace.id, index.owner)
 
 
 def location_for(wsdir: Path, chroma_url: str | None) -> str:
@@ -102,7 +144,11 @@ def open_index(
     loc = location_for(wsdir, chroma_url)
     if not write and catalog.blank and not chroma_url:  # nobody wrote this store: create nothing on disk
         loc = MEMORY + loc
+    owner = store_owner(wsdir.parent.parent, create=write) if is_server(loc) else ""
     active = active_collection(ws.id, catalog)
+    if owner and write and not _is_ours(active, ws.id, owner):  # another store's name (an older jgm shared one)
+        active = collection_name(ws.id, owner)  # ours from now on; theirs is left alone
+    content = None
     try:
         refresh_if_stale(loc, catalog.stamp())
         stored = catalog.get_meta("identity")
@@ -111,29 +157,36 @@ def open_index(
         chroma_moved = None
         try:
             if write:
-                drop_leftovers(loc, ws.id, keep=active)
-            vectors = VectorIndex(loc, _rebuild_collection(ws.id) if rebuild else active, identity)
+                drop_leftovers(loc, ws.id, keep=active, owner=owner)
+            vectors = VectorIndex(loc, _rebuild_collection(ws.id, owner) if rebuild else active, identity, write)
         except ChromaUnavailable as e:
             if not (recover and write and e.corrupt):
                 raise
             reset_clients(loc)  # stop our client of the damaged files before moving them
             chroma_moved = move_chroma_aside(loc)
             vectors = VectorIndex(loc, _rebuild_collection(ws.id) if rebuild else active, identity)
+        try:
+            content = open_content(loc, identity, write)
+        except BaseException:
+            vectors.close()
+            raise
     except BaseException:
         catalog.close()
         raise
-    return Index(ws, wsdir, catalog, vectors, identity, moved, active if rebuild else None, chroma_moved)
+    replaces = active if rebuild else None
+    return Index(ws, wsdir, catalog, vectors, identity, moved, replaces, chroma_moved, content, owner)
 
 
-def drop_leftovers(location: str, wsid: str, keep: str) -> list[str]:
-    """Drop this workspace's collections other than `keep`: what a rebuild killed before its catalog write
-    (or after it, before it dropped the old collection) left behind. Call as the writer."""
+def drop_leftovers(location: str, wsid: str, keep: str, owner: str = "") -> list[str]:
+    """Drop this store's collections of the workspace other than `keep`: what a rebuild killed before its
+    catalog write (or after it, before it dropped the old collection) left behind. Call as the writer. On a
+    server only names with this store's `owner` tag count: other clones' collections are theirs."""
     with leased_client(location) as client:
         try:
             names = [getattr(c, "name", c) for c in client.list_collections()]
         except chroma_failures() as e:  # a damaged chroma.sqlite3 shows here first
-            raise ChromaUnavailable(location, e) from e
-    gone = [n for n in names if n != keep and _is_ours(n, wsid)]
+            raise (refusal(e, location) or ChromaUnavailable(location, e)) from e
+    gone = [n for n in names if n != keep and _is_ours(n, wsid, owner)]
     for n in gone:
         VectorIndex.drop(location, n)
     return gone

@@ -23,7 +23,8 @@ class SeedCounts:
     updated: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
-    embedded_chunks: int = 0
+    embedded_chunks: int = 0  # embedded by this seed (on a server: not found in the team's content collection)
+    fetched_chunks: int = 0  # on a server: vectors another store had embedded, fetched instead
     deleted_vectors: int = 0
 
 

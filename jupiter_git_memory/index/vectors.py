@@ -60,8 +60,8 @@ class _Chroma:
     SQLite and HNSW file descriptors, memory) until a full GC, if ever. So the old epoch is retired: it is
     stopped when its last user releases it."""
 
-    def __init__(self, location: str, client, system):
-        self.location, self.client, self.system = location, client, system
+    def __init__(self, location: str, client, system, token: str | None = None):
+        self.location, self.client, self.system, self.token = location, client, system, token
         self.users = 0
         self.retired = self.stopped = False
 
@@ -83,23 +83,37 @@ _clients_lock = threading.RLock()  # re-entrant: a lease's finalizer may run in 
 _current_at: dict[str, Hashable] = {}  # location -> catalog stamp (Catalog.stamp) its current epoch reflects
 
 
+def is_server(location: str) -> bool:
+    return location.startswith(("http://", "https://"))
+
+
 def _open_epoch(location: str) -> _Chroma:
     """A new Chroma system for `location`, owned by us rather than by chromadb's per-path system cache (that
     cache would hand the stale system back, and its refcount cannot tell our epochs apart)."""
     import chromadb
     from chromadb.api.shared_system_client import SharedSystemClient as shared
 
-    settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False)
+    from .server_auth import chroma_token, client_settings, refusal
+
+    token = chroma_token() if is_server(location) else None
+    settings = chromadb.Settings(anonymized_telemetry=False, allow_reset=False, **client_settings(token))
     if location.startswith(MEMORY):
         c = chromadb.EphemeralClient(settings=settings)
-    elif location.startswith(("http://", "https://")):
+    elif is_server(location):
         u = urlparse(location)
-        c = chromadb.HttpClient(
-            host=u.hostname or "127.0.0.1",
-            port=u.port or (443 if u.scheme == "https" else 80),
-            ssl=u.scheme == "https",
-            settings=settings,
-        )
+        try:
+            c = chromadb.HttpClient(
+                host=u.hostname or "127.0.0.1",
+                port=u.port or (443 if u.scheme == "https" else 80),
+                ssl=u.scheme == "https",
+                settings=settings,
+            )
+        except chroma_failures() as e:  # a gate that refused the token already answers the client's first request
+            _forget_failed(shared, location)
+            refused = refusal(e, location)
+            if refused is not None:
+                raise refused from None
+            raise
     else:
         try:
             private_dir(Path(location))
@@ -116,7 +130,7 @@ def _open_epoch(location: str) -> _Chroma:
         if shared._identifier_to_system.get(ident) is system:
             shared._identifier_to_system.pop(ident, None)
             shared._identifier_to_refcount.pop(ident, None)
-    epoch = _Chroma(location, c, system)
+    epoch = _Chroma(location, c, system, token)
     _live.add(epoch)
     return epoch
 
@@ -135,6 +149,12 @@ def _forget_failed(shared, location: str) -> None:
 def _current(location: str) -> _Chroma:
     """The current epoch (opened on first use). Call with _clients_lock held."""
     epoch = _clients.get(location)
+    if epoch is not None and is_server(location):
+        from .server_auth import chroma_token
+
+        if epoch.token != chroma_token():  # the token changed (a new JGM_CHROMA_TOKEN): a client that sends it
+            _retire(_clients.pop(location))
+            epoch = None
     if epoch is None:
         epoch = _clients[location] = _open_epoch(location)
     return epoch
@@ -240,8 +260,9 @@ def private_tree(location: str) -> None:
 class VectorIndex:
     """One workspace's collection. Metadata per chunk: record_id, kind, status, path, commit, ordinal."""
 
-    def __init__(self, location: str, collection: str, identity: dict):
+    def __init__(self, location: str, collection: str, identity: dict, write: bool = True):
         self.location = location
+        self.write = write
         self.name = collection
         self.identity = identity
         epoch = acquire(location)
@@ -255,8 +276,9 @@ class VectorIndex:
         except chroma_failures() as e:  # e.g. a damaged chroma.sqlite3 found on first use: name it, not a Rust error
             self.close()
             from .recovery import ChromaUnavailable
+            from .server_auth import refusal
 
-            raise ChromaUnavailable(location, e) from e
+            raise (refusal(e, location) or ChromaUnavailable(location, e)) from e
         except BaseException:
             self.close()
             raise
@@ -268,6 +290,10 @@ class VectorIndex:
 
     def _open(self):
         ident = identity_hash(self.identity)
+        if not self.write and is_server(self.location):  # a reader asks first: its token may not create
+            with contextlib.suppress(*chroma_failures()):
+                col = self.client.get_collection(self.name, embedding_function=None)
+                return self._checked(col, ident)
         col = self.client.get_or_create_collection(
             self.name,
             embedding_function=None,
@@ -277,6 +303,9 @@ class VectorIndex:
                 "jgm_identity_json": json.dumps(self.identity, sort_keys=True),
             },
         )
+        return self._checked(col, ident)
+
+    def _checked(self, col, ident: str):
         meta = col.metadata or {}
         if meta.get("jgm_identity") != ident:
             stored = json.loads(meta.get("jgm_identity_json") or "{}")
@@ -312,7 +341,18 @@ class VectorIndex:
     def _writing(self) -> Iterator[None]:
         """A Chroma write that failed on a full or read-only disk says so (Chroma reports it as a plain error);
         the files a write made are private like the rest of the store."""
-        if self.location.startswith((MEMORY, "http://", "https://")):
+        if is_server(self.location):
+            from .server_auth import refusal
+
+            try:
+                yield
+            except chroma_failures() as e:
+                refused = refusal(e, self.location)
+                if refused is not None:
+                    raise refused from e
+                raise
+            return
+        if self.location.startswith(MEMORY):
             yield
             return
         with store_failures(self.location, Exception):

@@ -1,7 +1,8 @@
 """The one write path into the index. Seeding, candidates and repair all hand it a WritePlan.
 
 Order matters for crash safety: vectors are written first and the catalog next, in one transaction; the
-vectors of chunks that no view holds any more (found by that transaction) are deleted last. The next seed
+vectors of chunks that no view holds any more (found by that transaction) are deleted last. On a server, vectors
+embedded now are first added to the team's content collection (append-only, index.shared). The next seed
 diffs against Chroma's actual ids, so a crash at any point leaves at worst orphan vectors or missing ones,
 which that seed deletes or re-embeds. A rebuild writes into a new collection and the catalog transaction
 switches to it, so a killed rebuild leaves the old index answering.
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .catalog import CatalogChanges, ChunkRow
-from .handle import Index, index_meta
+from .handle import Index, index_meta, owns
 from .vectors import VectorIndex, mark_current
 
 
@@ -23,6 +24,7 @@ class WritePlan:
     embed: list[tuple[ChunkRow, dict]] = field(default_factory=list)  # new vectors: chunk + chroma metadata
     update_meta: list[tuple[str, dict]] = field(default_factory=list)  # existing vectors, new metadata
     delete_vectors: list[str] = field(default_factory=list)
+    fetched: int = 0  # the first `fetched` of `embed` came from the team's content collection (index.shared)
     catalog: CatalogChanges = field(default_factory=CatalogChanges)
 
     def empty(self) -> bool:
@@ -46,6 +48,8 @@ def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=
         plan.catalog.meta = {**index_meta(index), **plan.catalog.meta}
     if plan.embed:
         assert vectors is not None and len(vectors) == len(plan.embed)
+        if index.content is not None and len(plan.embed) > plan.fetched:  # for the other stores, before ours
+            index.content.publish([c.text for c, _ in plan.embed[plan.fetched :]], vectors[plan.fetched :])
         index.vectors.add([c.id for c, _ in plan.embed], vectors, [m for _, m in plan.embed])
     if fault:
         fault("after-add")
@@ -59,7 +63,8 @@ def apply_plan(index: Index, plan: WritePlan, vectors: np.ndarray | None, fault=
     if index.replaces and index.replaces != index.vectors.name:  # a rebuild switched collections: retire the old
         if fault:
             fault("before-drop-old")
-        VectorIndex.drop(index.vectors.location, index.replaces)
+        if owns(index, index.replaces):  # on a server, another store's collection (an older jgm's) stays
+            VectorIndex.drop(index.vectors.location, index.replaces)
         index.replaces = None
     if plan.catalog.dead_chunks:
         if fault:

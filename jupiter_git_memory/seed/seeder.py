@@ -25,6 +25,7 @@ from ..git.workspace import BareRepository, Workspace, find_workspace
 from ..index.handle import Index, open_index, vector_identity
 from ..index.plan import SeedCounts, plan_changes
 from ..index.recovery import is_corruption, move_aside, salvage_candidates
+from ..index.shared import join, take_fetched
 from ..index.views import at_view, stale_views, worktree_view
 from ..index.writer import apply_plan
 from ..lifecycle.promote import mark_promotions
@@ -78,6 +79,7 @@ class SeedReport(SeedCounts):
             "unchanged": self.unchanged,
             "errors": len(self.errors),
             "embedded_chunks": self.embedded_chunks,
+            "fetched_chunks": self.fetched_chunks,
         }
         return d
 
@@ -312,11 +314,12 @@ class Seeder:
             stored_chunks=set() if reparse else cat.stored_chunk_ids(),
         )
         plan.catalog.rebuild = reparse
-        texts = [c.text for c, _ in plan.embed]
+        fetched = take_fetched(index.content, plan)  # a server may hold them already: another store embedded them
+        counts.fetched_chunks, counts.embedded_chunks = plan.fetched, len(plan.embed) - plan.fetched
         try:
-            vectors = self._embed(texts, progress)
+            vectors = join(fetched, self._embed([c.text for c, _ in plan.embed[plan.fetched :]], progress))
         except Cut as cut:  # Ctrl-C while embedding: keep what is whole, say so (SeedInterrupted)
-            raise keep_whole(index, plan, counts, cut.vectors, bool(previous)) from None
+            raise keep_whole(index, plan, counts, join(fetched, cut.vectors), bool(previous)) from None
         plan.catalog.view = {
             "kind": "at" if rev else "worktree",
             "root": str(root.resolve()),
