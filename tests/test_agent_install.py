@@ -144,54 +144,78 @@ def test_bad_settings_json_names_the_file_and_line_and_changes_nothing(repo):
     assert p.returncode == 2 and "unknown client 'vim'" in p.stderr and "claude-code" in p.stderr
 
 
-def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
+def test_cursor_gets_the_mcp_server_and_hooks_in_its_project_files(repo):
     from jupiter_git_memory.surfaces.agent.install import install, uninstall
     from jupiter_git_memory.surfaces.agent.readiness import status
 
+    own = b'{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}'
+    repo.write(".cursor/hooks.json", own)
     repo.write(".cursor/rules/style.mdc", "use tabs\n")
     install(repo.path, "cursor", python="/py/bin/python")
     assert json.loads((repo.path / ".cursor/mcp.json").read_text()) == {
         "mcpServers": {"jupiter-git-memory": {"command": "jgm", "args": ["mcp"]}}
     }
-    rule = (repo.path / ".cursor/rules/jupiter-git-memory.mdc").read_text()
-    assert rule.startswith("---\n") and "alwaysApply: true" in rule and "recall_for_task" in rule
+    hooks = json.loads((repo.path / ".cursor/hooks.json").read_text())
+    assert hooks == {
+        "version": 1,
+        "hooks": {
+            "afterFileEdit": [{"command": "./fmt.sh"}],  # the user's hook, kept
+            "sessionStart": [{"command": "jgm hook cursor session-start"}],
+            "postToolUse": [{"command": "jgm hook cursor edit"}],  # no prompt hook: beforeSubmitPrompt can't inject
+        },
+    }
+    assert not (repo.path / ".cursor/rules/jupiter-git-memory.mdc").exists()  # hooks now: no rule block
     assert [r["state"] for r in status(repo.path, "cursor")] == ["installed", "installed"]
     uninstall(repo.path, "cursor")
-    assert (
-        not (repo.path / ".cursor/mcp.json").exists()
-        and not (repo.path / ".cursor/rules/jupiter-git-memory.mdc").exists()
-    )
+    assert not (repo.path / ".cursor/mcp.json").exists() and (repo.path / ".cursor/hooks.json").read_bytes() == own
     assert (repo.path / ".cursor/rules/style.mdc").read_text() == "use tabs\n"
 
 
-def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactly(repo):
+def test_codex_gets_a_toml_block_and_hooks_and_both_come_out_exactly(repo):
     import tomllib
 
     from jupiter_git_memory.surfaces.agent.install import install, uninstall
     from jupiter_git_memory.surfaces.agent.readiness import status
 
     toml = b'model = "o4"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
-    agents = b"# Agents\n\nRun `make test` before pushing."  # no final newline
+    own_hooks = b'{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}'
     repo.write(".codex/config.toml", toml)
-    repo.write("AGENTS.md", agents)
+    repo.write(".codex/hooks.json", own_hooks)
     res = install(repo.path, "codex", python="/py/bin/python")
-    assert res["changed"] == [".codex/config.toml", "AGENTS.md"]
+    assert res["changed"] == [".codex/config.toml", ".codex/hooks.json"]
     doc = tomllib.loads((repo.path / ".codex/config.toml").read_text())
     assert doc["model"] == "o4" and doc["mcp_servers"]["docs"] == {"command": "docs-mcp"}
     assert doc["mcp_servers"]["jupiter-git-memory"] == {"command": "jgm", "args": ["mcp"]}
-    md = (repo.path / "AGENTS.md").read_text()
-    assert md.startswith(agents.decode()) and "recall_for_task" in md and "record_candidate" in md
+    hooks = json.loads((repo.path / ".codex/hooks.json").read_text())["hooks"]
+    assert hooks["Stop"] == [{"hooks": [{"type": "command", "command": "notify"}]}]
+    assert hooks["PostToolUse"] == [
+        {"matcher": "apply_patch", "hooks": [{"type": "command", "command": "jgm hook codex edit", "timeout": 30}]}
+    ]
+    assert [g["hooks"][0]["command"] for e in ("SessionStart", "UserPromptSubmit") for g in hooks[e]] == [
+        "jgm hook codex session-start",
+        "jgm hook codex prompt",
+    ]
+    assert not (repo.path / "AGENTS.md").exists()  # hooks now: no instructions block
     assert install(repo.path, "codex", python="/py/bin/python")["changed"] == []
     assert {r["state"] for r in status(repo.path, "codex")} == {"installed"}
     uninstall(repo.path, "codex")
-    assert (repo.path / ".codex/config.toml").read_bytes() == toml and (repo.path / "AGENTS.md").read_bytes() == agents
+    assert (repo.path / ".codex/config.toml").read_bytes() == toml
+    assert (repo.path / ".codex/hooks.json").read_bytes() == own_hooks
 
-    install(repo.path, "codex")
-    with open(repo.path / "AGENTS.md", "a") as f:
-        f.write("\nA line the user added.\n")
+
+def test_an_agents_md_block_an_older_jgm_wrote_comes_out_at_uninstall(repo):
+    """Before Codex had hooks, install wrote a managed block into AGENTS.md: uninstall still takes it out."""
+    from jupiter_git_memory.surfaces.agent.install import uninstall
+    from jupiter_git_memory.surfaces.agent.merge_text import MD_END, MD_START
+    from jupiter_git_memory.surfaces.agent.readiness import status
+
+    agents = "# Agents\n\nRun `make test` before pushing.\n"
+    repo.write("AGENTS.md", f"{agents}\n{MD_START}\n## Project memory\n{MD_END}\n")
+    assert [(r["file"], r["state"]) for r in status(repo.path, "codex") if r["file"] == "AGENTS.md"] == [
+        ("AGENTS.md", "installed")
+    ]
     assert uninstall(repo.path, "codex")["edited"] == ["AGENTS.md"]
-    after = (repo.path / "AGENTS.md").read_text()
-    assert "jupiter-git-memory" not in after and after.startswith(agents.decode()) and "A line the user added." in after
+    assert (repo.path / "AGENTS.md").read_text() == agents
 
 
 def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
@@ -204,8 +228,12 @@ def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
 # not JSON), so the refusal comes after the first file was planned
 REFUSED_SECOND = {
     "claude-code": ((".mcp.json", USER_MCP), (".claude/settings.json", b'{"hooks": [}\n')),
-    "codex": ((".codex/config.toml", b'model = "o4"\n'), ("AGENTS.md", b"# Agents\n\xff\xfe not UTF-8\n")),
-    "cursor": ((".cursor/mcp.json", USER_MCP), (".cursor/rules/jupiter-git-memory.mdc", b"\xff\xfe\n")),
+    "codex": ((".codex/config.toml", b'model = "o4"\n'), (".codex/hooks.json", b'{"hooks": [}\n')),
+    "cursor": ((".cursor/mcp.json", USER_MCP), (".cursor/hooks.json", b"\xff\xfe\n")),
+    "vscode": (
+        (".vscode/mcp.json", b'{"servers": {"db": {"command": "db"}}}\n'),
+        (".github/hooks/jupiter-git-memory.json", b"[]\n"),
+    ),
 }
 
 
@@ -234,11 +262,11 @@ def test_a_write_that_fails_midway_puts_everything_back(repo, client, monkeypatc
     before = _tree(repo.path)
     real, calls = agent_install._write, []
 
-    def full_disk(path, data):
+    def full_disk(path, data, executable=False):
         calls.append(path)
         if len(calls) == 2:
             raise OSError(28, "No space left on device", str(path))
-        real(path, data)
+        real(path, data, executable)
 
     monkeypatch.setattr(agent_install, "_write", full_disk)
     with pytest.raises(agent_install.AgentWriteFailed) as got:  # the repository's disk, not the store's

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...git.state import is_committable
 from ...git.workspace import find_workspace
-from .clients import CLIENTS, LOCAL, SERVER_NAME, TOML_START, ManagedFile, hook_marker
+from .clients import CLIENTS, LOCAL, NOTES, RETIRED, SERVER_NAME, TOML_START, ManagedFile, hook_marker
 from .install import AgentConfigError, _client, _manifest, _read, _sha, locate, state_dir
 
 NEEDS_APPROVAL, UNTRUSTED, NOT_FOUND = "needs approval", "untrusted project", "command not found"
@@ -62,7 +62,8 @@ def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
             files = _client(name, scope)
             man = _manifest(state_dir(root, name, scope))
             scope_rows = []
-            for mf in files:
+            retired = [mf for mf in RETIRED.get(name, ()) if scope == "project"]
+            for mf in [*files, *retired]:
                 path = _safe(root, mf.path)
                 if path is None:
                     scope_rows.append(
@@ -79,6 +80,8 @@ def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 text = _text(path) or ""
                 entry = man["files"].get(mf.path)
                 present = mf.present(text, str(root))
+                if mf in retired and not present:
+                    continue  # an older jgm's file, not there: nothing to say
                 state = "installed" if present else "not installed"
                 if present and entry and _sha(raw) != entry.get("installed_sha256"):
                     state = "installed (edited since)"
@@ -120,11 +123,8 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 "state": problems[0]["state"] if problems else "installed",
                 "problems": problems,
             }
-            if name == "cursor":
-                row["note"] = (
-                    "Cursor keeps each server's on/off switch in its own database, which jgm does not read: "
-                    f"check that `{SERVER_NAME}` is on in Cursor Settings → MCP"
-                )
+            if name in NOTES:
+                row["note"] = NOTES[name]
             rows.append(row)
         out.extend(
             rows
@@ -140,38 +140,49 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
     return out
 
 
-def _commands(mf: ManagedFile, text: str, root: str) -> set[str]:
-    """The programs jgm's entries in this file run (the first word of each)."""
-    found: set[str] = set()
+def _commands(mf: ManagedFile, text: str, root: str, client: str) -> set[str]:
+    """The programs jgm's entries in this file run (the first word of each): its MCP server's command, and
+    every hook command that carries jgm's marker, wherever the client's shape keeps it."""
+    marker = hook_marker(client)
     if mf.marker == TOML_START:
         try:
             server = tomllib.loads(text).get("mcp_servers", {}).get(SERVER_NAME, {})
         except tomllib.TOMLDecodeError:
-            return found
-        return {server["command"]} if isinstance(server.get("command"), str) else found
-    if mf.text:
-        return found
+            return set()
+        return {server["command"]} if isinstance(server.get("command"), str) else set()
+    if mf.text:  # Cline's scripts: `exec jgm hook cline …`
+        return {_first(line[5:]) for line in text.splitlines() if line.startswith("exec ") and marker in line}
     try:
         data = json.loads(text or "{}")
     except ValueError:
-        return found
+        return set()
     if not isinstance(data, dict):
-        return found
+        return set()
+    found: set[str] = set()
     holder = data.get("projects", {}).get(root, {}) if mf.path.startswith("~/") else data
-    server = (holder.get("mcpServers") or {}).get(SERVER_NAME) if isinstance(holder, dict) else None
-    if isinstance(server, dict) and isinstance(server.get("command"), str):
-        found.add(server["command"])
-    marker = hook_marker("claude-code")
-    for groups in (data.get("hooks") or {}).values() if isinstance(data.get("hooks"), dict) else ():
-        for g in groups if isinstance(groups, list) else ():
-            for h in g.get("hooks", []) if isinstance(g, dict) else ():
-                cmd = str(h.get("command", "")) if isinstance(h, dict) else ""
-                if marker in cmd:
-                    try:
-                        found.add(shlex.split(cmd)[0])
-                    except (ValueError, IndexError):
-                        found.add(cmd)
+    for key in ("mcpServers", "servers"):
+        server = (holder.get(key) or {}).get(SERVER_NAME) if isinstance(holder, dict) else None
+        if isinstance(server, dict) and isinstance(server.get("command"), str):
+            found.add(server["command"])
+    found |= {_first(c) for c in _hook_commands(data.get("hooks")) if marker in c}
     return found
+
+
+def _hook_commands(node: Any) -> list[str]:
+    """Every `command` string under a `hooks` object, in any of the clients' shapes (grouped or flat)."""
+    if isinstance(node, dict):
+        own = [node["command"]] if isinstance(node.get("command"), str) else []
+        return own + [c for v in node.values() if isinstance(v, dict | list) for c in _hook_commands(v)]
+    if isinstance(node, list):
+        return [c for v in node for c in _hook_commands(v)]
+    return []
+
+
+def _first(command: str) -> str:
+    try:
+        return shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return command
 
 
 def _missing_commands(
@@ -179,7 +190,7 @@ def _missing_commands(
 ) -> list[dict]:
     """Each program jgm's entries run that this machine (this PATH) cannot find: the client fails the same way.
     In the project scope, an absolute path (an older jgm wrote one) works on one machine only: said too."""
-    commands = {c for mf in files for c in _commands(mf, texts[mf.path], str(root))}
+    commands = {c for mf in files for c in _commands(mf, texts[mf.path], str(root), name)}
     fixed = [
         {
             "state": MACHINE_PATH,
