@@ -72,3 +72,24 @@ def test_claude_validates_installs_and_connects_the_plugin(repo, tmp_path):
     p = claude("mcp", "list")
     line = next((x for x in p.stdout.splitlines() if x.startswith("plugin:jupiter-git-memory:")), "")
     assert "jgm mcp" in line and "Connected" in line, p.stdout + p.stderr
+
+
+@pytest.mark.integration
+def test_status_says_when_the_plugin_and_the_installed_hooks_would_both_run(repo, tmp_path, monkeypatch):
+    from jupiter_git_memory.surfaces.agent.install import install
+    from jupiter_git_memory.surfaces.agent.readiness import readiness
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    install(repo.path, "claude-code")
+    (repo.path / ".claude/settings.local.json").write_text(
+        json.dumps({"enabledMcpjsonServers": ["jupiter-git-memory"]})
+    )
+    (row,) = readiness(repo.path, "claude-code")
+    assert row["state"] == "installed", row
+    (home / ".claude/settings.json").write_text(
+        json.dumps({"enabledPlugins": {"jupiter-git-memory@jupiter-git-memory": True}})
+    )
+    (row,) = readiness(repo.path, "claude-code")
+    assert row["state"] == "installed twice" and "claude plugin disable" in row["problems"][0]["step"], row

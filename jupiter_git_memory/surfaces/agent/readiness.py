@@ -115,6 +115,8 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 problems += _codex_trust(root)
             if scope == "local":
                 problems += _committable(root, files)
+            if name == "claude-code":
+                problems += _plugin_too(root)
             if rows:  # the project scope is installed too: every hook would run twice
                 problems.append({"state": TWICE, "step": f"keep one: `jgm agent uninstall {name} --scope local`"})
             row: dict[str, Any] = {
@@ -249,6 +251,22 @@ def _claude_approval(root: Path) -> list[dict]:
             f'`/mcp`), or add "enabledMcpjsonServers": [{json.dumps(SERVER_NAME)}] to .claude/settings.local.json',
         }
     ]
+
+
+def _plugin_too(root: Path) -> list[dict]:
+    """jgm's Claude Code plugin enabled (`enabledPlugins` in any settings file) beside the entries install wrote:
+    the same hooks would run twice, the plugin's and the repository's."""
+    for where in (".claude/settings.local.json", ".claude/settings.json", "~/.claude/settings.json"):
+        enabled = _json(_safe(root, where)).get("enabledPlugins")
+        if isinstance(enabled, dict) and any(k.startswith(f"{SERVER_NAME}@") and v for k, v in enabled.items()):
+            return [
+                {
+                    "state": TWICE,
+                    "step": f"jgm's Claude Code plugin is enabled too ({where}): keep one, "
+                    "`jgm agent uninstall claude-code` or `claude plugin disable jupiter-git-memory`",
+                }
+            ]
+    return []
 
 
 def _committable(root: Path, files: tuple[ManagedFile, ...]) -> list[dict]:
