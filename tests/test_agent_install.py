@@ -296,3 +296,30 @@ def test_uninstall_refuses_before_touching_any_file(repo):
     settings.write_bytes(good)
     jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path), check=True)
     assert (repo.path / ".mcp.json").read_bytes() == USER_MCP and not settings.exists()
+
+
+def test_cline_gets_executable_hook_scripts_and_refuses_one_of_the_users_own(repo):
+    import os
+
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+    from jupiter_git_memory.surfaces.agent.readiness import readiness
+
+    res = install(repo.path, "cline")
+    assert res["changed"] == [
+        ".clinerules/hooks/TaskStart",
+        ".clinerules/hooks/UserPromptSubmit",
+        ".clinerules/hooks/PostToolUse",
+    ]
+    script = repo.path / ".clinerules/hooks/PostToolUse"
+    assert script.read_text().startswith("#!/bin/sh\n") and "\nexec jgm hook cline edit\n" in script.read_text()
+    assert os.access(script, os.X_OK) and install(repo.path, "cline")["changed"] == []
+    script.chmod(0o644)  # a checkout that dropped the bit: Cline would skip it silently
+    (row,) = readiness(repo.path, "cline")
+    assert row["state"] == "not executable" and "chmod +x .clinerules/hooks/PostToolUse" in row["problems"][0]["step"]
+    uninstall(repo.path, "cline")
+    assert not (repo.path / ".clinerules").exists()
+
+    repo.write(".clinerules/hooks/TaskStart", "#!/bin/sh\necho '{}'\n")
+    p = jgm_in("agent", "install", "cline", "--repo", str(repo.path))
+    assert p.returncode == 2 and "TaskStart" in p.stderr and "a hook script of your own" in p.stderr, p.stderr
+    assert sorted(x.name for x in (repo.path / ".clinerules/hooks").iterdir()) == ["TaskStart"]

@@ -69,3 +69,30 @@ def test_gemini_cli_connects_the_server_and_accepts_the_hooks(repo, tmp_path):
     assert "jupiter-git-memory: jgm mcp (stdio)" in out and "fix the configuration" not in out, out
     settings = json.loads((repo.path / ".gemini/settings.json").read_text())
     assert set(settings["hooks"]) == {"SessionStart", "BeforeAgent", "AfterTool"}
+
+
+def _codex_start(home, cwd) -> str:
+    """What `codex exec` prints while it loads the project's config, before it gives up reaching a model (no
+    login here): the first seconds of its output."""
+    argv = [_bin("JGM_CODEX_BIN", "codex"), "exec", "--skip-git-repo-check", "say hi"]
+    env = {**jgm_on_path(), "HOME": str(home)}
+    try:
+        p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=15, stdin=subprocess.DEVNULL)
+        return p.stdout + p.stderr
+    except subprocess.TimeoutExpired as e:
+        return "".join(x.decode() if isinstance(x, bytes) else x for x in (e.stdout or "", e.stderr or ""))
+
+
+@pytest.mark.skipif(not _bin("JGM_CODEX_BIN", "codex"), reason="Codex is not installed")
+def test_codex_parses_the_installed_hooks(repo, tmp_path):
+    """Codex parses a trusted project's `.codex/hooks.json` when a session starts and warns `failed to parse
+    hooks config` when it cannot (checked too, so the test can fail)."""
+    _installed(repo, "codex")
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex/config.toml").write_text(f'[projects."{repo.path}"]\ntrust_level = "trusted"\n')
+    out = _codex_start(home, repo.path)
+    assert "session id:" in out and "failed to parse hooks config" not in out, out
+    good = (repo.path / ".codex/hooks.json").read_text()
+    (repo.path / ".codex/hooks.json").write_text(good.replace('"timeout": 30', '"timeout": "soon"', 1))
+    assert "failed to parse hooks config" in _codex_start(home, repo.path)

@@ -23,6 +23,7 @@ from .install import AgentConfigError, _client, _manifest, _read, _sha, locate, 
 
 NEEDS_APPROVAL, UNTRUSTED, NOT_FOUND = "needs approval", "untrusted project", "command not found"
 COMMITTABLE, TWICE, MACHINE_PATH = "local file not ignored", "installed twice", "not portable"
+NOT_EXECUTABLE = "not executable"
 
 
 def _scopes(name: str) -> list[str]:
@@ -117,6 +118,7 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 problems += _committable(root, files)
             if name == "claude-code":
                 problems += _plugin_too(root)
+            problems += _not_executable(root, files)
             if rows:  # the project scope is installed too: every hook would run twice
                 problems.append({"state": TWICE, "step": f"keep one: `jgm agent uninstall {name} --scope local`"})
             row: dict[str, Any] = {
@@ -250,6 +252,16 @@ def _claude_approval(root: Path) -> list[dict]:
             "step": f"start `claude` in {root} and approve the project server `{SERVER_NAME}` when asked (later: "
             f'`/mcp`), or add "enabledMcpjsonServers": [{json.dumps(SERVER_NAME)}] to .claude/settings.local.json',
         }
+    ]
+
+
+def _not_executable(root: Path, files: tuple[ManagedFile, ...]) -> list[dict]:
+    """A hook script the client runs directly (Cline's) that lost its execute bit: a checkout with
+    `core.fileMode=false`, or a copy that dropped it. The client skips it without a word."""
+    return [
+        {"state": NOT_EXECUTABLE, "file": mf.path, "step": f"make it executable: `chmod +x {mf.path}`"}
+        for mf in files
+        if mf.executable and (root / mf.path).is_file() and not os.access(root / mf.path, os.X_OK)
     ]
 
 
