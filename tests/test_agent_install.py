@@ -323,3 +323,61 @@ def test_cline_gets_executable_hook_scripts_and_refuses_one_of_the_users_own(rep
     p = jgm_in("agent", "install", "cline", "--repo", str(repo.path))
     assert p.returncode == 2 and "TaskStart" in p.stderr and "a hook script of your own" in p.stderr, p.stderr
     assert sorted(x.name for x in (repo.path / ".clinerules/hooks").iterdir()) == ["TaskStart"]
+
+
+OWN_SETTINGS = {  # per client: a file of the user's own where jgm merges (kept byte for byte by uninstall)
+    "claude-code": (
+        ".claude/settings.json",
+        b'{"model": "opus",\n "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}',
+    ),
+    "codex": (".codex/hooks.json", b'{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}\n'),
+    "cursor": (".cursor/hooks.json", b'{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}\n'),
+    "gemini": (
+        ".gemini/settings.json",
+        b'{\n  "ui": {"theme": "GitHub"},\n  "mcpServers": {"db": {"command": "db-mcp"}}\n}\n',
+    ),
+    "vscode": (".vscode/mcp.json", b'{"servers": {"docs": {"type": "stdio", "command": "docs-mcp"}}, "inputs": []}'),
+    "cline": (".clinerules/style.md", b"Use tabs.\n"),
+}
+
+
+@pytest.mark.parametrize("client", sorted(OWN_SETTINGS))
+def test_every_client_installs_once_and_uninstalls_byte_for_byte(repo, client):
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+    from jupiter_git_memory.surfaces.agent.readiness import status
+
+    rel, own = OWN_SETTINGS[client]
+    repo.write(rel, own)
+    repo.commit()
+    before = _tree(repo.path)
+    first = install(repo.path, client)
+    assert first["changed"] and install(repo.path, client)["changed"] == []  # idempotent
+    assert {r["state"] for r in status(repo.path, client)} == {"installed"}
+    text = (repo.path / rel).read_bytes()
+    if rel in first["changed"]:  # merged beside the user's keys, never over them
+        mine, theirs = json.loads(text), json.loads(own)
+        assert all(mine[k] == v or isinstance(v, dict) and v.items() <= mine[k].items() for k, v in theirs.items())
+    uninstall(repo.path, client)
+    assert _tree(repo.path) == before
+
+
+@pytest.mark.parametrize("client", sorted(OWN_SETTINGS))
+def test_uninstall_on_a_clone_without_the_manifest_takes_out_only_jgms_entries(repo, tmp_path, client):
+    """A teammate's clone has the committed files but not the installer's git dir: uninstall there removes
+    jgm's entries by their marker and keeps the user's."""
+    import subprocess
+
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+
+    rel, own = OWN_SETTINGS[client]
+    repo.write(rel, own)
+    install(repo.path, client)
+    repo.git("add", "-A")
+    repo.commit("agents")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True, timeout=60)
+    res = uninstall(clone, client)
+    assert res["edited"] or res["removed"], res
+    left = [p for p in clone.rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert all("jgm hook" not in p.read_text() and '"jupiter-git-memory"' not in p.read_text() for p in left)
+    assert json.loads((clone / rel).read_text()) == json.loads(own) if rel.endswith(".json") else True
