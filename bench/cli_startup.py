@@ -7,7 +7,9 @@ Each command is a fresh subprocess (`python -m jupiter_git_memory ...`, what the
 installed hooks run), timed wall-clock; the median and the ratio to a bare `python -c pass` measured in the
 same run are reported, so figures from different machines compare. Runs alternate between commands so a
 noisy neighbour hits them all alike. The hook payload is a session start in a fresh repository with no store:
-it must answer (fail open, one line) without loading the model.
+it must answer (fail open, one line) without loading the model. Cursor's postToolUse hook has no matcher (its
+edit tools' names are not documented), so it starts for every tool: `hook_cursor_tool_not_an_edit` is what a
+Read costs.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ COMMANDS = {
     "hook_session_start_no_store": ["-m", "jupiter_git_memory", "hook", "claude-code", "session-start"],
     # what the installed git hook runs after a checkout that changed nothing (HEAD to HEAD)
     "git_hook_noop": ["-m", "jupiter_git_memory", "hooks", "run", "post-checkout", "HEAD", "HEAD", "1"],
+    "hook_cursor_tool_not_an_edit": ["-m", "jupiter_git_memory", "hook", "cursor", "edit"],
 }
 
 
@@ -43,13 +46,24 @@ def main() -> None:
     subprocess.run(["git", "-C", cwd, *ident, "commit", "-q", "--allow-empty", "-m", "one"], check=True, timeout=60)
     env = dict(os.environ, JGM_HOME=os.path.join(cwd, "home"))
     payload = json.dumps({"session_id": "bench", "hook_event_name": "SessionStart", "source": "startup", "cwd": cwd})
+    read = {"tool_name": "Read", "tool_input": {"file_path": os.path.join(cwd, "README.md")}}
+    payloads = {
+        "hook_cursor_tool_not_an_edit": json.dumps(
+            {"conversation_id": "bench", "hook_event_name": "postToolUse", "workspace_roots": [cwd], **read}
+        )
+    }
     times: dict[str, list[float]] = {k: [] for k in COMMANDS}
     failed: dict[str, int] = {}
     for _ in range(args.runs):
         for name, argv in COMMANDS.items():
             t = time.perf_counter()
             p = subprocess.run(
-                [sys.executable, *argv], cwd=cwd, env=env, input=payload.encode(), capture_output=True, timeout=120
+                [sys.executable, *argv],
+                cwd=cwd,
+                env=env,
+                input=payloads.get(name, payload).encode(),
+                capture_output=True,
+                timeout=120,
             )
             times[name].append(time.perf_counter() - t)
             if p.returncode:

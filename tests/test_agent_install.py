@@ -144,54 +144,78 @@ def test_bad_settings_json_names_the_file_and_line_and_changes_nothing(repo):
     assert p.returncode == 2 and "unknown client 'vim'" in p.stderr and "claude-code" in p.stderr
 
 
-def test_cursor_gets_the_mcp_server_in_its_project_file(repo):
+def test_cursor_gets_the_mcp_server_and_hooks_in_its_project_files(repo):
     from jupiter_git_memory.surfaces.agent.install import install, uninstall
     from jupiter_git_memory.surfaces.agent.readiness import status
 
+    own = b'{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}'
+    repo.write(".cursor/hooks.json", own)
     repo.write(".cursor/rules/style.mdc", "use tabs\n")
     install(repo.path, "cursor", python="/py/bin/python")
     assert json.loads((repo.path / ".cursor/mcp.json").read_text()) == {
         "mcpServers": {"jupiter-git-memory": {"command": "jgm", "args": ["mcp"]}}
     }
-    rule = (repo.path / ".cursor/rules/jupiter-git-memory.mdc").read_text()
-    assert rule.startswith("---\n") and "alwaysApply: true" in rule and "recall_for_task" in rule
+    hooks = json.loads((repo.path / ".cursor/hooks.json").read_text())
+    assert hooks == {
+        "version": 1,
+        "hooks": {
+            "afterFileEdit": [{"command": "./fmt.sh"}],  # the user's hook, kept
+            "sessionStart": [{"command": "jgm hook cursor session-start"}],
+            "postToolUse": [{"command": "jgm hook cursor edit"}],  # no prompt hook: beforeSubmitPrompt can't inject
+        },
+    }
+    assert not (repo.path / ".cursor/rules/jupiter-git-memory.mdc").exists()  # hooks now: no rule block
     assert [r["state"] for r in status(repo.path, "cursor")] == ["installed", "installed"]
     uninstall(repo.path, "cursor")
-    assert (
-        not (repo.path / ".cursor/mcp.json").exists()
-        and not (repo.path / ".cursor/rules/jupiter-git-memory.mdc").exists()
-    )
+    assert not (repo.path / ".cursor/mcp.json").exists() and (repo.path / ".cursor/hooks.json").read_bytes() == own
     assert (repo.path / ".cursor/rules/style.mdc").read_text() == "use tabs\n"
 
 
-def test_codex_gets_a_toml_block_and_an_agents_md_block_and_both_come_out_exactly(repo):
+def test_codex_gets_a_toml_block_and_hooks_and_both_come_out_exactly(repo):
     import tomllib
 
     from jupiter_git_memory.surfaces.agent.install import install, uninstall
     from jupiter_git_memory.surfaces.agent.readiness import status
 
     toml = b'model = "o4"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
-    agents = b"# Agents\n\nRun `make test` before pushing."  # no final newline
+    own_hooks = b'{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}'
     repo.write(".codex/config.toml", toml)
-    repo.write("AGENTS.md", agents)
+    repo.write(".codex/hooks.json", own_hooks)
     res = install(repo.path, "codex", python="/py/bin/python")
-    assert res["changed"] == [".codex/config.toml", "AGENTS.md"]
+    assert res["changed"] == [".codex/config.toml", ".codex/hooks.json"]
     doc = tomllib.loads((repo.path / ".codex/config.toml").read_text())
     assert doc["model"] == "o4" and doc["mcp_servers"]["docs"] == {"command": "docs-mcp"}
     assert doc["mcp_servers"]["jupiter-git-memory"] == {"command": "jgm", "args": ["mcp"]}
-    md = (repo.path / "AGENTS.md").read_text()
-    assert md.startswith(agents.decode()) and "recall_for_task" in md and "record_candidate" in md
+    hooks = json.loads((repo.path / ".codex/hooks.json").read_text())["hooks"]
+    assert hooks["Stop"] == [{"hooks": [{"type": "command", "command": "notify"}]}]
+    assert hooks["PostToolUse"] == [
+        {"matcher": "apply_patch", "hooks": [{"type": "command", "command": "jgm hook codex edit", "timeout": 30}]}
+    ]
+    assert [g["hooks"][0]["command"] for e in ("SessionStart", "UserPromptSubmit") for g in hooks[e]] == [
+        "jgm hook codex session-start",
+        "jgm hook codex prompt",
+    ]
+    assert not (repo.path / "AGENTS.md").exists()  # hooks now: no instructions block
     assert install(repo.path, "codex", python="/py/bin/python")["changed"] == []
     assert {r["state"] for r in status(repo.path, "codex")} == {"installed"}
     uninstall(repo.path, "codex")
-    assert (repo.path / ".codex/config.toml").read_bytes() == toml and (repo.path / "AGENTS.md").read_bytes() == agents
+    assert (repo.path / ".codex/config.toml").read_bytes() == toml
+    assert (repo.path / ".codex/hooks.json").read_bytes() == own_hooks
 
-    install(repo.path, "codex")
-    with open(repo.path / "AGENTS.md", "a") as f:
-        f.write("\nA line the user added.\n")
+
+def test_an_agents_md_block_an_older_jgm_wrote_comes_out_at_uninstall(repo):
+    """Before Codex had hooks, install wrote a managed block into AGENTS.md: uninstall still takes it out."""
+    from jupiter_git_memory.surfaces.agent.install import uninstall
+    from jupiter_git_memory.surfaces.agent.merge_text import MD_END, MD_START
+    from jupiter_git_memory.surfaces.agent.readiness import status
+
+    agents = "# Agents\n\nRun `make test` before pushing.\n"
+    repo.write("AGENTS.md", f"{agents}\n{MD_START}\n## Project memory\n{MD_END}\n")
+    assert [(r["file"], r["state"]) for r in status(repo.path, "codex") if r["file"] == "AGENTS.md"] == [
+        ("AGENTS.md", "installed")
+    ]
     assert uninstall(repo.path, "codex")["edited"] == ["AGENTS.md"]
-    after = (repo.path / "AGENTS.md").read_text()
-    assert "jupiter-git-memory" not in after and after.startswith(agents.decode()) and "A line the user added." in after
+    assert (repo.path / "AGENTS.md").read_text() == agents
 
 
 def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
@@ -204,8 +228,12 @@ def test_codex_refuses_a_server_of_the_same_name_the_user_wrote(repo):
 # not JSON), so the refusal comes after the first file was planned
 REFUSED_SECOND = {
     "claude-code": ((".mcp.json", USER_MCP), (".claude/settings.json", b'{"hooks": [}\n')),
-    "codex": ((".codex/config.toml", b'model = "o4"\n'), ("AGENTS.md", b"# Agents\n\xff\xfe not UTF-8\n")),
-    "cursor": ((".cursor/mcp.json", USER_MCP), (".cursor/rules/jupiter-git-memory.mdc", b"\xff\xfe\n")),
+    "codex": ((".codex/config.toml", b'model = "o4"\n'), (".codex/hooks.json", b'{"hooks": [}\n')),
+    "cursor": ((".cursor/mcp.json", USER_MCP), (".cursor/hooks.json", b"\xff\xfe\n")),
+    "vscode": (
+        (".vscode/mcp.json", b'{"servers": {"db": {"command": "db"}}}\n'),
+        (".github/hooks/jupiter-git-memory.json", b"[]\n"),
+    ),
 }
 
 
@@ -234,11 +262,11 @@ def test_a_write_that_fails_midway_puts_everything_back(repo, client, monkeypatc
     before = _tree(repo.path)
     real, calls = agent_install._write, []
 
-    def full_disk(path, data):
+    def full_disk(path, data, executable=False):
         calls.append(path)
         if len(calls) == 2:
             raise OSError(28, "No space left on device", str(path))
-        real(path, data)
+        real(path, data, executable)
 
     monkeypatch.setattr(agent_install, "_write", full_disk)
     with pytest.raises(agent_install.AgentWriteFailed) as got:  # the repository's disk, not the store's
@@ -268,3 +296,88 @@ def test_uninstall_refuses_before_touching_any_file(repo):
     settings.write_bytes(good)
     jgm_in("agent", "uninstall", "claude-code", "--repo", str(repo.path), check=True)
     assert (repo.path / ".mcp.json").read_bytes() == USER_MCP and not settings.exists()
+
+
+def test_cline_gets_executable_hook_scripts_and_refuses_one_of_the_users_own(repo):
+    import os
+
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+    from jupiter_git_memory.surfaces.agent.readiness import readiness
+
+    res = install(repo.path, "cline")
+    assert res["changed"] == [
+        ".clinerules/hooks/TaskStart",
+        ".clinerules/hooks/UserPromptSubmit",
+        ".clinerules/hooks/PostToolUse",
+    ]
+    script = repo.path / ".clinerules/hooks/PostToolUse"
+    assert script.read_text().startswith("#!/bin/sh\n") and "\nexec jgm hook cline edit\n" in script.read_text()
+    assert os.access(script, os.X_OK) and install(repo.path, "cline")["changed"] == []
+    script.chmod(0o644)  # a checkout that dropped the bit: Cline would skip it silently
+    (row,) = readiness(repo.path, "cline")
+    assert row["state"] == "not executable" and "chmod +x .clinerules/hooks/PostToolUse" in row["problems"][0]["step"]
+    uninstall(repo.path, "cline")
+    assert not (repo.path / ".clinerules").exists()
+
+    repo.write(".clinerules/hooks/TaskStart", "#!/bin/sh\necho '{}'\n")
+    p = jgm_in("agent", "install", "cline", "--repo", str(repo.path))
+    assert p.returncode == 2 and "TaskStart" in p.stderr and "a hook script of your own" in p.stderr, p.stderr
+    assert sorted(x.name for x in (repo.path / ".clinerules/hooks").iterdir()) == ["TaskStart"]
+
+
+OWN_SETTINGS = {  # per client: a file of the user's own where jgm merges (kept byte for byte by uninstall)
+    "claude-code": (
+        ".claude/settings.json",
+        b'{"model": "opus",\n "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}',
+    ),
+    "codex": (".codex/hooks.json", b'{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify"}]}]}}\n'),
+    "cursor": (".cursor/hooks.json", b'{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}\n'),
+    "gemini": (
+        ".gemini/settings.json",
+        b'{\n  "ui": {"theme": "GitHub"},\n  "mcpServers": {"db": {"command": "db-mcp"}}\n}\n',
+    ),
+    "vscode": (".vscode/mcp.json", b'{"servers": {"docs": {"type": "stdio", "command": "docs-mcp"}}, "inputs": []}'),
+    "cline": (".clinerules/style.md", b"Use tabs.\n"),
+}
+
+
+@pytest.mark.parametrize("client", sorted(OWN_SETTINGS))
+def test_every_client_installs_once_and_uninstalls_byte_for_byte(repo, client):
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+    from jupiter_git_memory.surfaces.agent.readiness import status
+
+    rel, own = OWN_SETTINGS[client]
+    repo.write(rel, own)
+    repo.commit()
+    before = _tree(repo.path)
+    first = install(repo.path, client)
+    assert first["changed"] and install(repo.path, client)["changed"] == []  # idempotent
+    assert {r["state"] for r in status(repo.path, client)} == {"installed"}
+    text = (repo.path / rel).read_bytes()
+    if rel in first["changed"]:  # merged beside the user's keys, never over them
+        mine, theirs = json.loads(text), json.loads(own)
+        assert all(mine[k] == v or isinstance(v, dict) and v.items() <= mine[k].items() for k, v in theirs.items())
+    uninstall(repo.path, client)
+    assert _tree(repo.path) == before
+
+
+@pytest.mark.parametrize("client", sorted(OWN_SETTINGS))
+def test_uninstall_on_a_clone_without_the_manifest_takes_out_only_jgms_entries(repo, tmp_path, client):
+    """A teammate's clone has the committed files but not the installer's git dir: uninstall there removes
+    jgm's entries by their marker and keeps the user's."""
+    import subprocess
+
+    from jupiter_git_memory.surfaces.agent.install import install, uninstall
+
+    rel, own = OWN_SETTINGS[client]
+    repo.write(rel, own)
+    install(repo.path, client)
+    repo.git("add", "-A")
+    repo.commit("agents")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo.path), str(clone)], check=True, timeout=60)
+    res = uninstall(clone, client)
+    assert res["edited"] or res["removed"], res
+    left = [p for p in clone.rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert all("jgm hook" not in p.read_text() and '"jupiter-git-memory"' not in p.read_text() for p in left)
+    assert json.loads((clone / rel).read_text()) == json.loads(own) if rel.endswith(".json") else True

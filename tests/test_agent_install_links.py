@@ -17,8 +17,11 @@ CASES = {
     # name: (client, link in the repo, target in the stand-in home, target is a folder)
     "claude-folder": ("claude-code", ".claude", ".claude", True),
     "mcp-json": ("claude-code", ".mcp.json", ".docker/config.json", False),
-    "agents-md": ("codex", "AGENTS.md", ".ssh/id_ed25519", False),
-    "cursor-rules": ("cursor", ".cursor/rules", "elsewhere", True),
+    "codex-hooks": ("codex", ".codex/hooks.json", ".ssh/id_ed25519", False),
+    "cursor-folder": ("cursor", ".cursor", "elsewhere", True),
+    "gemini-folder": ("gemini", ".gemini", ".gemini", True),
+    "vscode-hooks": ("vscode", ".github/hooks", ".config", True),
+    "cline-hooks": ("cline", ".clinerules", "elsewhere", True),
 }
 
 
@@ -62,4 +65,4 @@ def test_install_still_writes_real_files(repo):
     repo.git("commit", "-qm", "x")
     p = jgm_in("agent", "install", "cursor", "--repo", str(repo.path))
     assert p.returncode == 0, p.stderr
-    assert (repo.path / ".cursor/rules/jupiter-git-memory.mdc").is_file()
+    assert (repo.path / ".cursor/hooks.json").is_file() and not (repo.path / ".cursor/hooks.json").is_symlink()

@@ -19,7 +19,7 @@ from helpers import JGM_EXE, jgm, seeded
 pytestmark = pytest.mark.e2e
 
 CLIENTS = ("claude-code", "codex", "cursor")
-COMMITTED = (".mcp.json", ".claude/settings.json", ".codex/config.toml", "AGENTS.md", ".cursor/mcp.json")
+COMMITTED = (".mcp.json", ".claude/settings.json", ".codex/config.toml", ".codex/hooks.json", ".cursor/mcp.json")
 RECORDS = {
     "dec-cache-ttl": {
         "title": "Cache entries expire after ten minutes",
@@ -161,7 +161,8 @@ def test_status_says_what_stands_between_each_client_and_jgm(teammate):
     (home / ".codex").mkdir()
     (home / ".codex/config.toml").write_text(f'[projects."{clone}"]\ntrust_level = "trusted"\n')
     st = _readiness(clone, env)
-    assert {k: r["state"] for k, r in st.items()} == {k: "installed" for k in st}
+    mine = {k: r["state"] for k, r in st.items() if r["scope"]}  # the clients installed here
+    assert set(mine) == {f"{c}/project" for c in CLIENTS} and set(mine.values()) == {"installed"}, mine
 
     # declined in the repository's local settings: needs approval again, and says where
     (clone / ".claude/settings.local.json").write_text(json.dumps({"disabledMcpjsonServers": ["jupiter-git-memory"]}))
@@ -178,8 +179,8 @@ def test_status_says_what_stands_between_each_client_and_jgm(teammate):
     p = subprocess.run(
         [JGM_EXE, "agent", "status", "--json"], cwd=clone, env=bare, capture_output=True, text=True, timeout=300
     )
-    rows = json.loads(p.stdout)["readiness"]
-    assert {r["state"] for r in rows} == {"command not found"}, rows
+    rows = [r for r in json.loads(p.stdout)["readiness"] if r["scope"]]
+    assert len(rows) == len(CLIENTS) and {r["state"] for r in rows} == {"command not found"}, rows
     assert all("`jgm` is on the PATH" in r["problems"][0]["step"] for r in rows)
 
 
@@ -240,7 +241,13 @@ def test_local_scope_keeps_this_machines_paths_out_of_committed_files(repo, tmp_
 def test_clients_without_an_uncommitted_project_file_refuse_local_scope(repo):
     from cli_helpers import jgm_in
 
-    for client, where in (("codex", "~/.codex/config.toml"), ("cursor", "~/.cursor/mcp.json")):
+    for client, where in (
+        ("codex", "~/.codex"),
+        ("cursor", "~/.cursor"),
+        ("gemini", "~/.gemini/settings.json"),
+        ("vscode", ".vscode/mcp.json"),
+        ("cline", ".clinerules/hooks/"),
+    ):
         p = jgm_in("agent", "install", client, "--scope", "local", "--repo", str(repo.path))
         assert p.returncode == 2 and "agent/no-such-scope" in p.stderr and where in p.stderr, p.stderr
     p = jgm_in("agent", "install", "claude-code", "--scope", "team", "--repo", str(repo.path))

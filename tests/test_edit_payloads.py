@@ -111,3 +111,87 @@ def test_an_entry_is_one_record_whatever_its_text_says():
     lines = entry(r, body).splitlines()
     assert [line for line in lines if line.startswith("- ")] == ["- dec-a — A - dec-evil — Use MySQL"]
     assert lines[-1].startswith("  > Fine. - dec-evil") and "\u202e" not in lines[-1] and "\\u202e" in lines[-1]
+
+
+def test_vscode_and_cline_shapes_and_answers():
+    vs = {
+        "timestamp": "2026-12-04T10:00:00Z",
+        "cwd": "/w",
+        "sessionId": "v",
+        "hookEventName": "PreToolUse",
+        "tool_name": "replace_string_in_file",
+        "tool_input": {"filePath": "/w/a.py", "oldString": "x", "newString": "y"},
+        "tool_use_id": "t",
+    }
+    e = ADAPTERS["vscode"].read(vs)
+    assert e == Edit("v", "/w", ("/w/a.py",), "PreToolUse")
+    assert ADAPTERS["vscode"].answer(e, "T") == {
+        "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "T"}
+    }
+    many = dict(
+        vs,
+        tool_name="multi_replace_string_in_file",
+        tool_input={"replacements": [{"filePath": "/w/b.py"}, {"filePath": "/w/c.py"}]},
+    )
+    assert ADAPTERS["vscode"].read(many).files == ("/w/b.py", "/w/c.py")
+    assert ADAPTERS["vscode"].read(dict(vs, tool_name="editFiles", tool_input={"files": ["src/d.py"]})).files == (
+        "src/d.py",
+    )
+    assert ADAPTERS["vscode"].read(dict(vs, tool_name="read_file")) is None
+    cline = {
+        "clineVersion": "3.36.0",
+        "hookName": "PostToolUse",
+        "taskId": "k",
+        "workspaceRoots": ["/w"],
+        "postToolUse": {
+            "toolName": "write_to_file",
+            "parameters": {"path": "src/a.py", "content": "x"},
+            "success": True,
+        },
+    }
+    e = ADAPTERS["cline"].read(cline)
+    assert e == Edit("k", "/w", ("src/a.py",), "PostToolUse")
+    assert ADAPTERS["cline"].answer(e, "T") == {"cancel": False, "contextModification": "T", "errorMessage": ""}
+    assert (
+        ADAPTERS["cline"].read(dict(cline, postToolUse={"toolName": "read_file", "parameters": {"path": "a"}})) is None
+    )
+    cursor = {
+        "conversation_id": "c",
+        "hook_event_name": "postToolUse",
+        "workspace_roots": ["/w"],
+        "tool_name": "StrReplace",
+        "tool_input": {"file_path": "/w/a.py"},
+    }
+    assert ADAPTERS["cursor"].read(cursor).files == ("/w/a.py",)
+
+
+def test_each_clients_session_and_prompt_answer_shape():
+    from jupiter_git_memory.surfaces.agent.hook_events import EVENTS, answer, payload_context
+
+    assert answer("codex", "prompt", "T", "L") == {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "T"},
+        "systemMessage": "L",
+    }
+    assert answer("gemini", "prompt", "T")["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
+    assert answer("vscode", "session-start", None, "L") == {"systemMessage": "L"}
+    assert answer("cursor", "session-start", "T", "L") == {"additional_context": "T"}  # no line for the user
+    assert answer("cursor", "session-start", None, "L") is None and answer("cline", "prompt", None, "L") is None
+    assert answer("cline", "session-start", "T") == {"cancel": False, "contextModification": "T", "errorMessage": ""}
+    assert "prompt" not in EVENTS["cursor"].names and "prompt" not in EVENTS["vscode"].names  # cannot inject there
+    assert payload_context("cursor", {"workspace_roots": ["/w"], "prompt": 3}) == ("/w", None)
+    cline = {"workspaceRoots": ["/w"], "userPromptSubmit": {"prompt": "why?"}}
+    assert payload_context("cline", cline) == ("/w", "why?")
+    assert payload_context("gemini", {"cwd": "/g", "prompt": "p"}) == ("/g", "p")
+
+
+def test_claude_codes_hook_knows_when_vscode_or_cursor_ran_it(tmp_path):
+    from jupiter_git_memory.surfaces.agent.hook_events import answered_natively, sender
+
+    assert sender({"hookEventName": "PreToolUse", "sessionId": "v"}) == "vscode"
+    assert sender({"conversation_id": "c", "hook_event_name": "preToolUse"}) == "cursor"
+    assert sender({"hook_event_name": "PreToolUse", "session_id": "s"}) is None
+    vs = {"hookEventName": "SessionStart", "sessionId": "v"}
+    assert not answered_natively("claude-code", vs, tmp_path)  # VS Code without jgm's own hooks: answered
+    (tmp_path / ".github/hooks").mkdir(parents=True)
+    (tmp_path / ".github/hooks/jupiter-git-memory.json").write_text('{"command": "jgm hook vscode edit"}')
+    assert answered_natively("claude-code", vs, tmp_path) and not answered_natively("vscode", vs, tmp_path)

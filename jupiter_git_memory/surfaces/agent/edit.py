@@ -21,6 +21,7 @@ from typing import TextIO
 from ...base.environment import HOOK_DEADLINE
 from .deadline import Deadline, on_alarm
 from .edit_payloads import ADAPTERS, Edit
+from .hook_events import answered_natively
 
 DEADLINE_SECONDS = 10.0  # an edit waits on a PreToolUse hook: less than the prompt hooks' 20 s
 
@@ -41,7 +42,7 @@ def repo_paths(root: Path, cwd: Path, files: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _answer(edit: Edit) -> tuple[str | None, Path | None, dict[str, list[str]]]:
+def _answer(edit: Edit, client: str, payload: dict) -> tuple[str | None, Path | None, dict[str, list[str]]]:
     """(the note or None, the store, what to mark seen)."""
     from ...base.store import workspace_dir
     from ...git.home import use_store
@@ -53,6 +54,8 @@ def _answer(edit: Edit) -> tuple[str | None, Path | None, dict[str, list[str]]]:
         ws = find_workspace(cwd)
     except NotARepo:
         return None, None, {}
+    if answered_natively(client, payload, ws.repo_root):
+        return None, None, {}  # another client running Claude Code's hooks, with jgm's own hooks here
     files = repo_paths(ws.repo_root, cwd, edit.files)
     if not files:
         return None, None, {}
@@ -103,7 +106,7 @@ def run(client: str, stdin: str, out: TextIO | None = None) -> int:
         payload = json.loads(stdin) if stdin.strip() else {}
         edit = adapter.read(payload) if isinstance(payload, dict) else None
         if edit is not None:
-            text, store, shown = _answer(edit)
+            text, store, shown = _answer(edit, client, payload)
             if store is not None and edit.session:
                 from .edit_seen import mark
 

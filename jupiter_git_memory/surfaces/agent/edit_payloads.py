@@ -10,6 +10,12 @@ client, so the edit hook (edit.py) reads one shape.
   `conversation_id`, folder `workspace_roots[0]`; answers `additional_context`.
 - Gemini CLI: AfterTool for `write_file` / `replace` (`tool_input.file_path`); answers
   `hookSpecificOutput.additionalContext`.
+- VS Code (Copilot agent): PreToolUse/PostToolUse with `sessionId` and `hookEventName` (camelCase) beside
+  snake_case `tool_name`/`tool_input`; its edit tools name the file as `filePath` (`create_file`,
+  `replace_string_in_file`, `insert_edit_into_file`), a list (`editFiles`: `files`;
+  `multi_replace_string_in_file`: `replacements[].filePath`) or a patch (`apply_patch`: `input`).
+- Cline: PostToolUse as `{"taskId", "workspaceRoots", "postToolUse": {"toolName", "parameters": {"path"}}}`
+  for `write_to_file` / `replace_in_file`; answers `contextModification`.
 Pure: data in, data out. A payload that is not an edit gives None, and the hook says nothing.
 """
 
@@ -23,6 +29,17 @@ from typing import Any
 CLAUDE_EDIT_TOOLS = ("Edit", "Write", "MultiEdit", "NotebookEdit")
 CLAUDE_EDIT_MATCHER = "|".join(CLAUDE_EDIT_TOOLS)  # the matcher of the installed PreToolUse hook
 GEMINI_EDIT_TOOLS = ("write_file", "replace")
+CURSOR_EDIT_TOOLS = ("Write", "Edit", "StrReplace", "MultiEdit", "Delete", "edit_file", "write", "search_replace")
+VSCODE_EDIT_TOOLS = (
+    "create_file",
+    "replace_string_in_file",
+    "multi_replace_string_in_file",
+    "insert_edit_into_file",
+    "editFiles",
+    "edit_notebook_file",
+    "apply_patch",
+)
+CLINE_EDIT_TOOLS = ("write_to_file", "replace_in_file", "new_rule", "apply_patch")
 MAX_FILES = 8  # one tool call edits a few files at most; a patch naming more is read up to here
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
 
@@ -91,13 +108,7 @@ def cursor_edit(payload: dict) -> Edit | None:
     cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else payload.get("cwd")
     if event == "afterFileEdit":
         path = _text(payload.get("file_path"))
-    elif event == "postToolUse" and payload.get("tool_name") in (
-        "Write",
-        "Edit",
-        "edit_file",
-        "write",
-        "search_replace",
-    ):
+    elif event == "postToolUse" and payload.get("tool_name") in CURSOR_EDIT_TOOLS:
         path = _text(_tool_input(payload).get("file_path")) or _text(_tool_input(payload).get("target_file"))
     else:
         return None
@@ -111,12 +122,43 @@ def gemini_edit(payload: dict) -> Edit | None:
     return _edit(payload, [path] if path else [], _text(payload.get("hook_event_name")) or "AfterTool")
 
 
+def vscode_edit(payload: dict) -> Edit | None:
+    tool = payload.get("tool_name")
+    if tool not in VSCODE_EDIT_TOOLS:
+        return None
+    ti = _tool_input(payload)
+    files = [ti.get("filePath"), ti.get("file_path")]
+    files += ti.get("files") if isinstance(ti.get("files"), list) else []
+    files += [r.get("filePath") for r in ti.get("replacements") or [] if isinstance(r, dict)]
+    if tool == "apply_patch" and isinstance(ti.get("input"), str):
+        files += patch_files(ti["input"])
+    event = _text(payload.get("hookEventName")) or _text(payload.get("hook_event_name")) or "PreToolUse"
+    return _edit(payload, [f for f in files if _text(f)], event, "sessionId")
+
+
+def cline_edit(payload: dict) -> Edit | None:
+    data = payload.get("postToolUse") or payload.get("preToolUse")
+    if not isinstance(data, dict) or data.get("toolName") not in CLINE_EDIT_TOOLS:
+        return None
+    params = data.get("parameters") if isinstance(data.get("parameters"), dict) else {}
+    path = _text(params.get("path")) or _text(params.get("absolutePath"))
+    files = [path] if path else patch_files(params["input"]) if isinstance(params.get("input"), str) else []
+    roots = payload.get("workspaceRoots")
+    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    event = _text(payload.get("hookName")) or "PostToolUse"
+    return _edit(payload, files, event, "taskId", cwd)
+
+
 def hook_specific(edit: Edit, text: str) -> dict:
     return {"hookSpecificOutput": {"hookEventName": edit.event, "additionalContext": text}}
 
 
 def cursor_answer(edit: Edit, text: str) -> dict:
     return {"additional_context": text}
+
+
+def cline_answer(edit: Edit, text: str) -> dict:
+    return {"cancel": False, "contextModification": text, "errorMessage": ""}
 
 
 @dataclass(frozen=True)
@@ -130,4 +172,6 @@ ADAPTERS: dict[str, Adapter] = {
     "codex": Adapter(codex_edit, hook_specific),
     "cursor": Adapter(cursor_edit, cursor_answer),
     "gemini": Adapter(gemini_edit, hook_specific),
+    "vscode": Adapter(vscode_edit, hook_specific),
+    "cline": Adapter(cline_edit, cline_answer),
 }

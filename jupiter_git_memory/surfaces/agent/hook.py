@@ -1,7 +1,8 @@
 """`jgm hook CLIENT EVENT`: what a client runs at session start and on every prompt.
 
-It reads the client's JSON from stdin and answers in the client's form (Claude Code:
-`{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}` on stdout, exit 0). It fails
+It reads the client's JSON from stdin and answers in the client's form (hook_events.py: Claude Code, Codex,
+Gemini CLI and VS Code `{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`, Cursor
+`{"additional_context"}`, Cline `{"contextModification"}`; on stdout, exit 0). It fails
 open: outside a repository, without a store, not seeded, a busy index, a crash or running past its deadline,
 it exits 0 with at most one short line for the user (`systemMessage`) and writes the reason to the store log:
 a memory hook must never block or slow a prompt into being turned off. `python -m jupiter_git_memory hook`
@@ -19,10 +20,10 @@ from pathlib import Path
 from typing import TextIO
 
 from ...base.environment import HOOK_DEADLINE
-from .clients import CLAUDE_EVENTS
 from .deadline import Deadline, on_alarm
+from .hook_events import EVENTS, answer, answered_natively, payload_context
 
-USAGE = "usage: jgm hook claude-code session-start|prompt|edit  (reads the client's JSON on stdin)"
+USAGE = f"usage: jgm hook {'|'.join(EVENTS)} session-start|prompt|edit  (reads the client's JSON on stdin)"
 DEADLINE_SECONDS = 20.0  # below the client's own timeout (clients.HOOK_TIMEOUT_SECONDS)
 MAX_STDIN = 1 << 20
 
@@ -31,21 +32,23 @@ class Unavailable(Exception):
     """Memory cannot answer here; the message is the one line the user sees."""
 
 
-def _answer(event: str, payload: dict) -> str | None:
+def _answer(client: str, event: str, payload: dict) -> str | None:
     from ...base.errors import JgmError
     from ...base.store import LockTimeout, workspace_dir
     from ...git.home import use_store
     from ...git.workspace import NotARepo, find_workspace
 
-    cwd = payload.get("cwd") or os.getcwd()
+    cwd, prompt = payload_context(client, payload)
+    cwd = cwd or os.getcwd()
     try:
         ws = find_workspace(Path(cwd))
     except NotARepo:
         return None  # not a repository: there is no memory to speak of, and nothing is wrong
+    if answered_natively(client, payload, ws.repo_root):
+        return None  # another client running Claude Code's hooks, with jgm's own hooks of its own here
     store = use_store(None, ws.repo_root)
     if not (workspace_dir(ws.id, store, create=False) / "catalog.sqlite").exists():
         raise Unavailable(f"jgm: no memory for {ws.repo_root.name} yet (run `jgm seed`)")
-    prompt = payload.get("prompt")
     if event == "prompt" and not isinstance(prompt, str):
         return None
     from ..daemon.client import ask
@@ -80,7 +83,7 @@ def _log(message: str) -> None:
 
 def run(client: str, event: str, stdin: str, out: TextIO | None = None) -> int:
     out = out or sys.stdout  # looked up per call: a caller may have replaced it (an in-process runner)
-    if client != "claude-code" or event not in CLAUDE_EVENTS:
+    if client not in EVENTS or event not in EVENTS[client].names or event == "edit":
         print(USAGE, file=sys.stderr)
         return 0  # never a blocking exit status: a client treats some (2) as "block the prompt"
     deadline = float(HOOK_DEADLINE.get_or(DEADLINE_SECONDS))
@@ -91,7 +94,7 @@ def run(client: str, event: str, stdin: str, out: TextIO | None = None) -> int:
         payload = json.loads(stdin) if stdin.strip() else {}
         if not isinstance(payload, dict):
             raise ValueError("the hook input is not a JSON object")
-        text = _answer(event, payload)
+        text = _answer(client, event, payload)
     except Unavailable as e:
         text, line = None, str(e)
         _log(f"{event}: {line}")
@@ -108,14 +111,9 @@ def run(client: str, event: str, stdin: str, out: TextIO | None = None) -> int:
     if refused:
         _log(f"{event}: {refused}")
         line = line or refused
-    if text:
-        answer: dict = {"hookSpecificOutput": {"hookEventName": CLAUDE_EVENTS[event], "additionalContext": text}}
-        told = refused or _stale_note(text)
-        if told:
-            answer["systemMessage"] = told
-        out.write(json.dumps(answer) + "\n")
-    elif line:
-        out.write(json.dumps({"systemMessage": line}) + "\n")
+    said = answer(client, event, text, (refused or _stale_note(text)) if text else line)
+    if said:
+        out.write(json.dumps(said) + "\n")
     return 0
 
 

@@ -26,7 +26,7 @@ from ...base.errors import JgmError
 from ...base.files import atomic_write
 from ...git.state import absolute_git_dir
 from ...git.workspace import find_workspace
-from .clients import CLIENTS, LOCAL, NO_LOCAL_SCOPE, SCOPES, Launch, ManagedFile
+from .clients import CLIENTS, LOCAL, NO_LOCAL_SCOPE, RETIRED, SCOPES, Launch, ManagedFile
 
 
 class AgentConfigError(JgmError, ValueError):
@@ -103,9 +103,10 @@ def _dump(data: Any) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Atomically, keeping the file's mode (a client's settings are the user's files, not the store's)."""
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask()
+def _write(path: Path, data: bytes, executable: bool = False) -> None:
+    """Atomically, keeping the file's mode (a client's settings are the user's files, not the store's); a new
+    file a client runs (Cline's hook scripts) gets the execute bits the umask allows."""
+    mode = path.stat().st_mode & 0o777 if path.exists() else (0o777 if executable else 0o666) & ~_umask()
     atomic_write(path, data, mode)
 
 
@@ -239,13 +240,13 @@ def _apply(root: Path, sdir: Path, plan: list[Step]) -> None:
                     man["dirs"].append(str(parent))
         _write_manifest(man_path, man)
         undo.append(lambda: _restore(man_path, old_manifest))
-        for _mf, path, before, out in plan:
+        for mf, path, before, out in plan:
             for parent in _new_parents(root, path):
                 if not (root / parent).exists():
                     (root / parent).mkdir()
                     undo.append(lambda d=root / parent: d.rmdir())
             undo.append(lambda p=path, b=before: _restore(p, b))
-            _write(path, out)
+            _write(path, out, mf.executable)
     except BaseException:
         for step in reversed(undo):
             with contextlib.suppress(OSError):  # put back all that can be; the error that stopped us is raised
@@ -277,8 +278,10 @@ def _backup_name(rel: str) -> str:
 
 
 def uninstall(repo: Path | str | None, client: str, scope: str = "project") -> dict:
-    """Decide for every file first (a file it cannot parse refuses before any is touched), then write."""
-    files = _client(client, scope)
+    """Decide for every file first (a file it cannot parse refuses before any is touched), then write. Files an
+    older jgm wrote where the client had no hooks yet (RETIRED: Codex's AGENTS.md block, Cursor's rule) come out
+    too."""
+    files = _client(client, scope) + (RETIRED.get(client, ()) if scope == "project" else ())
     root = find_workspace(repo).repo_root
     launch = Launch.portable(str(root))  # unmerge needs only the repository's top
     sdir = state_dir(root, client, scope)
@@ -310,7 +313,7 @@ def uninstall(repo: Path | str | None, client: str, scope: str = "project") -> d
         new = mf.unmerge(json.loads(json.dumps(data)), original, launch)
         if new == data:
             untouched.append(mf.path)
-        elif not new and entry and entry["created"]:
+        elif not new and ((entry and entry["created"]) or mf.executable):  # a script that was jgm's whole
             todo.append((path, None))
             removed.append(mf.path)
         else:

@@ -18,11 +18,12 @@ from typing import Any
 
 from ...git.state import is_committable
 from ...git.workspace import find_workspace
-from .clients import CLIENTS, LOCAL, SERVER_NAME, TOML_START, ManagedFile, hook_marker
+from .clients import CLIENTS, LOCAL, NOTES, RETIRED, SERVER_NAME, TOML_START, ManagedFile, hook_marker
 from .install import AgentConfigError, _client, _manifest, _read, _sha, locate, state_dir
 
 NEEDS_APPROVAL, UNTRUSTED, NOT_FOUND = "needs approval", "untrusted project", "command not found"
 COMMITTABLE, TWICE, MACHINE_PATH = "local file not ignored", "installed twice", "not portable"
+NOT_EXECUTABLE = "not executable"
 
 
 def _scopes(name: str) -> list[str]:
@@ -62,7 +63,8 @@ def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
             files = _client(name, scope)
             man = _manifest(state_dir(root, name, scope))
             scope_rows = []
-            for mf in files:
+            retired = [mf for mf in RETIRED.get(name, ()) if scope == "project"]
+            for mf in [*files, *retired]:
                 path = _safe(root, mf.path)
                 if path is None:
                     scope_rows.append(
@@ -79,6 +81,8 @@ def status(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 text = _text(path) or ""
                 entry = man["files"].get(mf.path)
                 present = mf.present(text, str(root))
+                if mf in retired and not present:
+                    continue  # an older jgm's file, not there: nothing to say
                 state = "installed" if present else "not installed"
                 if present and entry and _sha(raw) != entry.get("installed_sha256"):
                     state = "installed (edited since)"
@@ -112,6 +116,9 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 problems += _codex_trust(root)
             if scope == "local":
                 problems += _committable(root, files)
+            if name == "claude-code":
+                problems += _plugin_too(root)
+            problems += _not_executable(root, files)
             if rows:  # the project scope is installed too: every hook would run twice
                 problems.append({"state": TWICE, "step": f"keep one: `jgm agent uninstall {name} --scope local`"})
             row: dict[str, Any] = {
@@ -120,11 +127,8 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
                 "state": problems[0]["state"] if problems else "installed",
                 "problems": problems,
             }
-            if name == "cursor":
-                row["note"] = (
-                    "Cursor keeps each server's on/off switch in its own database, which jgm does not read: "
-                    f"check that `{SERVER_NAME}` is on in Cursor Settings → MCP"
-                )
+            if name in NOTES:
+                row["note"] = NOTES[name]
             rows.append(row)
         out.extend(
             rows
@@ -140,38 +144,49 @@ def readiness(repo: Path | str | None, client: str | None = None) -> list[dict]:
     return out
 
 
-def _commands(mf: ManagedFile, text: str, root: str) -> set[str]:
-    """The programs jgm's entries in this file run (the first word of each)."""
-    found: set[str] = set()
+def _commands(mf: ManagedFile, text: str, root: str, client: str) -> set[str]:
+    """The programs jgm's entries in this file run (the first word of each): its MCP server's command, and
+    every hook command that carries jgm's marker, wherever the client's shape keeps it."""
+    marker = hook_marker(client)
     if mf.marker == TOML_START:
         try:
             server = tomllib.loads(text).get("mcp_servers", {}).get(SERVER_NAME, {})
         except tomllib.TOMLDecodeError:
-            return found
-        return {server["command"]} if isinstance(server.get("command"), str) else found
-    if mf.text:
-        return found
+            return set()
+        return {server["command"]} if isinstance(server.get("command"), str) else set()
+    if mf.text:  # Cline's scripts: `exec jgm hook cline …`
+        return {_first(line[5:]) for line in text.splitlines() if line.startswith("exec ") and marker in line}
     try:
         data = json.loads(text or "{}")
     except ValueError:
-        return found
+        return set()
     if not isinstance(data, dict):
-        return found
+        return set()
+    found: set[str] = set()
     holder = data.get("projects", {}).get(root, {}) if mf.path.startswith("~/") else data
-    server = (holder.get("mcpServers") or {}).get(SERVER_NAME) if isinstance(holder, dict) else None
-    if isinstance(server, dict) and isinstance(server.get("command"), str):
-        found.add(server["command"])
-    marker = hook_marker("claude-code")
-    for groups in (data.get("hooks") or {}).values() if isinstance(data.get("hooks"), dict) else ():
-        for g in groups if isinstance(groups, list) else ():
-            for h in g.get("hooks", []) if isinstance(g, dict) else ():
-                cmd = str(h.get("command", "")) if isinstance(h, dict) else ""
-                if marker in cmd:
-                    try:
-                        found.add(shlex.split(cmd)[0])
-                    except (ValueError, IndexError):
-                        found.add(cmd)
+    for key in ("mcpServers", "servers"):
+        server = (holder.get(key) or {}).get(SERVER_NAME) if isinstance(holder, dict) else None
+        if isinstance(server, dict) and isinstance(server.get("command"), str):
+            found.add(server["command"])
+    found |= {_first(c) for c in _hook_commands(data.get("hooks")) if marker in c}
     return found
+
+
+def _hook_commands(node: Any) -> list[str]:
+    """Every `command` string under a `hooks` object, in any of the clients' shapes (grouped or flat)."""
+    if isinstance(node, dict):
+        own = [node["command"]] if isinstance(node.get("command"), str) else []
+        return own + [c for v in node.values() if isinstance(v, dict | list) for c in _hook_commands(v)]
+    if isinstance(node, list):
+        return [c for v in node for c in _hook_commands(v)]
+    return []
+
+
+def _first(command: str) -> str:
+    try:
+        return shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return command
 
 
 def _missing_commands(
@@ -179,7 +194,7 @@ def _missing_commands(
 ) -> list[dict]:
     """Each program jgm's entries run that this machine (this PATH) cannot find: the client fails the same way.
     In the project scope, an absolute path (an older jgm wrote one) works on one machine only: said too."""
-    commands = {c for mf in files for c in _commands(mf, texts[mf.path], str(root))}
+    commands = {c for mf in files for c in _commands(mf, texts[mf.path], str(root), name)}
     fixed = [
         {
             "state": MACHINE_PATH,
@@ -238,6 +253,32 @@ def _claude_approval(root: Path) -> list[dict]:
             f'`/mcp`), or add "enabledMcpjsonServers": [{json.dumps(SERVER_NAME)}] to .claude/settings.local.json',
         }
     ]
+
+
+def _not_executable(root: Path, files: tuple[ManagedFile, ...]) -> list[dict]:
+    """A hook script the client runs directly (Cline's) that lost its execute bit: a checkout with
+    `core.fileMode=false`, or a copy that dropped it. The client skips it without a word."""
+    return [
+        {"state": NOT_EXECUTABLE, "file": mf.path, "step": f"make it executable: `chmod +x {mf.path}`"}
+        for mf in files
+        if mf.executable and (root / mf.path).is_file() and not os.access(root / mf.path, os.X_OK)
+    ]
+
+
+def _plugin_too(root: Path) -> list[dict]:
+    """jgm's Claude Code plugin enabled (`enabledPlugins` in any settings file) beside the entries install wrote:
+    the same hooks would run twice, the plugin's and the repository's."""
+    for where in (".claude/settings.local.json", ".claude/settings.json", "~/.claude/settings.json"):
+        enabled = _json(_safe(root, where)).get("enabledPlugins")
+        if isinstance(enabled, dict) and any(k.startswith(f"{SERVER_NAME}@") and v for k, v in enabled.items()):
+            return [
+                {
+                    "state": TWICE,
+                    "step": f"jgm's Claude Code plugin is enabled too ({where}): keep one, "
+                    "`jgm agent uninstall claude-code` or `claude plugin disable jupiter-git-memory`",
+                }
+            ]
+    return []
 
 
 def _committable(root: Path, files: tuple[ManagedFile, ...]) -> list[dict]:

@@ -13,7 +13,7 @@ app = typer.Typer(
     help="Connect a coding agent to this repository's memory: MCP server and session/prompt hooks.",
     no_args_is_help=True,
 )
-ClientArg = typer.Argument(..., help="claude-code | codex | cursor")
+ClientArg = typer.Argument(..., help="claude-code | codex | cursor | gemini | vscode | cline")
 ScopeOpt = typer.Option(
     "project",
     "--scope",
@@ -24,10 +24,11 @@ ScopeOpt = typer.Option(
 
 @app.command()
 def install(client: str = ClientArg, repo: Path | None = RepoOpt, scope: str = ScopeOpt, as_json: bool = JsonOpt):
-    """Write the client's config (merged into yours; run again to update). Claude Code: `.mcp.json` and
-    SessionStart/UserPromptSubmit/PreToolUse (edit) hooks in `.claude/settings.json`; Codex: `.codex/config.toml` and a
-    managed block in `AGENTS.md` saying when to recall and write back; Cursor: `.cursor/mcp.json` and that
-    guidance as a rule. Then says what still stands between the client and jgm (see `jgm agent status`)."""
+    """Write the client's MCP server and its session, prompt and edit hooks into its own files (merged into
+    yours; run again to update): Claude Code `.mcp.json`, `.claude/settings.json`; Codex `.codex/config.toml`,
+    `.codex/hooks.json`; Cursor `.cursor/mcp.json`, `.cursor/hooks.json`; Gemini CLI `.gemini/settings.json`;
+    VS Code `.vscode/mcp.json`, `.github/hooks/jupiter-git-memory.json`; Cline `.clinerules/hooks/*`. Then says
+    what still stands between the client and jgm (see `jgm agent status`)."""
     from ...base.store import store_root
     from ...git.home import record_home
     from ..agent.install import install as do_install
@@ -96,7 +97,7 @@ def _steps(ready: list[dict]) -> list[str]:
 
 
 def hook(
-    client: str = typer.Argument(..., help="claude-code (edit also: codex | cursor | gemini)"),
+    client: str = typer.Argument(..., help="claude-code | codex | cursor | gemini | vscode | cline"),
     event: str = typer.Argument(..., help="session-start | prompt | edit"),
 ):
     """Run a client hook: reads the client's JSON on stdin, prints the memory in the client's form. Always
