@@ -173,6 +173,30 @@ def test_zh_set_has_the_required_shape():
     assert {(lang, answerable) for lang in ("zh-Hant", "zh-Hans", "en") for answerable in (True, False)} <= langs
 
 
+def test_zh_heldout_set_has_the_required_shape():
+    """Written before the recall tuning of issue 34 and never tuned on: every question language answerable and
+    not, at least five unanswerable (in-domain among them), Chinese questions over English records too."""
+    records = {_front_matter(p)["id"]: _front_matter(p) for p in (EVAL / "zh/knowledge").rglob("*.md")}
+    qs = _questions(EVAL / "zh/heldout.yaml")
+    main_queries = {q["query"] for q in _questions(EVAL / "zh/questions.yaml")}
+    assert len(qs) >= 20 and not {q["query"] for q in qs} & main_queries
+    kinds = [q.get("kind", "answerable") for q in qs]
+    assert kinds.count("in-domain") >= 2 and kinds.count("in-domain") + kinds.count("off-topic") >= 5
+    for q in qs:
+        lang, text = q["lang"], q["query"]
+        assert (lang == "en") == (not CJK.search(text)), q["id"]
+        wrong = SIMPLIFIED_ONLY if lang == "zh-Hant" else TRADITIONAL_ONLY if lang == "zh-Hans" else set()
+        assert not set(text) & wrong, (q["id"], set(text) & wrong)
+        assert all(records[rid]["status"] in ("accepted", "verified") for rid in q["expect"]), q["id"]
+    over_english = [
+        q for q in qs if q["lang"] != "en" and any(not CJK.search(records[r]["title"]) for r in q["expect"])
+    ]
+    over_chinese = [q for q in qs if q["lang"] == "en" and all(CJK.search(records[r]["title"]) for r in q["expect"])]
+    assert len(over_english) >= 2 and len(over_chinese) >= 3
+    langs = {(q["lang"], bool(q["expect"])) for q in qs}
+    assert {(lang, answerable) for lang in ("zh-Hant", "zh-Hans", "en") for answerable in (True, False)} <= langs
+
+
 def test_team_set_has_the_required_shape():
     adrs = sorted((EVAL / "team/repo/docs/adr").glob("*.md"))
     texts = [p.read_text("utf-8") for p in adrs]
@@ -190,6 +214,7 @@ def _eval_queries() -> dict[str, list[str]]:
     files = [
         EVAL / "questions.yaml",
         EVAL / "zh/questions.yaml",
+        EVAL / "zh/heldout.yaml",
         EVAL / "team/questions.yaml",
         *sorted((PROJECT / "bench/eval").glob("*.yaml")),
     ]
