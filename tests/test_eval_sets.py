@@ -119,6 +119,13 @@ def test_zh_set_passes_check_and_eval_gate(make_repo):
     assert hybrid["answerable"] >= 40 and hybrid["no_answer"] >= 8
     assert report["floor_provenance"]["source"] == "auto"  # 51 records: the seed calibrates
     assert report["model"] == E5  # chosen by the first seed from the records' languages
+    rc = Recaller(kb.path)
+    try:  # the seed measured the lexical gate below each language's floor with the same probes
+        for question in ("訂單放在哪裡？", "Where are orders stored?"):
+            info = rc.floor_info(question)
+            assert info.gate is not None and info.gate[0] < info.value and info.gate[1] > 0, info.provenance
+    finally:
+        rc.close()
 
 
 @pytest.mark.e2e

@@ -81,14 +81,21 @@ def corroborated(h: Hit, floor: float, margin: float) -> bool:
     return h.corroboration >= CORROBORATION_MIN
 
 
-def exclusion(h: Hit, floor: float, mode: str, margin: float) -> str | None:
+def gated(h: Hit, gate: tuple[float, float] | None) -> bool:
+    """Below the floor: admitted by words stronger than any probe's in that cosine range (recall/lexical_gate.py)."""
+    return gate is not None and h.cos > gate[0] and h.corroboration is not None and h.corroboration > gate[1]
+
+
+def exclusion(h: Hit, floor: float, mode: str, margin: float, gate: tuple[float, float] | None = None) -> str | None:
     """The contract rule that keeps `h` out of an answer: "floor", "corroboration" or "no-lexical" (lexical
     mode); None when it is admitted. `rank` admits exactly the hits this says None for, and records the
-    verdict on each hit, so whoever explains a cut (the recall inspector) reads the decision, not a copy."""
+    verdict on each hit, so whoever explains a cut (the recall inspector) reads the decision, not a copy.
+    In hybrid mode a calibrated `gate` (from, mass) admits a record below the floor whose cosine is above
+    `from` (the probes' median) and whose informative-word mass exceeds every probe's there."""
     if mode == "lexical":
         return None if h.lexical > 0 else "no-lexical"
     if h.cos <= floor:
-        return "floor"
+        return None if mode == "hybrid" and gated(h, gate) else "floor"
     if mode == "hybrid" and margin > 0 and not corroborated(h, floor, margin):
         return "corroboration"
     return None
@@ -126,6 +133,7 @@ def rank(
     lexical_weight: float = 0.3,
     corroborate_margin: float = 0.0,
     factors: dict[str, float] | None = None,
+    gate: tuple[float, float] | None = None,
 ) -> list[Hit]:
     """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring); another
     mode raises ValueError.
@@ -136,7 +144,7 @@ def rank(
     recall/evidence_state.py); they reorder, never admit or cut."""
     check_mode(mode)
     for h in hits:
-        h.cut = exclusion(h, floor, mode, corroborate_margin)
+        h.cut = exclusion(h, floor, mode, corroborate_margin, gate)
     scored = [h for h in hits if h.cut is None]
     if mode == "lexical":
         top = max((h.lexical for h in scored), default=1.0) or 1.0
@@ -154,7 +162,7 @@ def rank(
                 "cos": round(h.cos, 4),
                 "dense": round(dense, 4),
                 "lexical": round(lex, 4),
-                "admitted": "dense" if h.cos > floor + corroborate_margin or mode != "hybrid" else "corroborated",
+                "admitted": _admitted(h, floor, mode, corroborate_margin),
             }
             if h.corroboration is not None:
                 h.why["corroboration"] = round(h.corroboration, 3)
@@ -164,6 +172,12 @@ def rank(
         h.why.update(relevance=round(h.relevance, 4), weight=h.weight)
     scored.sort(key=lambda h: (-h.score, -h.cos, h.record_id))
     return scored[:k]
+
+
+def _admitted(h: Hit, floor: float, mode: str, margin: float) -> str:
+    if mode != "hybrid" or h.cos > floor + margin:
+        return "dense"
+    return "corroborated" if h.cos > floor else "lexical-gate"
 
 
 def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict[str, Any]:

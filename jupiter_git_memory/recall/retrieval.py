@@ -41,6 +41,7 @@ class Ask:
     k: int
     mode: str
     floor: float
+    gate: tuple[float, float] | None = None  # the lexical gate below the floor (recall/lexical_gate.py)
 
 
 @dataclass
@@ -160,9 +161,13 @@ def _best_of(chunks: list[tuple[str, float]], allowed: ViewMap, best: dict[str, 
             best[rid].cos2 = sum(top2) / 2
 
 
-def corroborate(index: Index, query: str, found: list[Hit], floor: float, margin: float) -> None:
-    """Set `corroboration` on the hits in the band just above the floor (the only ones it decides)."""
-    band = [h for h in found if floor < h.cos <= floor + margin]
+def corroborate(
+    index: Index, query: str, found: list[Hit], floor: float, margin: float, gate: tuple[float, float] | None = None
+) -> None:
+    """Set `corroboration` on the hits in the band just above the floor, and with a `gate` on those between
+    the gate's start and the floor (the only ones it decides)."""
+    low = floor if gate is None else min(floor, gate[0])
+    band = [h for h in found if low < h.cos <= floor + margin]
     if not band:
         return
     terms = fts_terms(query)
@@ -198,14 +203,15 @@ def search(
             forward_from,
         )
         if ask.mode == "hybrid":
-            corroborate(index, ask.query, got + list((retired or {}).values()), ask.floor, settings.corroborate_margin)
+            corroborate(index, ask.query, got, ask.floor, settings.corroborate_margin, ask.gate)
+            corroborate(index, ask.query, list((retired or {}).values()), ask.floor, settings.corroborate_margin)
     except (ValueError, KeyError, NotSeeded):
         raise
     except index_failures() as e:
         raise RecallError(f"index unavailable: {e}") from e
     s = settings  # a record whose cited code moved on weighs less (docs/drift.md)
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
-    ranked = rank(got, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, drift)
+    ranked = rank(got, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, drift, ask.gate)
     return got, ranked
 
 
@@ -254,7 +260,7 @@ def find(
         results = [mark([r])[0] if r.id in ids else r for r in results]
         fell_back = FALLBACK
     if not results and may_fall_back:
-        fallback_ask = Ask(ask.query, list(FALLBACK_STATUSES), ask.kinds, ask.k, ask.mode, ask.floor)
+        fallback_ask = replace(ask, statuses=list(FALLBACK_STATUSES))
         more, ranked = search(index, embedder, allowed, settings, weights, fallback_ask)
         got += more  # an empty answer's `why` names the best of both
         results, rows = shape(index.catalog, ranked)

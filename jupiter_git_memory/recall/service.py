@@ -130,7 +130,7 @@ class Recaller:
         mode = check_mode(mode or ("hybrid" if s.hybrid else "dense"))  # before any work
         may_fall_back = asked is None and (s.proposed_fallback if fallback is None else fallback)
         info = self.floor_info(query)
-        ask = retrieval.Ask(query, list(asked or DEFAULT_STATUSES), kinds, k, mode, info.value)
+        ask = retrieval.Ask(query, list(asked or DEFAULT_STATUSES), kinds, k, mode, info.value, info.gate)
         view, stale = self.prepare(at)
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             index = self.ensure_seeded()
