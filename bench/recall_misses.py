@@ -7,12 +7,13 @@ probes measured it), then for the expected record and for the top three records 
 model's common scale and raw, its dense rank among the records the default statuses allow, its bm25, its
 IDF mass of the question's words (corroboration), and the rule that cut it (`floor`, `corroboration`, or
 none; the lexical gate below the floor counted); and what recall returned. Reads the store as recall does
-(`Recaller.hits`, `exclusion`), asks nothing new.
+(`Recaller.hits`, `rank`), asks nothing new.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from pathlib import Path
@@ -31,7 +32,7 @@ def diagnose(repo: Path, qfile: Path, everything: bool) -> dict:
     import yaml
 
     from jupiter_git_memory.recall import retrieval
-    from jupiter_git_memory.recall.ranking import DEFAULT_STATUSES, exclusion
+    from jupiter_git_memory.recall.ranking import DEFAULT_STATUSES, rank
     from jupiter_git_memory.recall.service import Recaller
     from jupiter_git_memory.records.language import language_of
 
@@ -47,6 +48,18 @@ def diagnose(repo: Path, qfile: Path, everything: bool) -> dict:
             floor = info.value
             got = rc.hits(index, q["query"], list(DEFAULT_STATUSES), None, 200, True)
             retrieval.corroborate(index, q["query"], got, -1.0, 2.0)  # mass for every hit, not only the band
+            judged = [copy.copy(h) for h in got]  # the verdict rank records on each hit (its `cut`)
+            rank(
+                judged,
+                floor,
+                rc.weights,
+                len(judged) or 1,
+                "hybrid",
+                rc.settings.lexical_weight,
+                margin,
+                gate=info.gate,
+            )
+            verdict = {h.record_id: h.cut for h in judged}
             by_cos = sorted(got, key=lambda h: -h.cos)
             rank_of = {h.record_id: i + 1 for i, h in enumerate(by_cos)}
             answer = rc.recall(q["query"], k=3, store=False)
@@ -63,7 +76,7 @@ def diagnose(repo: Path, qfile: Path, everything: bool) -> dict:
                     "dense_rank": rank_of[h.record_id],
                     "bm25": round(h.lexical, 2),
                     "mass": None if h.corroboration is None else round(h.corroboration, 2),
-                    "cut": exclusion(h, floor, "hybrid", margin, info.gate),
+                    "cut": verdict[h.record_id],
                 }
 
             hit = {h.record_id: h for h in got}

@@ -1,6 +1,7 @@
-"""The lexical gate below the floor (recall/lexical_gate.py): a record between the probes' median and the floor
-is admitted only in hybrid mode, only with more informative-word mass than any probe reached there, and only
-where a calibration measured the gate; everything else keeps the floor's contract."""
+"""The lexical gate below the floor (recall/lexical_gate.py): when nothing passes the floor, one record between
+the probes' median and the floor may answer, in hybrid mode only, with more informative-word mass than any
+probe reached there, and only where a calibration measured the gate (CJK question languages); everything
+else keeps the floor's contract."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from jupiter_git_memory.embedding.specs import E5_SMALL_Q4
 from jupiter_git_memory.recall.floors import STRICTEST, floor_for, save_floor
 from jupiter_git_memory.recall.lexical_gate import gate_of
-from jupiter_git_memory.recall.ranking import Hit, exclusion, merge_weights, rank
+from jupiter_git_memory.recall.ranking import Hit, gate_pick, merge_weights, rank
 
 pytestmark = pytest.mark.unit
 
@@ -23,25 +24,27 @@ def hit(rid: str, cos: float, mass: float | None, lexical: float = 1.0) -> Hit:
     return h
 
 
-def test_below_the_floor_only_more_mass_than_every_probe_admits():
-    hits = [hit("STRONG", 0.45, 2.0), hit("EQUAL", 0.45, 1.52), hit("WEAK", 0.45, 1.0), hit("LOW", 0.40, 9.0)]
+def test_when_nothing_passes_the_floor_the_one_record_with_most_mass_above_the_gate_answers():
+    hits = [hit("STRONG", 0.45, 2.0), hit("STRONGER", 0.42, 3.0), hit("EQUAL", 0.45, 1.52), hit("LOW", 0.40, 9.0)]
     out = rank(hits, FLOOR, W, 5, "hybrid", corroborate_margin=0.10, gate=GATE)
-    assert [h.record_id for h in out] == ["STRONG"]  # equal mass is not more; at the median, never
+    assert [h.record_id for h in out] == ["STRONGER"]  # one record, the most words; at the median, never
     assert out[0].why["admitted"] == "lexical-gate" and out[0].why["dense"] == 0.0
-    assert {h.record_id: h.cut for h in hits} == {"STRONG": None, "EQUAL": "floor", "WEAK": "floor", "LOW": "floor"}
+    assert {h.record_id: h.cut for h in hits} == {"STRONG": "floor", "STRONGER": None, "EQUAL": "floor", "LOW": "floor"}
+    assert rank([hit("EQUAL", 0.45, 1.52)], FLOOR, W, 5, "hybrid", gate=GATE) == []  # equal mass is not more
+
+
+def test_a_record_above_the_floor_leaves_the_gate_shut():
+    above, strong = hit("ABOVE", 0.60, 0.0), hit("STRONG", 0.45, 5.0, lexical=40.0)
+    out = rank([strong, above], FLOOR, W, 5, "hybrid", corroborate_margin=0.10, gate=GATE)
+    assert [h.record_id for h in out] == ["ABOVE"] and strong.cut == "floor"
 
 
 def test_without_a_gate_or_outside_hybrid_the_floor_holds():
     strong = hit("STRONG", 0.45, 5.0, lexical=40.0)
     assert rank([strong], FLOOR, W, 5, "hybrid", corroborate_margin=0.10) == []
     assert rank([strong], FLOOR, W, 5, "dense", gate=GATE) == []
-    assert exclusion(hit("UNMEASURED", 0.45, None), FLOOR, "hybrid", 0.10, GATE) == "floor"
-
-
-def test_an_answer_above_the_floor_still_outranks_a_gated_one_with_the_same_words():
-    above, gated = hit("ABOVE", 0.60, 2.0, lexical=5.0), hit("GATED", 0.45, 2.0, lexical=5.0)
-    out = rank([gated, above], FLOOR, W, 5, "hybrid", corroborate_margin=0.10, gate=GATE)
-    assert [h.record_id for h in out] == ["ABOVE", "GATED"]
+    assert rank([hit("UNMEASURED", 0.45, None)], FLOOR, W, 5, "hybrid", gate=GATE) == []
+    assert gate_pick([hit("UNRANKED", 0.45, 5.0)], GATE) is None  # only a hit `rank` cut at the floor
 
 
 def test_each_language_reads_its_own_gate_and_the_strictest_floor_has_none(tmp_path):

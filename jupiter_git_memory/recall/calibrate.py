@@ -42,7 +42,7 @@ from .floors import (
     save_floor,
 )
 from .freshness import ViewMap, Views
-from .lexical_gate import probe_gate
+from .lexical_gate import GATED_LANGUAGES, probe_gate
 from .ranking import DEFAULT_STATUSES
 
 PROBES_DIR = Path(__file__).parent / "probes"
@@ -151,13 +151,14 @@ def shipped_probes() -> dict[str, tuple[list[str], str, str]]:
 
 
 def _language_floor(
-    rows: list[tuple[str, float, str | None]], digest: str, files: str, catalog: Any, per_record: list[dict]
+    lang: str, rows: list[tuple[str, float, str | None]], digest: str, files: str, catalog: Any, per_record: list
 ) -> dict:
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     top = max(rows, key=lambda r: r[1])
+    gate = probe_gate(catalog, [p for p, _, _ in rows], per_record, med) if lang in GATED_LANGUAGES else None
     return {
         "floor": floor,
-        "lexical_gate": probe_gate(catalog, [p for p, _, _ in rows], per_record, med),
+        **({"lexical_gate": gate} if gate else {}),
         "median_cos": round(med, 4),
         "mad_cos": round(mad, 4),
         "max_cos": round(top[1], 4),
@@ -194,7 +195,7 @@ def calibrate(
     for lang, (qs, digest, files) in sets.items():
         per_record: list[dict[str, float]] = []
         measured[lang] = measure(recaller, qs, per_record)
-        by_language[lang] = _language_floor(measured[lang], digest, files, index.catalog, per_record)
+        by_language[lang] = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record)
     main = "en" if "en" in measured else next(iter(measured))
     rows = measured[main]
     probes, digest = [p for p, _, _ in rows], by_language[main]["probes_sha256"]

@@ -82,20 +82,19 @@ def corroborated(h: Hit, floor: float, margin: float) -> bool:
 
 
 def gated(h: Hit, gate: tuple[float, float] | None) -> bool:
-    """Below the floor: admitted by words stronger than any probe's in that cosine range (recall/lexical_gate.py)."""
+    """Below the floor: words stronger than any probe's in that cosine range (recall/lexical_gate.py)."""
     return gate is not None and h.cos > gate[0] and h.corroboration is not None and h.corroboration > gate[1]
 
 
-def exclusion(h: Hit, floor: float, mode: str, margin: float, gate: tuple[float, float] | None = None) -> str | None:
+def exclusion(h: Hit, floor: float, mode: str, margin: float) -> str | None:
     """The contract rule that keeps `h` out of an answer: "floor", "corroboration" or "no-lexical" (lexical
-    mode); None when it is admitted. `rank` admits exactly the hits this says None for, and records the
-    verdict on each hit, so whoever explains a cut (the recall inspector) reads the decision, not a copy.
-    In hybrid mode a calibrated `gate` (from, mass) admits a record below the floor whose cosine is above
-    `from` (the probes' median) and whose informative-word mass exceeds every probe's there."""
+    mode); None when it is admitted. `rank` admits exactly the hits this says None for (and, through the
+    lexical gate, at most one it cut at the floor: `gate_pick`), and records the verdict on each hit, so
+    whoever explains a cut (the recall inspector) reads the decision, not a copy."""
     if mode == "lexical":
         return None if h.lexical > 0 else "no-lexical"
     if h.cos <= floor:
-        return None if mode == "hybrid" and gated(h, gate) else "floor"
+        return "floor"
     if mode == "hybrid" and margin > 0 and not corroborated(h, floor, margin):
         return "corroboration"
     return None
@@ -144,8 +143,10 @@ def rank(
     recall/evidence_state.py); they reorder, never admit or cut."""
     check_mode(mode)
     for h in hits:
-        h.cut = exclusion(h, floor, mode, corroborate_margin, gate)
+        h.cut = exclusion(h, floor, mode, corroborate_margin)
     scored = [h for h in hits if h.cut is None]
+    if not scored and mode == "hybrid" and (pick := gate_pick(hits, gate)) is not None:
+        pick.cut, scored = None, [pick]
     if mode == "lexical":
         top = max((h.lexical for h in scored), default=1.0) or 1.0
         for h in scored:
@@ -172,6 +173,13 @@ def rank(
         h.why.update(relevance=round(h.relevance, 4), weight=h.weight)
     scored.sort(key=lambda h: (-h.score, -h.cos, h.record_id))
     return scored[:k]
+
+
+def gate_pick(hits: list[Hit], gate: tuple[float, float] | None) -> Hit | None:
+    """When nothing passed the floor: the one record the lexical gate admits, the one with the most
+    informative-word mass above the gate (ties: higher cosine, then id); None when none passes it."""
+    passing = [h for h in hits if h.cut == "floor" and gated(h, gate)]
+    return min(passing, key=lambda h: (-(h.corroboration or 0.0), -h.cos, h.record_id), default=None)
 
 
 def _admitted(h: Hit, floor: float, mode: str, margin: float) -> str:

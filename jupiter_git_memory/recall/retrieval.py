@@ -203,8 +203,8 @@ def search(
             forward_from,
         )
         if ask.mode == "hybrid":
-            corroborate(index, ask.query, got, ask.floor, settings.corroborate_margin, ask.gate)
-            corroborate(index, ask.query, list((retired or {}).values()), ask.floor, settings.corroborate_margin)
+            found = got + list((retired or {}).values())
+            corroborate(index, ask.query, found, ask.floor, settings.corroborate_margin, ask.gate)
     except (ValueError, KeyError, NotSeeded):
         raise
     except index_failures() as e:
@@ -289,7 +289,8 @@ def _forward(
 ) -> list[Hit]:
     """`ranked` with the replacements of the retired records that pass the same admission, in score order."""
     s = settings
-    sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin)
+    margin = s.corroborate_margin  # the same admission as any record, the lexical gate below the floor included
+    sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, margin, gate=ask.gate)
     if not sources:
         return ranked
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
