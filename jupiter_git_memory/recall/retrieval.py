@@ -22,7 +22,7 @@ from .evidence_state import evidence_by_id, factors
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .forwarding import FORWARD_FROM, forwarded_hits
 from .freshness import ViewMap
-from .ranking import Hit, discriminating, fts_match, fts_terms, idf_mass, rank
+from .ranking import Hit, discriminating, fts_match, fts_terms, gate_pick, idf_mass, rank
 from .replacements import read_instead
 from .results import ResultRow, shape
 
@@ -211,7 +211,7 @@ def search(
         raise RecallError(f"index unavailable: {e}") from e
     s = settings  # a record whose cited code moved on weighs less (docs/drift.md)
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
-    ranked = rank(got, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, drift, ask.gate)
+    ranked = rank(got, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, drift)
     return got, ranked
 
 
@@ -252,6 +252,8 @@ def find(
     got, ranked = search(index, embedder, first_allowed, settings, weights, first_ask, retired)
     if retired:  # a retired record that matched leads to its replacement (recall/forwarding.py)
         ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, ranked, retired)
+    if not ranked and first_ask.mode == "hybrid" and first_ask.gate is not None:
+        ranked = _gated(index, embedder, first_allowed, settings, weights, first_ask, got, retired)
     results, rows = shape(index.catalog, ranked)
     fell_back = None
     beside = [r for r in results if r.status in FALLBACK_STATUSES and r.id in (admitted or {})]
@@ -286,11 +288,12 @@ def _forward(
     got: list[Hit],
     ranked: list[Hit],
     retired: dict[str, Hit],
+    gate: tuple[float, float] | None = None,
 ) -> list[Hit]:
     """`ranked` with the replacements of the retired records that pass the same admission, in score order."""
     s = settings
-    margin = s.corroborate_margin  # the same admission as any record, the lexical gate below the floor included
-    sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, margin, gate=ask.gate)
+    margin = s.corroborate_margin  # the same admission as any record (`gated`: the record the gate picked)
+    sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, margin, gate=gate)
     if not sources:
         return ranked
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
@@ -299,6 +302,27 @@ def _forward(
         cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift, embedder.spec.similarity
     )
     return sorted(ranked + more, key=lambda h: (-h.score, -h.cos, h.record_id))[: ask.k]
+
+
+def _gated(
+    index: Index,
+    embedder: Any,
+    allowed: ViewMap,
+    settings: Settings,
+    weights: dict[str, dict[str, float]],
+    ask: Ask,
+    got: list[Hit],
+    retired: dict[str, Hit],
+) -> list[Hit]:
+    """Nothing passed the floor, in force or retired: the one record the lexical gate picks among both
+    (recall/lexical_gate.py), returned as itself when in force, through its replacement when retired."""
+    pick = gate_pick([*got, *retired.values()], ask.gate)
+    if pick is None:
+        return []
+    if pick.record_id in retired:
+        return _forward(index, embedder, allowed, settings, weights, ask, got, [], {pick.record_id: pick}, ask.gate)
+    s = settings
+    return rank([pick], ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, gate=ask.gate)
 
 
 def _replacing(cat: Any, result: ResultRow, row: Any) -> list[dict[str, Any]] | None:
