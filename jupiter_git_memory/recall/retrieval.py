@@ -252,8 +252,11 @@ def find(
     got, ranked = search(index, embedder, first_allowed, settings, weights, first_ask, retired)
     if retired:  # a retired record that matched leads to its replacement (recall/forwarding.py)
         ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, ranked, retired)
-    if not ranked and first_ask.mode == "hybrid" and first_ask.gate is not None:
-        ranked = _gated(index, embedder, first_allowed, settings, weights, first_ask, got, retired)
+    pick = gate_pick([*got, *retired.values()], first_ask.gate) if not ranked and first_ask.mode == "hybrid" else None
+    if pick is not None and pick.record_id in retired:  # nothing passed the floor: the gate's one record
+        ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, [], retired, pick)
+    elif pick is not None:  # (recall/lexical_gate.py), itself when in force, through its replacement when retired
+        ranked = rank([pick], ask.floor, weights, ask.k, ask.mode, settings.lexical_weight, gate=first_ask.gate)
     results, rows = shape(index.catalog, ranked)
     fell_back = None
     beside = [r for r in results if r.status in FALLBACK_STATUSES and r.id in (admitted or {})]
@@ -288,12 +291,13 @@ def _forward(
     got: list[Hit],
     ranked: list[Hit],
     retired: dict[str, Hit],
-    gate: tuple[float, float] | None = None,
+    picked: Hit | None = None,
 ) -> list[Hit]:
-    """`ranked` with the replacements of the retired records that pass the same admission, in score order."""
+    """`ranked` with the replacements of the retired records that pass the same admission, in score order;
+    with `picked` (the lexical gate's one record, retired), the replacement of that record alone."""
     s = settings
-    margin = s.corroborate_margin  # the same admission as any record (`gated`: the record the gate picked)
-    sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, margin, gate=gate)
+    gate, found = (ask.gate, [picked]) if picked is not None else (None, list(retired.values()))
+    sources = rank(found, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, gate=gate)
     if not sources:
         return ranked
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
@@ -302,27 +306,6 @@ def _forward(
         cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift, embedder.spec.similarity
     )
     return sorted(ranked + more, key=lambda h: (-h.score, -h.cos, h.record_id))[: ask.k]
-
-
-def _gated(
-    index: Index,
-    embedder: Any,
-    allowed: ViewMap,
-    settings: Settings,
-    weights: dict[str, dict[str, float]],
-    ask: Ask,
-    got: list[Hit],
-    retired: dict[str, Hit],
-) -> list[Hit]:
-    """Nothing passed the floor, in force or retired: the one record the lexical gate picks among both
-    (recall/lexical_gate.py), returned as itself when in force, through its replacement when retired."""
-    pick = gate_pick([*got, *retired.values()], ask.gate)
-    if pick is None:
-        return []
-    if pick.record_id in retired:
-        return _forward(index, embedder, allowed, settings, weights, ask, got, [], {pick.record_id: pick}, ask.gate)
-    s = settings
-    return rank([pick], ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, gate=ask.gate)
 
 
 def _replacing(cat: Any, result: ResultRow, row: Any) -> list[dict[str, Any]] | None:
