@@ -256,7 +256,10 @@ def auto_calibrate(recaller: Reader) -> dict:
             ),
         }
     change = corpus_change((entry or {}).get("corpus"), chunk_ids)
-    if entry and change < MATERIAL_CHANGE:
+    ungated = entry is not None and any(
+        lang in GATED_LANGUAGES and "lexical_gate" not in v for lang, v in (entry.get("languages") or {}).items()
+    )  # measured before the lexical gate: measured again once, so an upgrade gets it without a corpus change
+    if entry and change < MATERIAL_CHANGE and not ungated:
         return {
             "action": "kept",
             "reason": f"corpus changed {change:.0%} since calibration (< {MATERIAL_CHANGE:.0%})",
@@ -268,7 +271,13 @@ def auto_calibrate(recaller: Reader) -> dict:
         "action": "calibrated",
         "floor": res["floor"],
         "records": n_records,
-        "reason": ("first measurement for this knowledge base" if not entry else f"corpus changed {change:.0%} since")
+        "reason": (
+            "first measurement for this knowledge base"
+            if not entry
+            else "measured before the lexical gate"
+            if ungated and change < MATERIAL_CHANGE
+            else f"corpus changed {change:.0%} since"
+        )
         + " with the shipped probes ("
         + ", ".join(f"{lang} {v['floor']}" for lang, v in res["languages"].items())
         + ")",

@@ -3,9 +3,12 @@
     relevance = clamp((cos - floor) / (1 - floor), 0, 1)
     score     = fused_relevance × weight(kind, effective status)
 
-A record's cosine is its best chunk's. A record at or below the floor is never returned: lexical
-evidence can re-order records that passed the floor but never admits one that did not, so a question
-the knowledge base cannot answer stays unanswered however many of its words appear in the records.
+A record's cosine is its best chunk's. A record at or below the floor is not returned: lexical evidence
+re-orders records that passed the floor and does not admit one that did not, so a question the knowledge
+base cannot answer stays unanswered however many of its words appear in the records. One exception, where
+a calibration measured it (questions in CJK): when no record passed the floor, the lexical gate may admit
+the one record above the probes' median with more informative words than any probe reached there
+(`gate_pick`, recall/lexical_gate.py).
 In hybrid mode a record in the band just above the floor also needs informative lexical corroboration
 (IDF-weighted, so one shared common word is not enough). Order uses a record's best chunk blended with
 its second best (a record that matches in two places is a safer answer than one lucky chunk).
