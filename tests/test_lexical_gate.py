@@ -10,7 +10,7 @@ import pytest
 from jupiter_git_memory.embedding.specs import E5_SMALL_Q4
 from jupiter_git_memory.recall.floors import STRICTEST, floor_for, save_floor
 from jupiter_git_memory.recall.lexical_gate import gate_of
-from jupiter_git_memory.recall.ranking import Hit, gate_pick, merge_weights, rank
+from jupiter_git_memory.recall.ranking import Hit, gate_pick, merge_weights, no_answer_reason, rank
 
 pytestmark = pytest.mark.unit
 
@@ -59,3 +59,11 @@ def test_each_language_reads_its_own_gate_and_the_strictest_floor_has_none(tmp_p
     ja = floor_for("ws", ident, E5_SMALL_Q4, store=tmp_path, language="ja")
     assert ja.provenance["language"] == STRICTEST and ja.gate is None
     assert gate_of({"floor": 0.3}) is None and gate_of({"lexical_gate": {"from": "x", "mass": 1}}) is None
+
+
+def test_an_empty_answer_names_the_gate_it_did_not_pass():
+    hits = [hit("WEAK", 0.45, 1.0)]
+    assert rank(hits, FLOOR, W, 5, "hybrid", corroborate_margin=0.10, gate=GATE) == []
+    why = no_answer_reason(hits, FLOOR, "hybrid", 0.10, GATE)
+    assert why["lexical_gate"] == {"from": 0.40, "mass": 1.52} and "lexical gate" in why["reason"]
+    assert "lexical_gate" not in no_answer_reason(hits, FLOOR, "hybrid", 0.10)  # no gate measured: not named

@@ -191,8 +191,21 @@ def _admitted(h: Hit, floor: float, mode: str, margin: float) -> str:
     return "corroborated" if h.cos > floor else "lexical-gate"
 
 
-def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict[str, Any]:
-    """Why a recall came back empty, for the `why` of an empty answer."""
+def no_answer_reason(
+    hits: list[Hit], floor: float, mode: str, corroborate_margin: float, gate: tuple[float, float] | None = None
+) -> dict[str, Any]:
+    """Why a recall came back empty, for the `why` of an empty answer (and the lexical gate it did not pass)."""
+    why = _no_answer(hits, floor, mode, corroborate_margin)
+    if gate is not None and mode == "hybrid" and "best_record" in why:
+        why["lexical_gate"] = {"from": gate[0], "mass": gate[1]}
+        why["reason"] += (
+            f"; no record above the probes' median cosine {gate[0]:.2f} holds informative words of IDF mass "
+            f"above {gate[1]:g} (the lexical gate)"
+        )
+    return why
+
+
+def _no_answer(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict[str, Any]:
     best = max(hits, key=lambda h: h.cos, default=None)
     if mode == "lexical":
         return {"decision": "no-answer", "reason": "no record contains any of the question's content words"}
