@@ -26,9 +26,26 @@ team; floors per question language; CJK bigram lexical search; forwarding from r
 | zh | multilingual-e5-small-q4 | 0.537 | 0.537 | 1.00 | 1.00 | 0 |
 | team | minilm-l6-v2-int8 | 0.643 | 0.607 | 1.00 | 1.00 | 0 |
 
-The zh target (recall@3 >= 0.85) is not reached: English questions over Chinese records find 1 of 12, and
-e5's cosines leave answerable and unanswerable questions close (see bench/README.md). The gates hold what is
-measured, not the target; `bench/recall_models.py` measures every set under several models in one run.
+With the lexical gate below the floor for questions in CJK (recall/lexical_gate.py, 2026-12-04; the same
+store and model, hybrid, k = 3):
+
+| set | recall@3 (zh-Hant / zh-Hans / en) | MRR | in-domain empty | off-topic empty | retired returned |
+| --- | --- | --- | --- | --- | --- |
+| zh, before | 0.537 (0.62 / 0.71 / 0.08) | 0.537 | 1.00 | 1.00 | 0 |
+| zh, after | 0.648 (0.86 / 0.76 / 0.08) | 0.648 | 1.00 | 1.00 | 0 |
+| zh held-out, before | 0.167 (0.00 / 0.43 / 0.00) | 0.167 | 1.00 | 1.00 | 0 |
+| zh held-out, after | 0.389 (0.33 / 0.71 / 0.00) | 0.389 | 1.00 | 1.00 | 0 |
+
+- **zh held-out** (tests/eval/zh/heldout.yaml): 24 questions over the same corpus (18 answerable in all three
+  question languages, Chinese over English records among them; 3 in-domain and 3 off-topic unanswerable),
+  written and committed before any per-question result was looked at and measured once before and once after
+  the change; never tuned on.
+
+The zh target (recall@3 >= 0.85) is not reached: English questions over Chinese records find 1 of 12 and
+Chinese questions over English records 0 of 4; for most of them the model itself ranks the right record
+11th-37th (dense only, outside jgm, the whole record text: 39 of 54 in the top 3, 6 of 12 English), so no
+floor or gate can return them (see bench/README.md). The gates hold what is measured, not the target;
+`bench/recall_models.py` measures every set under several models in one run.
 """
 
 from __future__ import annotations
@@ -54,9 +71,10 @@ EVAL = PROJECT / "tests/eval"
 PROBES = SHIPPED_PROBES.parent
 
 # The gates: what the chosen model measures today (see the docstring). Raise them; never lower them to pass.
-ZH_MIN_RECALL = 0.53
+ZH_MIN_RECALL = 0.64
 ZH_MIN_IN_DOMAIN_EMPTY = 1.0
 ZH_MIN_OFF_TOPIC_EMPTY = 1.0
+ZH_HELDOUT_MIN_RECALL = 0.38  # the held-out set is gated too (it is never tuned on), every unanswerable empty
 TEAM_MIN_RECALL = 0.64
 TEAM_MIN_IN_DOMAIN_EMPTY = 1.0
 TEAM_MIN_OFF_TOPIC_EMPTY = 1.0
@@ -119,6 +137,22 @@ def test_zh_set_passes_check_and_eval_gate(make_repo):
     assert hybrid["answerable"] >= 40 and hybrid["no_answer"] >= 8
     assert report["floor_provenance"]["source"] == "auto"  # 51 records: the seed calibrates
     assert report["model"] == E5  # chosen by the first seed from the records' languages
+    heldout = jgm_in(
+        "eval",
+        str(EVAL / "zh/heldout.yaml"),
+        *("--min-recall", str(ZH_HELDOUT_MIN_RECALL), "--min-in-domain-empty", "1", "--min-off-topic-empty", "1"),
+        "--json",
+        cwd=kb.path,
+    )
+    held = json.loads(heldout.stdout)["modes"]["hybrid"]
+    assert heldout.returncode == 0 and held["forbidden_leaks"] == 0, [q for q in held["per_question"] if not q["ok"]]
+    rc = Recaller(kb.path)
+    try:  # the seed measured the lexical gate below the Chinese floor with the same probes; English has none
+        zh, en = rc.floor_info("訂單放在哪裡？"), rc.floor_info("Where are orders stored?")
+        assert zh.gate is not None and zh.gate[0] < zh.value and zh.gate[1] > 0, zh.provenance
+        assert en.gate is None
+    finally:
+        rc.close()
 
 
 @pytest.mark.e2e
@@ -173,6 +207,30 @@ def test_zh_set_has_the_required_shape():
     assert {(lang, answerable) for lang in ("zh-Hant", "zh-Hans", "en") for answerable in (True, False)} <= langs
 
 
+def test_zh_heldout_set_has_the_required_shape():
+    """Written before the recall tuning of issue 34 and never tuned on: every question language answerable and
+    not, at least five unanswerable (in-domain among them), Chinese questions over English records too."""
+    records = {_front_matter(p)["id"]: _front_matter(p) for p in (EVAL / "zh/knowledge").rglob("*.md")}
+    qs = _questions(EVAL / "zh/heldout.yaml")
+    main_queries = {q["query"] for q in _questions(EVAL / "zh/questions.yaml")}
+    assert len(qs) >= 20 and not {q["query"] for q in qs} & main_queries
+    kinds = [q.get("kind", "answerable") for q in qs]
+    assert kinds.count("in-domain") >= 2 and kinds.count("in-domain") + kinds.count("off-topic") >= 5
+    for q in qs:
+        lang, text = q["lang"], q["query"]
+        assert (lang == "en") == (not CJK.search(text)), q["id"]
+        wrong = SIMPLIFIED_ONLY if lang == "zh-Hant" else TRADITIONAL_ONLY if lang == "zh-Hans" else set()
+        assert not set(text) & wrong, (q["id"], set(text) & wrong)
+        assert all(records[rid]["status"] in ("accepted", "verified") for rid in q["expect"]), q["id"]
+    over_english = [
+        q for q in qs if q["lang"] != "en" and any(not CJK.search(records[r]["title"]) for r in q["expect"])
+    ]
+    over_chinese = [q for q in qs if q["lang"] == "en" and all(CJK.search(records[r]["title"]) for r in q["expect"])]
+    assert len(over_english) >= 2 and len(over_chinese) >= 3
+    langs = {(q["lang"], bool(q["expect"])) for q in qs}
+    assert {(lang, answerable) for lang in ("zh-Hant", "zh-Hans", "en") for answerable in (True, False)} <= langs
+
+
 def test_team_set_has_the_required_shape():
     adrs = sorted((EVAL / "team/repo/docs/adr").glob("*.md"))
     texts = [p.read_text("utf-8") for p in adrs]
@@ -190,6 +248,7 @@ def _eval_queries() -> dict[str, list[str]]:
     files = [
         EVAL / "questions.yaml",
         EVAL / "zh/questions.yaml",
+        EVAL / "zh/heldout.yaml",
         EVAL / "team/questions.yaml",
         *sorted((PROJECT / "bench/eval").glob("*.yaml")),
     ]

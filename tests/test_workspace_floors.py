@@ -103,6 +103,23 @@ def test_seed_calibrates_automatically_with_provenance(make_repo, tmp_path):
     assert other.floor_info("我們用哪個資料庫？").value == 0.55  # a Chinese question: the shipped zh floor
 
 
+def test_a_floor_measured_before_the_lexical_gate_is_measured_again_once(make_repo):
+    repo = make_repo("gate")
+    _corpus(repo)
+    Seeder(repo.path, calibrate=after_seed).seed()
+    rc = Recaller(repo.path)
+    entry = get_floor(rc.workspace.id, rc.floor_identity)
+    assert "lexical_gate" in entry["languages"]["zh"] and "lexical_gate" not in entry["languages"]["en"]
+    del entry["languages"]["zh"]["lexical_gate"]  # as a store calibrated by an earlier version holds it
+    save_floor(rc.workspace.id, rc.floor_identity, entry["floor"], entry)
+    assert rc.floor_info("我們用哪個資料庫？").gate is None
+    again = Seeder(repo.path, calibrate=after_seed).seed().floor
+    assert again["action"] == "calibrated" and again["reason"].startswith("measured before the lexical gate")
+    gate = Recaller(repo.path).floor_info("我們用哪個資料庫？").gate
+    assert gate is not None and gate[0] < again["languages"]["zh"]
+    assert Seeder(repo.path, calibrate=after_seed).seed().floor["action"] == "kept"
+
+
 def test_only_recallable_records_count_towards_calibrating(make_repo):
     """The records a floor is measured on are the ones recall returns by default: proposed and superseded
     records of the view do not make a small corpus large enough."""

@@ -42,6 +42,7 @@ from .floors import (
     save_floor,
 )
 from .freshness import ViewMap, Views
+from .lexical_gate import GATED_LANGUAGES, probe_gate
 from .ranking import DEFAULT_STATUSES
 
 PROBES_DIR = Path(__file__).parent / "probes"
@@ -93,11 +94,14 @@ COS_DECIMALS = 4  # cosines are compared at this precision: float noise below it
 _BATCH = 2000
 
 
-def measure(recaller: Reader, probes: list[str]) -> list[tuple[str, float, str | None]]:
+def measure(
+    recaller: Reader, probes: list[str], per_record: list[dict[str, float]] | None = None
+) -> list[tuple[str, float, str | None]]:
     """[(probe, best cosine, record id)] against every chunk of the default-recallable records, computed
     exactly (not through the approximate vector index, whose graph differs between two identical rebuilds
     and once moved the floor from 0.38 to 0.39), each cosine rounded to COS_DECIMALS; ties go to the
-    smallest chunk id. So the same corpus always gives the same floor."""
+    smallest chunk id. So the same corpus always gives the same floor. With `per_record`, each probe's best
+    cosine per record is appended to it (the lexical gate's evidence, recall/lexical_gate.py)."""
     index = recaller.index()
     allowed = recaller.view_map(index)
     ids = sorted(cid for cid, (_rid, _kind, eff) in allowed.items() if eff in DEFAULT_STATUSES)
@@ -116,6 +120,12 @@ def measure(recaller: Reader, probes: list[str]) -> list[tuple[str, float, str |
         cos = np.round(recaller.embedder.spec.similarity(raw), COS_DECIMALS)
         best = int(np.argmax(cos))  # the first of equal maxima: ids are sorted
         out.append((p, float(cos[best]), allowed[ids[best]][0]))
+        if per_record is not None:
+            records: dict[str, float] = {}
+            for cid, c in zip(ids, cos.tolist(), strict=True):
+                rid = allowed[cid][0]
+                records[rid] = max(c, records.get(rid, c))
+            per_record.append(records)
     return out
 
 
@@ -140,11 +150,15 @@ def shipped_probes() -> dict[str, tuple[list[str], str, str]]:
     return out
 
 
-def _language_floor(rows: list[tuple[str, float, str | None]], digest: str, files: str) -> dict:
+def _language_floor(
+    lang: str, rows: list[tuple[str, float, str | None]], digest: str, files: str, catalog: Any, per_record: list
+) -> dict:
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     top = max(rows, key=lambda r: r[1])
+    gate = probe_gate(catalog, [p for p, _, _ in rows], per_record, med) if lang in GATED_LANGUAGES else None
     return {
         "floor": floor,
+        **({"lexical_gate": gate} if gate else {}),
         "median_cos": round(med, 4),
         "mad_cos": round(mad, 4),
         "max_cos": round(top[1], 4),
@@ -179,8 +193,9 @@ def calibrate(
     by_language = dict(old.get("languages") or {}) if not per_language else {}
     measured = {}
     for lang, (qs, digest, files) in sets.items():
-        measured[lang] = measure(recaller, qs)
-        by_language[lang] = _language_floor(measured[lang], digest, files)
+        per_record: list[dict[str, float]] = []
+        measured[lang] = measure(recaller, qs, per_record)
+        by_language[lang] = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record)
     main = "en" if "en" in measured else next(iter(measured))
     rows = measured[main]
     probes, digest = [p for p, _, _ in rows], by_language[main]["probes_sha256"]
@@ -241,7 +256,10 @@ def auto_calibrate(recaller: Reader) -> dict:
             ),
         }
     change = corpus_change((entry or {}).get("corpus"), chunk_ids)
-    if entry and change < MATERIAL_CHANGE:
+    ungated = entry is not None and any(
+        lang in GATED_LANGUAGES and "lexical_gate" not in v for lang, v in (entry.get("languages") or {}).items()
+    )  # measured before the lexical gate: measured again once, so an upgrade gets it without a corpus change
+    if entry and change < MATERIAL_CHANGE and not ungated:
         return {
             "action": "kept",
             "reason": f"corpus changed {change:.0%} since calibration (< {MATERIAL_CHANGE:.0%})",
@@ -253,7 +271,13 @@ def auto_calibrate(recaller: Reader) -> dict:
         "action": "calibrated",
         "floor": res["floor"],
         "records": n_records,
-        "reason": ("first measurement for this knowledge base" if not entry else f"corpus changed {change:.0%} since")
+        "reason": (
+            "first measurement for this knowledge base"
+            if not entry
+            else "measured before the lexical gate"
+            if ungated and change < MATERIAL_CHANGE
+            else f"corpus changed {change:.0%} since"
+        )
         + " with the shipped probes ("
         + ", ".join(f"{lang} {v['floor']}" for lang, v in res["languages"].items())
         + ")",

@@ -21,6 +21,7 @@ from ..base.errors import store_failures
 from ..base.files import atomic_write, file_lock
 from ..base.store import private_dir, store_root
 from ..embedding.specs import ModelSpec, identity_hash
+from .lexical_gate import gate_of
 
 STORE_VERSION = 2
 MATERIAL_CHANGE = 0.10  # recalibrate once this share of the chunks differs from the calibrated corpus
@@ -36,6 +37,7 @@ class FloorInfo:
     source: str
     provenance: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    gate: tuple[float, float] | None = None  # (from, mass): the lexical gate below the floor (lexical_gate.py)
 
 
 def floor_identity(identity: dict[str, Any], spec: ModelSpec) -> dict[str, Any]:
@@ -220,7 +222,7 @@ def _floor_for(
         if language in measured:
             one = measured[language]
             prov.update({k: v for k, v in one.items() if k != "floor"}, language=language)
-            return FloorInfo(float(one["floor"]), "calibrated", prov)
+            return FloorInfo(float(one["floor"]), "calibrated", prov, gate=gate_of(one))
         here = max(float(v["floor"]) for v in measured.values())
         value = max(here, spec.language_floors.get(language, 0.0))
         prov.update(language=STRICTEST, question_language=language, measured_languages=sorted(measured))

@@ -10,7 +10,7 @@ returned in its place, its `why` saying which record led there (`via: ADR-0003, 
 The rules, said once here:
 - Sources: records whose effective status is in FORWARD_FROM and not among the asked statuses (asking for
   superseded records returns them as they are). They must pass the same admission as any record (floor, and
-  in hybrid mode the corroboration band) under the asked kinds.
+  in hybrid mode the corroboration band and the lexical gate below the floor) under the asked kinds.
 - Replacements: follow the in-force superseders (both sides of the link) to the records nothing retires; a
   chain A → B → C reaches C, a cycle stops, MAX_DEPTH bounds it. A replacement must be in the view, have an
   asked status (in force, as the answer's filters say) and an asked kind; otherwise nothing is forwarded.

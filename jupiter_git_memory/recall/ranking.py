@@ -3,9 +3,12 @@
     relevance = clamp((cos - floor) / (1 - floor), 0, 1)
     score     = fused_relevance × weight(kind, effective status)
 
-A record's cosine is its best chunk's. A record at or below the floor is never returned: lexical
-evidence can re-order records that passed the floor but never admits one that did not, so a question
-the knowledge base cannot answer stays unanswered however many of its words appear in the records.
+A record's cosine is its best chunk's. A record at or below the floor is not returned: lexical evidence
+re-orders records that passed the floor and does not admit one that did not, so a question the knowledge
+base cannot answer stays unanswered however many of its words appear in the records. One exception, where
+a calibration measured it (questions in CJK): when no record passed the floor, the lexical gate may admit
+the one record above the probes' median with more informative words than any probe reached there
+(`gate_pick`, recall/lexical_gate.py).
 In hybrid mode a record in the band just above the floor also needs informative lexical corroboration
 (IDF-weighted, so one shared common word is not enough). Order uses a record's best chunk blended with
 its second best (a record that matches in two places is a safer answer than one lucky chunk).
@@ -81,10 +84,16 @@ def corroborated(h: Hit, floor: float, margin: float) -> bool:
     return h.corroboration >= CORROBORATION_MIN
 
 
+def gated(h: Hit, gate: tuple[float, float] | None) -> bool:
+    """Below the floor: words stronger than any probe's in that cosine range (recall/lexical_gate.py)."""
+    return gate is not None and h.cos > gate[0] and h.corroboration is not None and h.corroboration > gate[1]
+
+
 def exclusion(h: Hit, floor: float, mode: str, margin: float) -> str | None:
     """The contract rule that keeps `h` out of an answer: "floor", "corroboration" or "no-lexical" (lexical
-    mode); None when it is admitted. `rank` admits exactly the hits this says None for, and records the
-    verdict on each hit, so whoever explains a cut (the recall inspector) reads the decision, not a copy."""
+    mode); None when it is admitted. `rank` admits exactly the hits this says None for (and, through the
+    lexical gate, at most one it cut at the floor: `gate_pick`), and records the verdict on each hit, so
+    whoever explains a cut (the recall inspector) reads the decision, not a copy."""
     if mode == "lexical":
         return None if h.lexical > 0 else "no-lexical"
     if h.cos <= floor:
@@ -126,6 +135,7 @@ def rank(
     lexical_weight: float = 0.3,
     corroborate_margin: float = 0.0,
     factors: dict[str, float] | None = None,
+    gate: tuple[float, float] | None = None,
 ) -> list[Hit]:
     """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring); another
     mode raises ValueError.
@@ -138,6 +148,8 @@ def rank(
     for h in hits:
         h.cut = exclusion(h, floor, mode, corroborate_margin)
     scored = [h for h in hits if h.cut is None]
+    if not scored and mode == "hybrid" and (pick := gate_pick(hits, gate)) is not None:
+        pick.cut, scored = None, [pick]
     if mode == "lexical":
         top = max((h.lexical for h in scored), default=1.0) or 1.0
         for h in scored:
@@ -154,7 +166,7 @@ def rank(
                 "cos": round(h.cos, 4),
                 "dense": round(dense, 4),
                 "lexical": round(lex, 4),
-                "admitted": "dense" if h.cos > floor + corroborate_margin or mode != "hybrid" else "corroborated",
+                "admitted": _admitted(h, floor, mode, corroborate_margin),
             }
             if h.corroboration is not None:
                 h.why["corroboration"] = round(h.corroboration, 3)
@@ -166,8 +178,34 @@ def rank(
     return scored[:k]
 
 
-def no_answer_reason(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict[str, Any]:
-    """Why a recall came back empty, for the `why` of an empty answer."""
+def gate_pick(hits: list[Hit], gate: tuple[float, float] | None) -> Hit | None:
+    """When nothing passed the floor: the one record the lexical gate admits, the one with the most
+    informative-word mass above the gate (ties: higher cosine, then id); None when none passes it."""
+    passing = [h for h in hits if h.cut == "floor" and gated(h, gate)]
+    return min(passing, key=lambda h: (-(h.corroboration or 0.0), -h.cos, h.record_id), default=None)
+
+
+def _admitted(h: Hit, floor: float, mode: str, margin: float) -> str:
+    if mode != "hybrid" or h.cos > floor + margin:
+        return "dense"
+    return "corroborated" if h.cos > floor else "lexical-gate"
+
+
+def no_answer_reason(
+    hits: list[Hit], floor: float, mode: str, corroborate_margin: float, gate: tuple[float, float] | None = None
+) -> dict[str, Any]:
+    """Why a recall came back empty, for the `why` of an empty answer (and the lexical gate it did not pass)."""
+    why = _no_answer(hits, floor, mode, corroborate_margin)
+    if gate is not None and mode == "hybrid" and "best_record" in why:
+        why["lexical_gate"] = {"from": gate[0], "mass": gate[1]}
+        why["reason"] += (
+            f"; no record above the probes' median cosine {gate[0]:.2f} holds informative words of IDF mass "
+            f"above {gate[1]:g} (the lexical gate)"
+        )
+    return why
+
+
+def _no_answer(hits: list[Hit], floor: float, mode: str, corroborate_margin: float) -> dict[str, Any]:
     best = max(hits, key=lambda h: h.cos, default=None)
     if mode == "lexical":
         return {"decision": "no-answer", "reason": "no record contains any of the question's content words"}

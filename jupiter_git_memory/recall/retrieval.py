@@ -22,7 +22,7 @@ from .evidence_state import evidence_by_id, factors
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .forwarding import FORWARD_FROM, forwarded_hits
 from .freshness import ViewMap
-from .ranking import Hit, discriminating, fts_match, fts_terms, idf_mass, rank
+from .ranking import Hit, discriminating, fts_match, fts_terms, gate_pick, idf_mass, rank
 from .replacements import read_instead
 from .results import ResultRow, shape
 
@@ -41,6 +41,7 @@ class Ask:
     k: int
     mode: str
     floor: float
+    gate: tuple[float, float] | None = None  # the lexical gate below the floor (recall/lexical_gate.py)
 
 
 @dataclass
@@ -165,9 +166,13 @@ def _best_of(chunks: list[tuple[str, float]], allowed: ViewMap, best: dict[str, 
             best[rid].cos2 = sum(top2) / 2
 
 
-def corroborate(index: Index, query: str, found: list[Hit], floor: float, margin: float) -> None:
-    """Set `corroboration` on the hits in the band just above the floor (the only ones it decides)."""
-    band = [h for h in found if floor < h.cos <= floor + margin]
+def corroborate(
+    index: Index, query: str, found: list[Hit], floor: float, margin: float, gate: tuple[float, float] | None = None
+) -> None:
+    """Set `corroboration` on the hits in the band just above the floor, and with a `gate` on those between
+    the gate's start and the floor (the only ones it decides)."""
+    low = floor if gate is None else min(floor, gate[0])
+    band = [h for h in found if low < h.cos <= floor + margin]
     if not band:
         return
     terms = fts_terms(query)
@@ -203,7 +208,8 @@ def search(
             forward_from,
         )
         if ask.mode == "hybrid":
-            corroborate(index, ask.query, got + list((retired or {}).values()), ask.floor, settings.corroborate_margin)
+            found = got + list((retired or {}).values())
+            corroborate(index, ask.query, found, ask.floor, settings.corroborate_margin, ask.gate)
     except (ValueError, KeyError, NotSeeded):
         raise
     except index_failures() as e:
@@ -251,6 +257,11 @@ def find(
     got, ranked = search(index, embedder, first_allowed, settings, weights, first_ask, retired)
     if retired:  # a retired record that matched leads to its replacement (recall/forwarding.py)
         ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, ranked, retired)
+    pick = gate_pick([*got, *retired.values()], first_ask.gate) if not ranked and first_ask.mode == "hybrid" else None
+    if pick is not None and pick.record_id in retired:  # nothing passed the floor: the gate's one record
+        ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, [], retired, pick)
+    elif pick is not None:  # (recall/lexical_gate.py), itself when in force, through its replacement when retired
+        ranked = rank([pick], ask.floor, weights, ask.k, ask.mode, settings.lexical_weight, gate=first_ask.gate)
     results, rows = shape(index.catalog, ranked)
     fell_back = None
     beside = [r for r in results if r.status in FALLBACK_STATUSES and r.id in (admitted or {})]
@@ -259,7 +270,7 @@ def find(
         results = [mark([r])[0] if r.id in ids else r for r in results]
         fell_back = FALLBACK
     if not results and may_fall_back:
-        fallback_ask = Ask(ask.query, list(FALLBACK_STATUSES), ask.kinds, ask.k, ask.mode, ask.floor)
+        fallback_ask = replace(ask, statuses=list(FALLBACK_STATUSES))
         more, ranked = search(index, embedder, allowed, settings, weights, fallback_ask)
         got += more  # an empty answer's `why` names the best of both
         results, rows = shape(index.catalog, ranked)
@@ -285,10 +296,13 @@ def _forward(
     got: list[Hit],
     ranked: list[Hit],
     retired: dict[str, Hit],
+    picked: Hit | None = None,
 ) -> list[Hit]:
-    """`ranked` with the replacements of the retired records that pass the same admission, in score order."""
+    """`ranked` with the replacements of the retired records that pass the same admission, in score order;
+    with `picked` (the lexical gate's one record, retired), the replacement of that record alone."""
     s = settings
-    sources = rank(list(retired.values()), ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin)
+    gate, found = (ask.gate, [picked]) if picked is not None else (None, list(retired.values()))
+    sources = rank(found, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, gate=gate)
     if not sources:
         return ranked
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
