@@ -82,7 +82,8 @@ def test_project_knowledge_base_passes_check_and_eval_gate(make_repo):
     """Our own knowledge/ is valid and holds the eval gate: the floor is calibrated automatically by the
     seed, no question copies its record, off-topic questions stay empty, nothing leaks. Issue 13's target
     (recall@3 >= 0.95, in-domain empty >= 0.9) is not reached yet; the gate holds what is (bench/README.md:
-    0.88-0.90 recall@3 as records are added, 0.6-0.7 in-domain empty)."""
+    0.88-0.90 recall@3 at ~100 records; 0.86 recall@3 and 0.5 in-domain empty at 151 records, 2026-12-04:
+    each new record can become a near miss for an unanswerable question, so the margin is one question)."""
     kb = make_repo("self")
     shutil.copytree(PROJECT / "knowledge", kb.path / "knowledge")
     shutil.copy(PROJECT / "pyproject.toml", kb.path / "pyproject.toml")

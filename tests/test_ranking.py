@@ -384,3 +384,15 @@ def test_rank_records_on_every_hit_the_rule_that_cut_it():
     assert cut_reason(below, 0.30, 0.10) == "floor: cosine 0.290 ≤ floor 0.300"
     none = hit("L", "adr", "accepted", 0.9)
     assert rank([none], 0.3, W, 5, "lexical") == [] and none.cut == "no-lexical"
+
+
+def test_sources_scored_against_another_pools_best_lexical_match():
+    """Forwarding ranks the retired records it starts from by themselves: their words are weighed against
+    the in-force pool's best lexical match (`lexical_top`), so a lone source does not get lexical 1.0."""
+    w = {"decision": {"superseded": 1.0}}
+    alone = rank([hit("old", "decision", "superseded", 0.6, lexical=2.0)], 0.3, w, 3, "hybrid", 0.3)
+    scaled = rank([hit("old", "decision", "superseded", 0.6, lexical=2.0)], 0.3, w, 3, "hybrid", 0.3, lexical_top=8.0)
+    assert alone[0].why["lexical"] == 1.0 and scaled[0].why["lexical"] == 0.25
+    assert scaled[0].relevance < alone[0].relevance
+    lower = rank([hit("old", "decision", "superseded", 0.6, lexical=2.0)], 0.3, w, 3, "hybrid", 0.3, lexical_top=1.0)
+    assert lower[0].why["lexical"] == 1.0  # a pool whose best is weaker never scales a source above 1

@@ -136,6 +136,7 @@ def rank(
     corroborate_margin: float = 0.0,
     factors: dict[str, float] | None = None,
     gate: tuple[float, float] | None = None,
+    lexical_top: float | None = None,
 ) -> list[Hit]:
     """Order hits under the contract. `mode`: dense | lexical | hybrid (see module docstring); another
     mode raises ValueError.
@@ -156,6 +157,8 @@ def rank(
             h.relevance = h.lexical / top
     else:
         top = max((h.lexical for h in scored), default=0.0)
+        if lexical_top:  # another pool's best (forwarding's sources are scaled by the in-force pool's)
+            top = max(top, lexical_top)
         for h in scored:
             order_cos = h.cos if h.cos2 is None else (1 - SECOND_CHUNK_WEIGHT) * h.cos + SECOND_CHUNK_WEIGHT * h.cos2
             dense = relevance(order_cos, floor)

@@ -100,8 +100,9 @@ def hits(
     The lexical query runs in a worker thread while the query is embedded and Chroma searched: SQLite,
     onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once. With `side`, the
     records at `side_statuses` among the chunks the dense search fetched anyway (at least 4× the pool) are
-    put there, dense evidence only, without taking a place in the pool (recall/forwarding.py)."""
-    lex_job = _POOL.submit(lexical, index, allowed, query, statuses, kinds) if use_lexical else None
+    put there with their lexical scores, without taking a place in the pool (recall/forwarding.py)."""
+    asked = [*statuses, *(st for st in side_statuses if st not in statuses)] if side is not None else statuses
+    lex_job = _POOL.submit(lexical, index, allowed, query, asked, kinds) if use_lexical else None
     try:
         qvec = embedder.embed_query(query)
         sim = embedder.spec.similarity  # every cosine on the common scale the floor and margins are in
@@ -123,6 +124,11 @@ def hits(
             _best_of(on_side, allowed, side)
     finally:
         lex = lex_job.result() if lex_job else []
+    if side is not None:  # a retired record forwarding may start from carries its words' evidence as well
+        for rid, _, _, effective, score in lex:
+            if effective not in statuses and rid in side:
+                side[rid].lexical = score
+        lex = [row for row in lex if row[3] in statuses]
     # the records among the best n lexical matches join the pool, as before; every pooled record gets its
     # lexical score from the whole window, so a record the dense search found is not scored lower (lexical 0)
     # when fewer results are asked: the first results no longer depend on k
@@ -301,8 +307,15 @@ def _forward(
     """`ranked` with the replacements of the retired records that pass the same admission, in score order;
     with `picked` (the lexical gate's one record, retired), the replacement of that record alone."""
     s = settings
+    if ask.mode == "lexical":  # lexical mode shows lexical evidence alone; a forwarded record has none of its own
+        return ranked
     gate, found = (ask.gate, [picked]) if picked is not None else (None, list(retired.values()))
-    sources = rank(found, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, gate=gate)
+    # the sources' words are weighed against the best lexical match of the in-force pool, as the pool's are,
+    # so a replacement reached through its retired record competes on the same scale as the records found
+    top = max((h.lexical for h in got if h.cut is None and h.lexical), default=0.0)
+    sources = rank(
+        found, ask.floor, weights, ask.k, ask.mode, s.lexical_weight, s.corroborate_margin, gate=gate, lexical_top=top
+    )
     if not sources:
         return ranked
     drift = factors(index.catalog, s.drift_weight, s.missing_weight)
