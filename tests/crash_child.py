@@ -125,9 +125,13 @@ def _kill(pid: int) -> None:
 
 def _child(req: dict) -> None:
     """The forked child: `main` in the request's environment, ended as a Python process ends (atexit
-    handlers run; an uncaught Ctrl-C exits by SIGINT, a failure with 1), never returning to the loop."""
+    handlers run; an uncaught Ctrl-C exits by SIGINT, a failure with 1), never returning to the loop. Ctrl-C
+    raises KeyboardInterrupt as in a terminal, even when the server inherited an ignored SIGINT (a shell's
+    background job) and Python installed no handler for it."""
     import atexit
     import traceback
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     code, sig = 0, None
     try:

@@ -87,3 +87,12 @@ def seeded(repo, records: dict[str, dict] | int = 3) -> Seeder:
     report = s.seed()
     assert not report.errors, report.errors
     return s
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """A `preexec_fn` for a child the test will send SIGINT: SIGINT handled by default, as in a terminal. A
+    shell's background job (`pytest … &`) ignores SIGINT, its children inherit that, and Python then installs
+    no KeyboardInterrupt handler, so the child would never see the Ctrl-C the test means."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -21,7 +21,7 @@ import pytest
 from candidates_helpers import fact, service
 from cli_helpers import jgm_in
 from crash_child import Forks
-from helpers import jgm
+from helpers import ctrl_c_as_in_a_terminal, jgm
 from reliability_helpers import assert_consistent
 
 from jupiter_git_memory.base.store import workspace_dir
@@ -82,7 +82,12 @@ def rebuild_child(forks: Forks, repo, crash_at: int = 0, sig: str = "SIGKILL") -
         rc, log = forks.run(str(repo.path), env)
     else:
         p = subprocess.run(
-            [sys.executable, str(CHILD), str(repo.path)], env=env, capture_output=True, text=True, timeout=300
+            [sys.executable, str(CHILD), str(repo.path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=ctrl_c_as_in_a_terminal,
         )
         rc, log = p.returncode, p.stdout + p.stderr
     events = [line.split()[2] for line in log.splitlines() if line.startswith("EVENT ")]

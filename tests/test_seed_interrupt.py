@@ -14,7 +14,7 @@ import time
 
 import pytest
 from cli_helpers import jgm_json_in
-from helpers import JGM_EXE
+from helpers import JGM_EXE, ctrl_c_as_in_a_terminal
 from test_integrity_repair import write_records
 
 pytestmark = pytest.mark.e2e
@@ -43,7 +43,12 @@ def test_ctrl_c_while_embedding_keeps_the_whole_records_and_says_so(repo):
     write_records(repo, RECORDS)
     master, slave = pty.openpty()
     proc = subprocess.Popen(
-        [JGM_EXE, "seed"], cwd=repo.path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave
+        [JGM_EXE, "seed"],
+        cwd=repo.path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
     os.close(slave)
     try:
