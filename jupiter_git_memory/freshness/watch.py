@@ -29,7 +29,8 @@ from typing import Any
 from ..base.store import LockTimeout, try_log
 from ..config import CONFIG_FILES, Settings, load_settings
 from ..recall.calibrate import calibrating_seeder
-from ..seed.seeder import Seeder, SeedReport
+from ..seed.report import SeedReport
+from ..seed.seeder import Seeder
 from .watch_feed import Changes, Feed, Feeds
 from .watch_plan import Target, WatchPlan
 

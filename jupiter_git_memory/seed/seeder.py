@@ -10,7 +10,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from ..base.store import workspace_dir, workspace_lock
@@ -23,7 +23,7 @@ from ..git.revisions import UnknownRevision, resolve_commit
 from ..git.state import fingerprint
 from ..git.workspace import BareRepository, Workspace, find_workspace
 from ..index.handle import Index, open_index, vector_identity
-from ..index.plan import SeedCounts, plan_changes
+from ..index.plan import plan_changes
 from ..index.recovery import is_corruption, move_aside, salvage_candidates
 from ..index.shared import join, take_fetched
 from ..index.views import at_view, stale_views, worktree_view
@@ -36,52 +36,7 @@ from . import model_choice, sources, stale, unchanged
 from .drift import view_drift
 from .interrupt import Cut, keep_whole
 from .reading import options_key, read_knowledge
-
-
-def summarize(counts: dict, detail: bool = False) -> str:
-    """The one-line seed summary every surface prints (CLI, watcher, hooks, doctor --repair)."""
-    parts = [f"{counts['added']} added", f"{counts['updated']} updated", f"{counts['removed']} removed"]
-    if detail:
-        parts += [f"{counts['unchanged']} unchanged", f"{counts['embedded_chunks']} chunks embedded"]
-    return ", ".join(parts)
-
-
-@dataclass(kw_only=True)
-class SeedReport(SeedCounts):
-    """What one seed did: the plan's counts plus where, what went wrong and how long it took."""
-
-    workspace: str
-    commit: str | None
-    dirty: bool
-    rev: str | None
-    errors: list[dict] = field(default_factory=list)
-    warnings: list[dict] = field(default_factory=list)
-    skipped: list[dict] = field(default_factory=list)
-    inventory: list[dict] = field(default_factory=list)  # per root: found, indexed per format, skipped by reason
-    records: int = 0
-    chunks: int = 0
-    seconds: float = 0.0
-    generation: int = 0
-    view: str | None = None
-    floor: dict | None = None  # what the post-seed floor calibration did, and why
-    model: dict | None = None  # the workspace's model: name, who chose it and why (seed/model_choice.py)
-    recovered_from: str | None = None  # a corrupt catalog moved aside before this seed rebuilt it
-
-    def summary(self, detail: bool = False) -> str:
-        return summarize(self.to_json()["counts"], detail)
-
-    def to_json(self) -> dict:
-        d = asdict(self)
-        d["counts"] = {
-            "added": len(self.added),
-            "updated": len(self.updated),
-            "removed": len(self.removed),
-            "unchanged": self.unchanged,
-            "errors": len(self.errors),
-            "embedded_chunks": self.embedded_chunks,
-            "fetched_chunks": self.fetched_chunks,
-        }
-        return d
+from .report import SeedReport
 
 
 def _file_row(r: Record, effective: str, commit: str | None, dirty: bool, error: str | None = None) -> RecordRow:

@@ -18,7 +18,7 @@ def doctor(
     """Check the index against the record files. Exit 1 when inconsistent (and not repaired)."""
     from ...git.home import current_store
     from ...maintenance import doctor as doc
-    from ...seed.seeder import summarize
+    from ...seed.report import summarize
 
     with reported(as_json):
         before = doc.diagnose(repo)
