@@ -38,6 +38,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from api_latency import _cpu_s  # noqa: E402
 from generate import generate  # noqa: E402
 from team_server import RESULTS, du, load, measure, pct, seed, start_chroma, stop, vm_hwm_mb  # noqa: E402
 
@@ -79,37 +80,95 @@ def fill(repo: Path, home: Path, url: str | None) -> dict:
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def recall(repo: Path, home: Path, url: str | None, requests: int) -> dict:
+def recall(repo: Path, home: Path, url: str | None, requests: int, chroma_pid: int | None = None) -> dict:
+    """Warm API recall p50/p99, with the CPU each recall cost `jgm serve` (and the Chroma server): on shared
+    cores wall time is mostly waiting, CPU is what a recall costs when nothing else competes."""
+    import api_latency
+
     os.environ.pop("JGM_CHROMA_URL", None)
     if url:
         os.environ["JGM_CHROMA_URL"] = url
     try:
-        la = load()
+        la, c = load(), _cpu_s(chroma_pid) if chroma_pid else None
         lat, how = measure(repo, home, n=requests)
+        c2 = _cpu_s(chroma_pid) if chroma_pid else None
     finally:
         os.environ.pop("JGM_CHROMA_URL", None)
-    return {
+    row = {
         "how": how,
         "n": len(lat),
         "p50": round(pct(lat, 50), 1),
         "p99": round(pct(lat, 99), 1),
+        "serve_cpu_ms_per_recall": api_latency.LAST.get("server_cpu_ms_per_recall"),
         "loadavg": [la, load()],
     }
+    if c is not None and c2 is not None:  # the warm-up pass is inside: a slight overestimate
+        row["chroma_cpu_ms_per_recall"] = round(1000 * (c2 - c) / (len(lat) + len(api_latency.QUERIES)), 2)
+    return row
+
+
+def recall_again(chunks: int, work: Path, requests: int) -> dict:
+    """Recall once more on the stores a run with --workdir kept (the server restarted on its data)."""
+    records = round(chunks * RECORDS_PER_10K_CHUNKS / 10000)
+    url, server = start_chroma(work / f"chroma-{records}")
+    try:
+        row = {
+            "records": records,
+            "recall_api_server": recall(
+                work / f"clone-{records}", work / f"home-b-{records}", url, requests, server.pid
+            ),
+        }
+        say("recall_api_server", row["recall_api_server"])
+    finally:
+        stop(server)
+    row["recall_api_embedded"] = recall(work / f"repo-{records}", work / f"home-e-{records}", None, requests)
+    say("recall_api_embedded", row["recall_api_embedded"])
+    return row
+
+
+def line(points: list[tuple[float, float]], at: float) -> float | None:
+    """The least-squares line through `points` (x, y), read at x = `at`."""
+    if len({x for x, _ in points}) < 2:
+        return None
+    n = len(points)
+    mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
+    return round(my + slope * (at - mx), 2)
 
 
 def extrapolated_cold_seed(real: list[dict], chunks: int) -> dict | None:
-    """Seconds of a real cold seed on the server at `chunks`, from the measured sizes (least squares)."""
+    """Seconds of a real cold seed on the server at `chunks`, from bench/team_server.py's measured sizes."""
     pts = [(s["chunks"], s["cold_seed_server"]["seconds"]) for s in real]
-    if len(pts) < 2:
-        return None
-    n = len(pts)
-    mx, my = sum(x for x, _ in pts) / n, sum(y for _, y in pts) / n
-    slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
-    return {
-        "from_chunks": [x for x, _ in pts],
-        "seconds": round(my + slope * (chunks - mx), 1),
-        "seconds_per_1000_chunks": round(1000 * slope, 1),
-    }
+    secs = line(pts, chunks)
+    return None if secs is None else {"from_chunks": [x for x, _ in pts], "seconds": secs}
+
+
+def summarize(kept: dict, at: int = 100_000) -> dict:
+    """Every target at `at` chunks, extrapolated from the measured sizes (each line says from which)."""
+    real, scale = kept.get("real", {}).get("sizes", []), list(kept.get("scale", {}).values())
+    out: dict = {"chunks": at, "real_sizes": [s["chunks"] for s in real], "scale_sizes": [s["chunks"] for s in scale]}
+    cold = line([(s["chunks"], s["cold_seed_server"]["seconds"]) for s in real], at)
+    raw = line([(s["chunks"], s["raw_embed"]["seconds"]) for s in real], at)
+    second = line([(s["chunks"], s["second_clone_seed"]["seconds"]) for s in scale], at)
+    out["cold_seed_server_s"], out["raw_embed_s"], out["second_clone_seed_s"] = cold, raw, second
+    if cold and raw:
+        out["raw_over_cold_seed"] = round(raw / cold, 3)
+    if cold and second:
+        out["second_over_first"] = round(second / cold, 4)
+    # a seed's peak RSS: what each chunk adds (the plan, texts and vectors held until the write: the line through
+    # the scale sizes' seeds) plus, for a first seed, the model's working memory while it embeds (the first real
+    # size's cold seed minus its second clone's; later real sizes' RSS were read before bench/team_server.py
+    # launched seeds through a small process, so they count that process's own size)
+    out["cold_seed_peak_rss_mb"] = out["second_clone_peak_rss_mb"] = None
+    if real and scale:
+        first = min(real, key=lambda s: s["chunks"])
+        working = first["cold_seed_server"]["peak_rss_mb"] - first["second_clone_seed"]["peak_rss_mb"]
+        fill = line([(s["chunks"], s["fill_server"]["peak_rss_mb"]) for s in scale], at)
+        out["model_working_memory_mb"] = round(working, 1)
+        out["cold_seed_peak_rss_mb"] = None if fill is None else round(fill + working, 1)
+    out["second_clone_peak_rss_mb"] = line([(s["chunks"], s["second_clone_seed"]["peak_rss_mb"]) for s in scale], at)
+    out["server_peak_rss_mb"] = line([(s["chunks"], s["server_peak_rss_mb"]) for s in scale], at)
+    return out
 
 
 def say(what: str, row: dict) -> None:
@@ -135,16 +194,21 @@ def one_size(chunks: int, work: Path, requests: int, real: list[dict]) -> dict:
     for p in [data, *homes.values()]:
         shutil.rmtree(p, ignore_errors=True)
     url, server = start_chroma(data)
+
+    def on_server(what: str, step, *args) -> dict:
+        """A step against the server, with the CPU seconds the server spent on it (its HNSW inserts, gets)."""
+        c = _cpu_s(server.pid)
+        row = step(*args)
+        row["server_cpu_s"] = round((_cpu_s(server.pid) or 0) - (c or 0), 2)
+        say(what, row)
+        return row
+
     try:
-        out["fill_server"] = fill(repo, homes["a"], url)
-        say("fill_server", out["fill_server"])
+        out["fill_server"] = on_server("fill_server", fill, repo, homes["a"], url)
         out["chunks"] = out["fill_server"]["chunks"]
-        second = seed(clone, homes["b"], url)
-        out["second_clone_seed"] = second
-        say("second_clone_seed", second)
-        out["noop_reseed_server"] = seed(repo, homes["a"], url)
-        say("noop_reseed_server", out["noop_reseed_server"])
-        out["recall_api_server"] = recall(clone, homes["b"], url, requests)
+        second = out["second_clone_seed"] = on_server("second_clone_seed", seed, clone, homes["b"], url)
+        out["noop_reseed_server"] = on_server("noop_reseed_server", seed, repo, homes["a"], url)
+        out["recall_api_server"] = recall(clone, homes["b"], url, requests, server.pid)
         say("recall_api_server", out["recall_api_server"])
         out["server_peak_rss_mb"] = vm_hwm_mb(server.pid)
     finally:
@@ -180,10 +244,34 @@ def main() -> None:
     p.add_argument("--requests", type=int, default=200, help="warm API recalls per store")
     p.add_argument("--workdir", type=Path, help="keep repos here (a re-run reuses them; stores are rebuilt)")
     p.add_argument("--out", type=Path, default=RESULTS)
+    p.add_argument("--summarize", action="store_true", help="extrapolate every target to 100,000 chunks")
+    p.add_argument("--recall-only", action="store_true", help="recall again on the stores kept in --workdir")
     p.add_argument("--child", metavar="REPO", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
         print(json.dumps(child_fill(Path(args.child))))
+        return
+    if args.summarize:
+        kept = json.loads(args.out.read_text())
+        for size in kept.get("scale", {}).values():  # sizes measured before the real runs were in the file
+            cold = extrapolated_cold_seed(kept.get("real", {}).get("sizes", []), size["chunks"])
+            if cold:
+                size["cold_seed_server_extrapolated"] = cold
+                size["second_over_extrapolated_first"] = ratio = round(
+                    size["second_clone_seed"]["seconds"] / cold["seconds"], 4
+                )
+                size["pass"]["second_clone"] = ratio <= TARGETS["second_over_first"]
+        kept["at_100k"] = summarize(kept)
+        print(json.dumps(kept["at_100k"], indent=2))
+        args.out.write_text(json.dumps(kept, indent=2) + "\n")
+        return
+    if args.recall_only:
+        kept = json.loads(args.out.read_text()) if args.out.is_file() else {}
+        date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        again = [dict(recall_again(int(n), args.workdir, args.requests), date=date) for n in args.chunks.split(",")]
+        print(json.dumps(again, indent=2))
+        kept["recall_again"] = kept.get("recall_again", []) + again
+        args.out.write_text(json.dumps(kept, indent=2) + "\n")
         return
     work = args.workdir or Path(tempfile.mkdtemp(prefix="jgm-team-scale-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -49,28 +49,38 @@ def du(path: Path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file()) if Path(path).exists() else 0
 
 
+# Runs the seed and writes its peak RSS and CPU seconds to $JGM_BENCH_USAGE. A child's ru_maxrss counts the
+# forked copy of its parent (before exec), so a `jgm seed` started straight from this process, once it holds
+# the model, would report at least this process's size: the small launcher forks the seed instead.
+LAUNCH = (
+    "import json, os, resource, subprocess, sys\n"
+    "rc = subprocess.call(sys.argv[1:])\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "open(os.environ['JGM_BENCH_USAGE'], 'w').write(json.dumps([u.ru_maxrss, u.ru_utime + u.ru_stime]))\n"
+    "sys.exit(rc)\n"
+)
+
+
 def seed(repo: Path, home: Path, url: str | None) -> dict:
-    """One `jgm seed --json` process: its counts, seconds and peak RSS (MB)."""
+    """One `jgm seed --json` process: its counts, seconds, CPU seconds and peak RSS (MB)."""
     env = dict(os.environ, JGM_HOME=str(home))
     env.pop("JGM_CHROMA_URL", None)
     if url:
         env["JGM_CHROMA_URL"] = url
     la, t = load(), time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([JGM, "seed", "--repo", str(repo), "--json"], env=env, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)  # reaped here, so its own peak RSS is ours to read
-        proc.returncode = rc = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryDirectory() as tmp:
+        env["JGM_BENCH_USAGE"] = usage = str(Path(tmp) / "usage.json")
+        cmd = [sys.executable, "-c", LAUNCH, JGM, "seed", "--repo", str(repo), "--json"]
+        p = subprocess.run(cmd, env=env, capture_output=True)
         seconds = time.perf_counter() - t
-        out.seek(0)
-        err.seek(0)
-        if rc not in (0, 1):
-            raise RuntimeError(err.read().decode()[-2000:])
-        counts = json.loads(out.read())["counts"]
+        if p.returncode not in (0, 1):
+            raise RuntimeError(p.stderr.decode()[-2000:])
+        maxrss_kb, cpu_s = json.loads(Path(usage).read_text())
     return {
         "seconds": round(seconds, 2),
-        "counts": counts,
-        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),  # what it costs when nothing else competes
-        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "counts": json.loads(p.stdout)["counts"],
+        "cpu_s": round(cpu_s, 2),  # what it costs when nothing else competes
+        "peak_rss_mb": round(maxrss_kb / 1024, 1),
         "loadavg": [la, load()],
     }
 
