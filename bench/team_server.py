@@ -2,6 +2,7 @@
 
     python bench/team_server.py --records 200,500,1000     # prints JSON; each size on a fresh server
     python bench/team_server.py --records 2000 --requests 100
+    python bench/team_scale.py --chunks 100000             # the same server at 100,000 chunks (composed vectors)
 
 Per size (synthetic records from bench/generate.py, one git repository, cloned once):
 - `raw_embed`: the model alone over the same chunk texts (batches of 256): the embedding limit, chunks/s;
@@ -37,30 +38,51 @@ from chroma_helpers import start_chroma, stop  # noqa: E402
 from generate import generate  # noqa: E402
 
 JGM = str(Path(sys.executable).parent / "jgm")
+RESULTS = HERE / "results" / "team_server.json"  # `real` (this script) and `scale` (bench/team_scale.py)
+
+
+def load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def du(path: Path) -> int:
     return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file()) if Path(path).exists() else 0
 
 
+# Runs the seed and writes its peak RSS and CPU seconds to $JGM_BENCH_USAGE. A child's ru_maxrss counts the
+# forked copy of its parent (before exec), so a `jgm seed` started straight from this process, once it holds
+# the model, would report at least this process's size: the small launcher forks the seed instead.
+LAUNCH = (
+    "import json, os, resource, subprocess, sys\n"
+    "rc = subprocess.call(sys.argv[1:])\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "open(os.environ['JGM_BENCH_USAGE'], 'w').write(json.dumps([u.ru_maxrss, u.ru_utime + u.ru_stime]))\n"
+    "sys.exit(rc)\n"
+)
+
+
 def seed(repo: Path, home: Path, url: str | None) -> dict:
-    """One `jgm seed --json` process: its counts, seconds and peak RSS (MB)."""
+    """One `jgm seed --json` process: its counts, seconds, CPU seconds and peak RSS (MB)."""
     env = dict(os.environ, JGM_HOME=str(home))
     env.pop("JGM_CHROMA_URL", None)
     if url:
         env["JGM_CHROMA_URL"] = url
-    t = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([JGM, "seed", "--repo", str(repo), "--json"], env=env, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)  # reaped here, so its own peak RSS is ours to read
-        proc.returncode = rc = os.waitstatus_to_exitcode(status)
+    la, t = load(), time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        env["JGM_BENCH_USAGE"] = usage = str(Path(tmp) / "usage.json")
+        cmd = [sys.executable, "-c", LAUNCH, JGM, "seed", "--repo", str(repo), "--json"]
+        p = subprocess.run(cmd, env=env, capture_output=True)
         seconds = time.perf_counter() - t
-        out.seek(0)
-        err.seek(0)
-        if rc not in (0, 1):
-            raise RuntimeError(err.read().decode()[-2000:])
-        counts = json.loads(out.read())["counts"]
-    return {"seconds": round(seconds, 2), "counts": counts, "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+        if p.returncode not in (0, 1):
+            raise RuntimeError(p.stderr.decode()[-2000:])
+        maxrss_kb, cpu_s = json.loads(Path(usage).read_text())
+    return {
+        "seconds": round(seconds, 2),
+        "counts": json.loads(p.stdout)["counts"],
+        "cpu_s": round(cpu_s, 2),  # what it costs when nothing else competes
+        "peak_rss_mb": round(maxrss_kb / 1024, 1),
+        "loadavg": [la, load()],
+    }
 
 
 def raw_embed(repo: Path, home: Path) -> dict:
@@ -78,11 +100,16 @@ def raw_embed(repo: Path, home: Path) -> dict:
         idx.close()
     embedder = load_embedder(s.embedder.spec.name)
     embedder.embed_passages(texts[:8])  # warm
-    t = time.perf_counter()
+    la, t = load(), time.perf_counter()
     for i in range(0, len(texts), 256):
         embedder.embed_passages(texts[i : i + 256])
     seconds = time.perf_counter() - t
-    return {"chunks": len(texts), "seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 1)}
+    return {
+        "chunks": len(texts),
+        "seconds": round(seconds, 2),
+        "chunks_per_s": round(len(texts) / seconds, 1),
+        "loadavg": [la, load()],
+    }
 
 
 def vm_hwm_mb(pid: int) -> float | None:
@@ -112,7 +139,9 @@ def one_size(n: int, tmp: Path, requests: int) -> dict:
         embedded = seed(repo, homes["e"], None)
         raw = raw_embed(repo, homes["e"])
         os.environ["JGM_CHROMA_URL"] = url
+        la = load()
         lat, how = measure(clone, homes["b"], n=requests)
+        lat_load = [la, load()]
         server_rss = vm_hwm_mb(server.pid)
     finally:
         os.environ.pop("JGM_CHROMA_URL", None)
@@ -132,7 +161,13 @@ def one_size(n: int, tmp: Path, requests: int) -> dict:
         ),
         "second_clone_seed": dict(second, vs_first=round(second["seconds"] / first["seconds"], 3)),
         "noop_reseed": noop,
-        "recall_api_ms": {"how": how, "n": len(lat), "p50": round(pct(lat, 50), 1), "p99": round(pct(lat, 99), 1)},
+        "recall_api_ms": {
+            "how": how,
+            "n": len(lat),
+            "p50": round(pct(lat, 50), 1),
+            "p99": round(pct(lat, 99), 1),
+            "loadavg": lat_load,
+        },
         "disk_bytes": {
             "catalog_a": du(homes["a"] / "workspaces"),
             "server_data": du(data),
@@ -146,13 +181,18 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--records", default="200", help="comma-separated sizes in records, e.g. 200,500,1000")
     p.add_argument("--requests", type=int, default=100, help="warm API recalls per size")
+    p.add_argument("--out", type=Path, default=RESULTS, help="results file (its `real` section is replaced)")
     args = p.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="jgm-team-bench-"))
     try:
         sizes = [one_size(int(n), tmp, args.requests) for n in args.records.split(",")]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(json.dumps({"bench": "team_server", "sizes": sizes}, indent=2))
+    report = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(), "sizes": sizes}
+    print(json.dumps({"bench": "team_server", **report}, indent=2))
+    kept = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(dict(kept, real=report), indent=2) + "\n")
 
 
 if __name__ == "__main__":
