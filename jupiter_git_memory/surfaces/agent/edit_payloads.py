@@ -102,10 +102,14 @@ def codex_edit(payload: dict) -> Edit | None:
     return _edit(payload, [f for t in texts for f in patch_files(t)], event)
 
 
+def first_root(roots: Any) -> str | None:
+    """The first of a payload's workspace folders (Cursor's `workspace_roots`, Cline's `workspaceRoots`)."""
+    return roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+
+
 def cursor_edit(payload: dict) -> Edit | None:
     event = _text(payload.get("hook_event_name")) or "afterFileEdit"
-    roots = payload.get("workspace_roots")
-    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else payload.get("cwd")
+    cwd = first_root(payload.get("workspace_roots")) or payload.get("cwd")
     if event == "afterFileEdit":
         path = _text(payload.get("file_path"))
     elif event == "postToolUse" and payload.get("tool_name") in CURSOR_EDIT_TOOLS:
@@ -143,28 +147,33 @@ def cline_edit(payload: dict) -> Edit | None:
     params = data.get("parameters") if isinstance(data.get("parameters"), dict) else {}
     path = _text(params.get("path")) or _text(params.get("absolutePath"))
     files = [path] if path else patch_files(params["input"]) if isinstance(params.get("input"), str) else []
-    roots = payload.get("workspaceRoots")
-    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    cwd = first_root(payload.get("workspaceRoots"))
     event = _text(payload.get("hookName")) or "PostToolUse"
     return _edit(payload, files, event, "taskId", cwd)
 
 
-def hook_specific(edit: Edit, text: str) -> dict:
-    return {"hookSpecificOutput": {"hookEventName": edit.event, "additionalContext": text}}
+# How each client takes context back, by its event's name and the text: the one definition of each shape,
+# for the edit hook here and for the session and prompt hooks (hook_events.answer).
+def hook_specific(event: str, text: str) -> dict:
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
 
 
-def cursor_answer(edit: Edit, text: str) -> dict:
+def cursor_answer(event: str, text: str) -> dict:
     return {"additional_context": text}
 
 
-def cline_answer(edit: Edit, text: str) -> dict:
+def cline_answer(event: str, text: str) -> dict:
     return {"cancel": False, "contextModification": text, "errorMessage": ""}
 
 
 @dataclass(frozen=True)
 class Adapter:
     read: Callable[[dict], Edit | None]
-    answer: Callable[[Edit, str], dict]
+    shape: Callable[[str, str], dict]
+
+    def answer(self, edit: Edit, text: str) -> dict:
+        """The client's answer to `edit`, named by the event the payload said it was."""
+        return self.shape(edit.event, text)
 
 
 ADAPTERS: dict[str, Adapter] = {

@@ -11,19 +11,25 @@ Pure data; the hook imports it before anything heavy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .edit_payloads import CLAUDE_EDIT_MATCHER, GEMINI_EDIT_TOOLS
+from .edit_payloads import (
+    CLAUDE_EDIT_MATCHER,
+    GEMINI_EDIT_TOOLS,
+    cline_answer,
+    cursor_answer,
+    first_root,
+    hook_specific,
+)
 
-HOOK_SPECIFIC, CURSOR, CLINE = "hook-specific", "cursor", "cline"  # the answer shapes (hook.py, edit_payloads.py)
+HOOK_SPECIFIC, CURSOR, CLINE = hook_specific, cursor_answer, cline_answer  # the answer shapes (edit_payloads.py)
 
 
 @dataclass(frozen=True)
 class ClientEvents:
     names: dict[str, str]  # jgm event -> the client's event name
-    answer: (
-        str  # HOOK_SPECIFIC: {"hookSpecificOutput": {...}}; CURSOR: {"additional_context"}; CLINE: contextModification
-    )
+    answer: Callable[[str, str], dict]  # (the client's event name, text) -> what the client reads back
     matchers: dict[str, str] = field(default_factory=dict)  # jgm event -> the client's tool-name filter
     user_line: bool = True  # the client shows `systemMessage` to the user (a failure's one line)
 
@@ -64,13 +70,7 @@ def answer(client: str, event: str, text: str | None, line: str | None = None) -
     """The JSON a client reads back: `text` as context for the model, `line` (when the client shows one) for
     the user. None: print nothing."""
     spec = EVENTS[client]
-    if spec.answer == CURSOR:
-        return {"additional_context": text} if text else None
-    if spec.answer == CLINE:
-        return {"cancel": False, "contextModification": text, "errorMessage": ""} if text else None
-    out: dict = {}
-    if text:
-        out["hookSpecificOutput"] = {"hookEventName": spec.names[event], "additionalContext": text}
+    out = spec.answer(spec.names[event], text) if text else {}
     if line and spec.user_line:
         out["systemMessage"] = line
     return out or None
@@ -85,7 +85,7 @@ def payload_context(client: str, payload: dict) -> tuple[str | None, str | None]
     else:
         roots = payload.get("workspace_roots")  # Cursor's; the others send `cwd`
         prompt = payload.get("prompt")
-    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else payload.get("cwd")
+    cwd = first_root(roots) or payload.get("cwd")
     return (cwd if isinstance(cwd, str) and cwd else None), (prompt if isinstance(prompt, str) else None)
 
 
