@@ -97,6 +97,8 @@ def test_the_gate_lets_a_read_token_only_read():
     assert parse_tokens("a write\n# x\nb read  # ci\n") == {"a": "write", "b": "read"}
     with pytest.raises(ValueError, match="line 1"):
         parse_tokens("a admin\n")
+    with pytest.raises(ValueError, match="^/etc/jgm/chroma-tokens line 2: "):  # the file is named
+        parse_tokens("a read\nb admin\n", "/etc/jgm/chroma-tokens")
     base = "/api/v2/tenants/t/databases/d/collections"
     assert allowed("read", "POST", f"{base}/abc/query") == 200
     assert allowed("read", "GET", f"{base}/abc/count") == 200

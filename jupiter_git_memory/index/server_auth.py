@@ -3,7 +3,7 @@
 The token comes from JGM_CHROMA_TOKEN or the store's `chroma-token` file, never from the repository (a
 branch's jgm.toml must not be able to hand a server someone's credentials, or take them). It goes out as
 `Authorization: Bearer <token>`. `chroma run` 1.x (the installed chromadb) ignores CHROMA_SERVER_AUTHN_*,
-so what enforces it is a gate in front of the server (`python -m jupiter_git_memory.index.chroma_gate`, or any
+so what enforces it is a gate in front of the server (`python -m jupiter_git_memory.surfaces.chroma_gate`, or any
 proxy that answers 401 for an unknown token and 403 for a write with a read-only one); jgm turns those answers
 into errors that name what to set (dec-team-vectors-by-content).
 """

@@ -25,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlparse
 
+from .api.tokens import bearer_secret
+
 READS = re.compile(r"^/api/v\d+/.*/collections/[^/]+/(get|query)$")  # POSTs that only read
 JSON = b"application/json"  # a media type (bytes: not one of our error codes, which are str "family/name")
 _HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-authorization"}
@@ -42,7 +44,7 @@ class Tokens:
         with self._lock:
             stamp = os.stat(self.path).st_mtime_ns
             if stamp != self._stamp:
-                self._tokens, self._stamp = parse_tokens(self.path.read_text(encoding="utf-8")), stamp
+                self._tokens, self._stamp = parse_tokens(self.path.read_text(encoding="utf-8"), self.path), stamp
             known = dict(self._tokens)
         found = None
         for t, access in known.items():
@@ -51,7 +53,7 @@ class Tokens:
         return found
 
 
-def parse_tokens(text: str) -> dict[str, str]:
+def parse_tokens(text: str, source: Path | str = "tokens file") -> dict[str, str]:
     out: dict[str, str] = {}
     for n, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -59,7 +61,7 @@ def parse_tokens(text: str) -> dict[str, str]:
             continue
         parts = line.split()
         if len(parts) != 2 or parts[1] not in ("read", "write"):
-            raise ValueError(f"tokens file line {n}: expected `<token> read|write`, got {line!r}")
+            raise ValueError(f"{source} line {n}: expected `<token> read|write`, got {line!r}")
         out[parts[0]] = parts[1]
     return out
 
@@ -76,10 +78,7 @@ def allowed(access: str | None, method: str, path: str) -> int:
 
 
 def _token(headers) -> str | None:
-    auth = headers.get("Authorization") or ""
-    if auth.lower().startswith("bearer "):
-        return auth[7:].strip()
-    return headers.get("X-Chroma-Token")
+    return bearer_secret(headers.get("Authorization")) or headers.get("X-Chroma-Token")
 
 
 def handler(upstream: str, tokens: Tokens) -> type[BaseHTTPRequestHandler]:
