@@ -39,8 +39,13 @@ def _text(path: Path | None) -> str | None:
 
 
 def _json(path: Path | None) -> dict:
+    return _json_of(_text(path))
+
+
+def _json_of(text: str | None) -> dict:
+    """A client file's JSON object; {} for none, a broken file or another JSON value (nothing to read there)."""
     try:
-        data = json.loads(_text(path) or "{}")
+        data = json.loads(text or "{}")
     except ValueError:
         return {}
     return data if isinstance(data, dict) else {}
@@ -156,12 +161,7 @@ def _commands(mf: ManagedFile, text: str, root: str, client: str) -> set[str]:
         return {server["command"]} if isinstance(server.get("command"), str) else set()
     if mf.text:  # Cline's scripts: `exec jgm hook cline …`
         return {_first(line[5:]) for line in text.splitlines() if line.startswith("exec ") and marker in line}
-    try:
-        data = json.loads(text or "{}")
-    except ValueError:
-        return set()
-    if not isinstance(data, dict):
-        return set()
+    data = _json_of(text)
     found: set[str] = set()
     holder = data.get("projects", {}).get(root, {}) if mf.path.startswith("~/") else data
     for key in ("mcpServers", "servers"):
