@@ -63,6 +63,7 @@ from jupiter_git_memory.embedding import registry
 from jupiter_git_memory.recall.calibrate import SHIPPED_PROBES, load_probes
 from jupiter_git_memory.recall.eval_lint import shared_run
 from jupiter_git_memory.recall.service import Recaller
+from jupiter_git_memory.records.language import language_of
 
 pytestmark = [pytest.mark.unit, pytest.mark.slow]  # slow: scheduled first (conftest.py)
 
@@ -71,10 +72,10 @@ EVAL = PROJECT / "tests/eval"
 PROBES = SHIPPED_PROBES.parent
 
 # The gates: what the chosen model measures today (see the docstring). Raise them; never lower them to pass.
-ZH_MIN_RECALL = 0.64
+ZH_MIN_RECALL = 0.70
 ZH_MIN_IN_DOMAIN_EMPTY = 1.0
 ZH_MIN_OFF_TOPIC_EMPTY = 1.0
-ZH_HELDOUT_MIN_RECALL = 0.38  # the held-out set is gated too (it is never tuned on), every unanswerable empty
+ZH_HELDOUT_MIN_RECALL = 0.55  # the held-out set is gated too (it is never tuned on), every unanswerable empty
 TEAM_MIN_RECALL = 0.64
 TEAM_MIN_IN_DOMAIN_EMPTY = 1.0
 TEAM_MIN_OFF_TOPIC_EMPTY = 1.0
@@ -151,8 +152,19 @@ def test_zh_set_passes_check_and_eval_gate(make_repo):
         zh, en = rc.floor_info("訂單放在哪裡？"), rc.floor_info("Where are orders stored?")
         assert zh.gate is not None and zh.gate[0] < zh.value and zh.gate[1] > 0, zh.provenance
         assert en.gate is None
+        # and the cross-language gates: English questions over the Chinese records, Chinese over the English
+        assert en.cross_gate and en.cross_gate > 0 and zh.cross_gate and zh.cross_gate > 0
+        assert en.provenance["cross_gate"]["records"] >= 40 and zh.provenance["cross_gate"]["records"] >= 1
     finally:
         rc.close()
+    across = [
+        q for q in [*hybrid["per_question"], *held["per_question"]] if q["why"].get("admitted") == "cross-language"
+    ]
+    assert across, "no English question was answered through the cross-language gate"
+    for q in across:  # one record, above the measured gate, by words it holds
+        gate = (zh if language_of(q["query"]) == "zh" else en).cross_gate
+        assert len(q["returned"]) == 1 and q["why"]["mass"] > q["why"]["gate"] == gate and q["why"]["matched"]
+        assert language_of(q["query"]) != language_of((kb.path / _path_of(kb, q["returned"][0])).read_text())
 
 
 @pytest.mark.e2e
@@ -163,6 +175,12 @@ def test_team_set_passes_check_and_eval_gate(make_repo):
         kb, EVAL / "team/questions.yaml", TEAM_MIN_RECALL, TEAM_MIN_IN_DOMAIN_EMPTY, TEAM_MIN_OFF_TOPIC_EMPTY
     )
     assert report["modes"]["hybrid"]["answerable"] >= 12
+
+
+def _path_of(kb, rid: str) -> Path:
+    return next(
+        p.relative_to(kb.path) for p in (kb.path / "knowledge").rglob("*.md") if f"id: {rid}\n" in p.read_text()
+    )
 
 
 def _front_matter(path: Path) -> dict:

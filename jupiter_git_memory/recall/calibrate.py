@@ -28,6 +28,7 @@ from ..index.failures import index_failures
 from ..index.handle import Index
 from ..records.language import languages
 from ..seed.seeder import Seeder
+from . import cross_language
 from .floors import (
     MATERIAL_CHANGE,
     MIN_RECORDS,
@@ -151,14 +152,23 @@ def shipped_probes() -> dict[str, tuple[list[str], str, str]]:
 
 
 def _language_floor(
-    lang: str, rows: list[tuple[str, float, str | None]], digest: str, files: str, catalog: Any, per_record: list
+    lang: str,
+    rows: list[tuple[str, float, str | None]],
+    digest: str,
+    files: str,
+    catalog: Any,
+    per_record: list,
+    bilingual: bool = False,
 ) -> dict:
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     top = max(rows, key=lambda r: r[1])
     gate = probe_gate(catalog, [p for p, _, _ in rows], per_record, med) if lang in GATED_LANGUAGES else None
+    across = bilingual and lang in cross_language.PAIRS
     return {
         "floor": floor,
         **({"lexical_gate": gate} if gate else {}),
+        # stored as null where it does not apply: measured, so an upgrade does not measure it again
+        "cross_gate": cross_language.probe_gate(catalog, [p for p, _, _ in rows], lang) if across else None,
         "median_cos": round(med, 4),
         "mad_cos": round(mad, 4),
         "max_cos": round(top[1], 4),
@@ -192,10 +202,12 @@ def calibrate(
     old = get_floor(recaller.workspace.id, recaller.floor_identity, recaller.store_root) or {}
     by_language = dict(old.get("languages") or {}) if not per_language else {}
     measured = {}
+    bilingual = cross_language.bilingual(index.catalog)  # the cross-language gate's only use
     for lang, (qs, digest, files) in sets.items():
         per_record: list[dict[str, float]] = []
         measured[lang] = measure(recaller, qs, per_record)
-        by_language[lang] = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record)
+        floor = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record, bilingual)
+        by_language[lang] = floor
     main = "en" if "en" in measured else next(iter(measured))
     rows = measured[main]
     probes, digest = [p for p, _, _ in rows], by_language[main]["probes_sha256"]
@@ -257,8 +269,10 @@ def auto_calibrate(recaller: Reader) -> dict:
         }
     change = corpus_change((entry or {}).get("corpus"), chunk_ids)
     ungated = entry is not None and any(
-        lang in GATED_LANGUAGES and "lexical_gate" not in v for lang, v in (entry.get("languages") or {}).items()
-    )  # measured before the lexical gate: measured again once, so an upgrade gets it without a corpus change
+        (lang in GATED_LANGUAGES and "lexical_gate" not in v)
+        or (lang in cross_language.PAIRS and "cross_gate" not in v)
+        for lang, v in (entry.get("languages") or {}).items()
+    )  # measured before a gate existed: measured again once, so an upgrade gets it without a corpus change
     if entry and change < MATERIAL_CHANGE and not ungated:
         return {
             "action": "kept",
@@ -274,7 +288,7 @@ def auto_calibrate(recaller: Reader) -> dict:
         "reason": (
             "first measurement for this knowledge base"
             if not entry
-            else "measured before the lexical gate"
+            else "measured before the lexical gate or the cross-language gate"
             if ungated and change < MATERIAL_CHANGE
             else f"corpus changed {change:.0%} since"
         )

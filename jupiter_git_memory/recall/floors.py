@@ -21,7 +21,7 @@ from ..base.errors import store_failures
 from ..base.files import atomic_write, file_lock
 from ..base.store import private_dir, store_root
 from ..embedding.specs import ModelSpec, identity_hash
-from .lexical_gate import gate_of
+from .lexical_gate import cross_gate_of, gate_of
 
 STORE_VERSION = 2
 MATERIAL_CHANGE = 0.10  # recalibrate once this share of the chunks differs from the calibrated corpus
@@ -38,6 +38,7 @@ class FloorInfo:
     provenance: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     gate: tuple[float, float] | None = None  # (from, mass): the lexical gate below the floor (lexical_gate.py)
+    cross_gate: float | None = None  # mass: an English question over Chinese records (cross_language.py)
 
 
 def floor_identity(identity: dict[str, Any], spec: ModelSpec) -> dict[str, Any]:
@@ -222,7 +223,7 @@ def _floor_for(
         if language in measured:
             one = measured[language]
             prov.update({k: v for k, v in one.items() if k != "floor"}, language=language)
-            return FloorInfo(float(one["floor"]), "calibrated", prov, gate=gate_of(one))
+            return FloorInfo(float(one["floor"]), "calibrated", prov, gate=gate_of(one), cross_gate=cross_gate_of(one))
         here = max(float(v["floor"]) for v in measured.values())
         value = max(here, spec.language_floors.get(language, 0.0))
         prov.update(language=STRICTEST, question_language=language, measured_languages=sorted(measured))

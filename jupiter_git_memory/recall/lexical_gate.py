@@ -56,3 +56,10 @@ def gate_of(entry: dict[str, Any] | None) -> tuple[float, float] | None:
     if isinstance(g, dict) and isinstance(g.get("from"), (int, float)) and isinstance(g.get("mass"), (int, float)):
         return float(g["from"]), float(g["mass"])
     return None
+
+
+def cross_gate_of(entry: dict[str, Any] | None) -> float | None:
+    """The cross-language gate's mass of a language's stored calibration (recall/cross_language.py), None
+    when it has none (no record in the other language, no dictionary, or measured before it existed)."""
+    g = (entry or {}).get("cross_gate")
+    return float(g["mass"]) if isinstance(g, dict) and isinstance(g.get("mass"), (int, float)) else None

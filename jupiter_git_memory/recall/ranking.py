@@ -195,15 +195,26 @@ def _admitted(h: Hit, floor: float, mode: str, margin: float) -> str:
 
 
 def no_answer_reason(
-    hits: list[Hit], floor: float, mode: str, corroborate_margin: float, gate: tuple[float, float] | None = None
+    hits: list[Hit],
+    floor: float,
+    mode: str,
+    corroborate_margin: float,
+    gate: tuple[float, float] | None = None,
+    cross_gate: float | None = None,
 ) -> dict[str, Any]:
-    """Why a recall came back empty, for the `why` of an empty answer (and the lexical gate it did not pass)."""
+    """Why a recall came back empty, for the `why` of an empty answer (and the gates it did not pass)."""
     why = _no_answer(hits, floor, mode, corroborate_margin)
     if gate is not None and mode == "hybrid" and "best_record" in why:
         why["lexical_gate"] = {"from": gate[0], "mass": gate[1]}
         why["reason"] += (
             f"; no record above the probes' median cosine {gate[0]:.2f} holds informative words of IDF mass "
             f"above {gate[1]:g} (the lexical gate)"
+        )
+    if cross_gate is not None and mode == "hybrid" and "best_record" in why:
+        why["cross_gate"] = {"mass": cross_gate}
+        why["reason"] += (
+            f"; no record in the other language holds the question's words or their dictionary translations "
+            f"with IDF mass above {cross_gate:g} (the cross-language gate)"
         )
     return why
 

@@ -17,6 +17,7 @@ from ..index.handle import Index
 from ..index.view_query import lost_vectors, view_query
 from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
 from ..records.lexical import bigram_runs
+from . import cross_language
 from .errors import NotSeeded, RecallError
 from .evidence_state import evidence_by_id, factors
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
@@ -42,6 +43,7 @@ class Ask:
     mode: str
     floor: float
     gate: tuple[float, float] | None = None  # the lexical gate below the floor (recall/lexical_gate.py)
+    cross_gate: float | None = None  # English question, Chinese records: recall/cross_language.py
 
 
 @dataclass
@@ -173,10 +175,17 @@ def _best_of(chunks: list[tuple[str, float]], allowed: ViewMap, best: dict[str, 
 
 
 def corroborate(
-    index: Index, query: str, found: list[Hit], floor: float, margin: float, gate: tuple[float, float] | None = None
+    index: Index,
+    query: str,
+    found: list[Hit],
+    floor: float,
+    margin: float,
+    gate: tuple[float, float] | None = None,
+    across: bool = False,
 ) -> None:
     """Set `corroboration` on the hits in the band just above the floor, and with a `gate` on those between
-    the gate's start and the floor (the only ones it decides)."""
+    the gate's start and the floor (the only ones it decides). `across` (an English question, Chinese
+    records: the cross-language gate is measured): a Chinese record's words count in either language."""
     low = floor if gate is None else min(floor, gate[0])
     band = [h for h in found if low < h.cos <= floor + margin]
     if not band:
@@ -184,6 +193,9 @@ def corroborate(
     terms = fts_terms(query)
     cat = index.catalog
     mass = idf_mass(terms, cat.term_records(terms), cat.record_count(), bigram_runs(query)) if terms else {}
+    if across:
+        for rid, (m, _) in cross_language.band_masses(cat, query, [h.record_id for h in band]).items():
+            mass[rid] = max(mass.get(rid, 0.0), m)
     for h in band:
         h.corroboration = mass.get(h.record_id, 0.0)
 
@@ -215,7 +227,8 @@ def search(
         )
         if ask.mode == "hybrid":
             found = got + list((retired or {}).values())
-            corroborate(index, ask.query, found, ask.floor, settings.corroborate_margin, ask.gate)
+            margin, across = settings.corroborate_margin, ask.cross_gate is not None
+            corroborate(index, ask.query, found, ask.floor, margin, ask.gate, across)
     except (ValueError, KeyError, NotSeeded):
         raise
     except index_failures() as e:
@@ -268,6 +281,8 @@ def find(
         ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, [], retired, pick)
     elif pick is not None:  # (recall/lexical_gate.py), itself when in force, through its replacement when retired
         ranked = rank([pick], ask.floor, weights, ask.k, ask.mode, settings.lexical_weight, gate=first_ask.gate)
+    if not ranked and pick is None and first_ask.mode == "hybrid" and first_ask.cross_gate is not None:
+        ranked = _across(index, settings, weights, first_ask, first_allowed)
     results, rows = shape(index.catalog, ranked)
     fell_back = None
     beside = [r for r in results if r.status in FALLBACK_STATUSES and r.id in (admitted or {})]
@@ -324,6 +339,19 @@ def _forward(
         cat, vec, allowed, qvec, sources, got, ask.statuses, ask.kinds, weights, drift, embedder.spec.similarity
     )
     return sorted(ranked + more, key=lambda h: (-h.score, -h.cos, h.record_id))[: ask.k]
+
+
+def _across(
+    index: Index, settings: Settings, weights: dict[str, dict[str, float]], ask: Ask, allowed: ViewMap
+) -> list[Hit]:
+    """Nothing passed the floor: the one record in the other language the cross-language gate admits."""
+    assert ask.cross_gate is not None
+    hit = cross_language.pick(index.catalog, ask.query, ask.cross_gate, allowed, ask)
+    if hit is None:
+        return []
+    s = settings
+    drift = factors(index.catalog, s.drift_weight, s.missing_weight).get(hit.record_id, 1.0)
+    return [cross_language.admit(hit, ask.cross_gate, weights, s.lexical_weight, drift)]
 
 
 def _replacing(cat: Any, result: ResultRow, row: Any) -> list[dict[str, Any]] | None:

