@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from helpers import seeded
 
+from jupiter_git_memory.recall.floors import save_floor
 from jupiter_git_memory.recall.ranking import DEFAULT_STATUSES
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.surfaces.web.inspect import cuts
@@ -79,3 +80,23 @@ def test_a_record_cut_by_corroboration_is_explained_by_that_rule_with_scaled_sco
     ]
     assert "corroboration: cosine" in row.group(0)
     assert f'id="floor-line">floor {floor:g} in force: set in the project settings' in html  # the seed's words
+
+
+def test_a_question_is_explained_against_its_own_languages_floor(repo):
+    """A Chinese question is held to the Chinese floor; the inspector must say so, not cite the English one."""
+    seeded(repo, {rid: {"title": title, "body": body} for rid, (title, body) in RECORDS.items()})
+    recaller = Recaller(repo.path)
+    question = "事件保存多久？"
+    top = max(h.cos for h in recaller.hits(recaller.index(), question, list(DEFAULT_STATUSES), None, 30, False))
+    en, zh = round(top - 0.2, 4), round(top + 0.01, 4)  # English floor under the best record, Chinese above it
+    save_floor(
+        recaller.workspace.id,
+        recaller.floor_identity,
+        en,
+        {"source": "auto", "languages": {"en": {"floor": en}, "zh": {"floor": zh}}},
+        recaller.store_root,
+    )
+    recaller = Recaller(repo.path)
+    assert recaller.recall(question, k=5, mode="hybrid", store=False).results == []
+    left = cuts(recaller, question, 5, None, list(DEFAULT_STATUSES), "hybrid", [])
+    assert left and all(x["rule"] == "floor" and f"≤ floor {zh:.3f}" in x["why"] for x in left), left

@@ -95,8 +95,16 @@ class Recaller:
         allowed = self.view_map(index)
         return retrieval.hits(index, self.embedder, allowed, query, statuses, kinds, n, use_lexical)
 
-    def corroborate(self, index: Index, query: str, hits: list[Hit], floor: float) -> None:
-        retrieval.corroborate(index, query, hits, floor, self.settings.corroborate_margin)
+    def corroborate(
+        self,
+        index: Index,
+        query: str,
+        hits: list[Hit],
+        floor: float,
+        gate: tuple[float, float] | None = None,
+        across: bool = False,
+    ) -> None:
+        retrieval.corroborate(index, query, hits, floor, self.settings.corroborate_margin, gate, across)
 
     def _floor_warnings(self, info: FloorInfo) -> list[str]:
         """Warn about the floor once per Recaller, and only where it matters: a shipped default that was

@@ -79,16 +79,17 @@ def cuts(
     Scores are comparable: `relevance` is the dense relevance above the floor, `lexical` the record's bm25
     as a share of the best one here (raw bm25 has no scale), `corroboration` the IDF mass the band needs."""
     s = recaller.settings
-    floor = float(floor_info(recaller)["floor"])
-    margin = s.corroborate_margin
+    info = recaller.floor_info(query)  # the question's own floor and gates, as recall held it to them
+    floor, margin = info.value, s.corroborate_margin
     with workspace_lock(recaller.wsdir, exclusive=False):
         index = recaller.index()
         hits = recaller.hits(index, query, list(ALL_EFFECTIVE), None, max(30, k * 6), mode != "dense")
         if mode == "hybrid":  # as recall does: measured corroboration for the band above the floor
-            recaller.corroborate(index, query, hits, floor)
+            recaller.corroborate(index, query, hits, floor, info.gate, info.cross_gate is not None)
         rows = index.catalog.records_by_ids([h.record_id for h in hits if h.record_id not in returned])
     allowed = [copy.copy(h) for h in hits if _filtered(h, statuses, kinds) is None]
-    ranked = rank(allowed, floor, recaller.weights, len(allowed) or 1, mode, s.lexical_weight, margin)
+    w = recaller.weights
+    ranked = rank(allowed, floor, w, len(allowed) or 1, mode, s.lexical_weight, margin, gate=info.gate)
     order = {h.record_id: i + 1 for i, h in enumerate(ranked)}
     verdict = {h.record_id: h for h in allowed}
     top_lexical = max((h.lexical for h in hits), default=0.0)
