@@ -5,6 +5,7 @@ CC-CEDICT index spells the words a delivery team's records use."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from types import SimpleNamespace
 
 import pytest
@@ -134,3 +135,26 @@ def test_a_chinese_question_is_cut_into_dictionary_words_with_their_english_glos
     assert got["密码"] == (phrase("密码"), "password", "cipher")
     assert "可以" not in got  # a word of stop bigrams only says nothing
     assert got["configmap"] == ("configmap",)  # a Latin term is its own unit
+
+
+class Bodies:
+    def __init__(self, chunks: list[tuple[str, str]]):
+        self.rows = chunks
+
+    def chunk_bodies(self):
+        yield from self.rows
+
+
+def test_the_census_counts_records_by_language_from_all_their_chunks():
+    cat = Bodies(
+        [
+            ("EN", "We deploy with Argo CD."),
+            ("ZH", "Overview of the rollout, written in English first."),
+            ("ZH", "发布改为 GitOps：集群的期望状态全部放在部署仓库里，每个环境一个目录，合并即上线。"),
+            ("EN-TERM", "The glossary spells 回滚 for rollback and keeps every other word in English prose."),
+            ("EN2", "Backups run nightly."),
+        ]
+    )
+    counts = cross_language.census(cat)
+    assert counts == {"en": 3, "zh": 1}  # a CJK term in English prose leaves the record English
+    assert cross_language.bilingual(counts) and not cross_language.bilingual(Counter(en=3))

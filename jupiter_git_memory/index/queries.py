@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -106,6 +106,10 @@ class CatalogReads:
 
     def chunks_by_id(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
         return {r["id"]: _chunk(r) for r in self._where_in("SELECT * FROM chunks WHERE id IN ({})", chunk_ids)}
+
+    def chunk_bodies(self) -> Iterator[tuple[str, str]]:
+        """(record id, body) of every chunk in the view, streamed: a pass over a large index without holding it."""
+        yield from self._db.execute("SELECT record_id, body FROM chunks")
 
     def chunk_ids(self) -> set[str]:
         """Chunk ids of the current view."""

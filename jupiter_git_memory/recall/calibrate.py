@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import statistics
+from collections import Counter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,7 +29,7 @@ from ..index.failures import index_failures
 from ..index.handle import Index
 from ..records.language import languages
 from ..seed.seeder import Seeder
-from . import cross_language
+from . import cross_language, translation
 from .floors import (
     MATERIAL_CHANGE,
     MIN_RECORDS,
@@ -158,17 +159,19 @@ def _language_floor(
     files: str,
     catalog: Any,
     per_record: list,
-    bilingual: bool = False,
+    langs: Counter[str] | None = None,
 ) -> dict:
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     top = max(rows, key=lambda r: r[1])
     gate = probe_gate(catalog, [p for p, _, _ in rows], per_record, med) if lang in GATED_LANGUAGES else None
-    across = bilingual and lang in cross_language.PAIRS
+    target = cross_language.PAIRS.get(lang)
+    across = target is not None and langs is not None and cross_language.bilingual(langs)
+    probes = [p for p, _, _ in rows]
     return {
         "floor": floor,
         **({"lexical_gate": gate} if gate else {}),
         # stored as null where it does not apply: measured, so an upgrade does not measure it again
-        "cross_gate": cross_language.probe_gate(catalog, [p for p, _, _ in rows], lang) if across else None,
+        "cross_gate": cross_language.probe_gate(catalog, probes, lang, langs[target]) if across else None,
         "median_cos": round(med, 4),
         "mad_cos": round(mad, 4),
         "max_cos": round(top[1], 4),
@@ -202,11 +205,11 @@ def calibrate(
     old = get_floor(recaller.workspace.id, recaller.floor_identity, recaller.store_root) or {}
     by_language = dict(old.get("languages") or {}) if not per_language else {}
     measured = {}
-    bilingual = cross_language.bilingual(index.catalog)  # the cross-language gate's only use
+    langs = cross_language.census(index.catalog) if translation.available() else None  # for the cross gate
     for lang, (qs, digest, files) in sets.items():
         per_record: list[dict[str, float]] = []
         measured[lang] = measure(recaller, qs, per_record)
-        floor = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record, bilingual)
+        floor = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record, langs)
         by_language[lang] = floor
     main = "en" if "en" in measured else next(iter(measured))
     rows = measured[main]

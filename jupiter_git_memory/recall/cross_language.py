@@ -16,6 +16,7 @@ with no record in the other language has no gate (dec-cross-language-gate).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -65,13 +66,12 @@ def _ranked(found: dict[str, tuple[float, list[str]]]) -> list[str]:
     return sorted(found, key=lambda r: (-found[r][0], r))
 
 
-def probe_gate(catalog: Any, probes: list[str], language: str) -> dict[str, Any] | None:
+def probe_gate(catalog: Any, probes: list[str], language: str, others: int) -> dict[str, Any] | None:
     """{"mass": the largest mass a probe in `language` reached on a record written in the other language,
-    "probe", "record", "terms", "records": how many are}; None without the dictionary, for a language it does
-    not translate, or when no record is written in the other language."""
+    "probe", "record", "terms", "records": `others`, how many are (`census`)}; None without the dictionary,
+    for a language it does not translate, or with no such record."""
     target = PAIRS.get(language)
-    others = _records_in(catalog, target) if target is not None and available() else 0
-    if not others:
+    if target is None or not others or not available():
         return None
     best: tuple[float, str | None, str | None, list[str]] = (0.0, None, None, [])
     for probe in probes:
@@ -84,22 +84,31 @@ def probe_gate(catalog: Any, probes: list[str], language: str) -> dict[str, Any]
     return {"mass": mass, "probe": best[1], "record": best[2], "terms": best[3], "records": others}
 
 
-def bilingual(catalog: Any) -> bool:
-    """Whether records are written in both languages of the pair, where the gate is measured and used: on
-    the Chinese set every cross-language answer it gave was right; in a one-language knowledge base it was
-    never measured, so it stays off there (an English one costs a regex search per chunk to tell)."""
-    return available() and _records_in(catalog, ZH) > 0 and _records_in(catalog, EN) > 0
+def bilingual(counts: Counter[str]) -> bool:
+    """Whether records are written in both languages of the pair (`census`), where the gate is measured and
+    used: on the Chinese set every cross-language answer it gave was right; in a one-language knowledge
+    base it was never measured, so it stays off there."""
+    return counts[ZH] > 0 and counts[EN] > 0
 
 
-def _records_in(catalog: Any, language: str) -> int:
-    """How many records are written in `language` (for Chinese, only records holding CJK text are read
-    closer: an English knowledge base costs one regex search per chunk)."""
-    texts: dict[str, list[str]] = {}
-    for c in catalog.chunks().values():
-        texts.setdefault(c.record_id, []).append(c.body)
-    if language == ZH:
-        texts = {rid: b for rid, b in texts.items() if any(CJK_RUN.search(x) for x in b)}
-    return sum(language_of(" ".join(b)) == language for b in texts.values())
+def census(catalog: Any) -> Counter[str]:
+    """Records by language, in streamed passes (a large index is never held): a record with no CJK text
+    counts as English, the dictionary's other side (an English knowledge base costs one regex search per
+    chunk); the others are told by `language_of` over all their chunks."""
+    seen: set[str] = set()
+    cjk: set[str] = set()
+    for rid, body in catalog.chunk_bodies():
+        seen.add(rid)
+        if rid not in cjk and CJK_RUN.search(body):
+            cjk.add(rid)
+    texts: dict[str, list[str]] = {rid: [] for rid in cjk}
+    if cjk:
+        for rid, body in catalog.chunk_bodies():
+            if rid in texts:
+                texts[rid].append(body)
+    counts = Counter(language_of(" ".join(b)) for b in texts.values())
+    counts[EN] += len(seen - cjk)
+    return counts
 
 
 def pick(catalog: Any, query: str, gate: float, allowed: dict[str, tuple[str, str, str]], ask: Any) -> Hit | None:
