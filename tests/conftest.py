@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-# tiers: every test resolved to unit | integration | e2e and checked while it runs; pytester: tests of that check
-pytest_plugins = ["tiers", "pytester"]
+# tiers: every test resolved to unit | integration | e2e and checked while it runs; pytester: tests of that check;
+# embed_memo: a text the real model embedded once in this process is not run through it again (same vector)
+pytest_plugins = ["tiers", "pytester", "embed_memo"]
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",

@@ -16,8 +16,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from cli_helpers import jgm_in
 from conftest import GIT_ENV
-from helpers import JGM_EXE, jgm, seeded
+from helpers import JGM_EXE, seeded
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -62,8 +63,8 @@ def teammate(tmp_path_factory):
     repo.write("src/cache.py", "TTL = 600\n")
     repo.write("README.md", "hello\n")
     seeded(repo, RECORDS)
-    for client in CLIENTS:
-        p = jgm("agent", "install", client, "--repo", str(repo.path))
+    for client in CLIENTS:  # in process: what is installed is under test, not how the installer starts
+        p = jgm_in("agent", "install", client, "--repo", str(repo.path))
         assert p.returncode == 0, p.stderr
     repo.git("add", "-A")
     repo.commit("Connect every coding agent")
@@ -85,7 +86,7 @@ def teammate(tmp_path_factory):
         "JGM_HOME": str(mate / "store"),
         "JGM_NO_DAEMON": "1",
     }
-    subprocess.run(["jgm", "seed", "--repo", str(clone)], env=env, check=True, timeout=600, capture_output=True)
+    jgm_in("seed", "--repo", str(clone), env=env, check=True)  # the teammate's own store (the hooks run `jgm`)
     yield clone, env
     mp.undo()
 
@@ -296,10 +297,8 @@ def test_claude_codes_hooks_run_by_vscode_or_cursor_stay_quiet_when_they_have_th
 
 def test_reinstall_in_the_clone_changes_nothing_and_status_covers_every_client(teammate):
     clone, env = teammate
-    for client in CLIENTS:
-        p = subprocess.run(
-            ["jgm", "agent", "install", client], cwd=clone, env=env, capture_output=True, text=True, timeout=300
-        )
+    for client in CLIENTS:  # in process, in the clone with the teammate's environment; status below runs `jgm`
+        p = jgm_in("agent", "install", client, cwd=clone, env=env)
         assert p.returncode == 0 and "nothing to change" in p.stdout, p.stdout + p.stderr
     st = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, timeout=60)
     assert st.stdout == ""

@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import jgm_in
 from conftest import GIT_ENV
-from helpers import JGM_EXE, jgm, seeded
+from helpers import JGM_EXE, seeded
 
 pytestmark = pytest.mark.e2e
 
@@ -35,8 +36,8 @@ def teammate(repo, tmp_path):
     """Machine one installs and commits; returns the teammate's clone, their environment and committed bytes."""
     repo.write(".claude/settings.json", OWN_SETTINGS)
     seeded(repo, RECORDS)
-    for client in CLIENTS:
-        jgm("agent", "install", client, "--repo", str(repo.path), check=True)
+    for client in CLIENTS:  # in process: what is written is under test, not how the installer starts
+        jgm_in("agent", "install", client, "--repo", str(repo.path), check=True)
     repo.git("add", "-A")
     repo.commit("Connect the coding agents")
     committed = {f: (repo.path / f).read_bytes() for f in COMMITTED}
@@ -60,7 +61,7 @@ def teammate(repo, tmp_path):
         "JGM_NO_DAEMON": "1",
     }
     (mate / "home").mkdir()
-    subprocess.run(["jgm", "seed", "--repo", str(clone)], env=env, check=True, timeout=600, capture_output=True)
+    jgm_in("seed", "--repo", str(clone), env=env, check=True)  # the teammate's own store (the hooks run `jgm`)
     return clone, env, committed
 
 
@@ -126,10 +127,8 @@ def test_a_teammates_clone_runs_the_committed_hooks_and_servers(teammate):
 
 def test_reinstall_in_the_clone_changes_no_committed_byte(teammate):
     clone, env, committed = teammate
-    for client in CLIENTS:
-        p = subprocess.run(
-            ["jgm", "agent", "install", client], cwd=clone, env=env, capture_output=True, text=True, timeout=300
-        )
+    for client in CLIENTS:  # in process, in the clone with the teammate's environment (PATH, HOME, store)
+        p = jgm_in("agent", "install", client, cwd=clone, env=env)
         assert p.returncode == 0 and "nothing to change" in p.stdout, p.stdout + p.stderr
     assert {f: (clone / f).read_bytes() for f in COMMITTED} == committed
     st = subprocess.run(["git", "status", "--porcelain"], cwd=clone, capture_output=True, text=True, timeout=60)
@@ -137,9 +136,9 @@ def test_reinstall_in_the_clone_changes_no_committed_byte(teammate):
 
 
 def _readiness(clone, env) -> dict[str, dict]:
-    p = subprocess.run(
-        ["jgm", "agent", "status", "--json"], cwd=clone, env=env, capture_output=True, text=True, timeout=300
-    )
+    """`jgm agent status` in process with the teammate's environment: it reads files and PATH, as a process would
+    (the PATH without `jgm` below runs the real one)."""
+    p = jgm_in("agent", "status", "--json", cwd=clone, env=env)
     assert p.returncode == 0, p.stderr
     return {f"{r['client']}/{r['scope']}": r for r in json.loads(p.stdout)["readiness"]}
 
@@ -191,8 +190,6 @@ CLAUDE_JSON = (
 
 @pytest.mark.integration  # in process: no process but git
 def test_local_scope_keeps_this_machines_paths_out_of_committed_files(repo, tmp_path, monkeypatch):
-    from cli_helpers import jgm_in
-
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
@@ -239,8 +236,6 @@ def test_local_scope_keeps_this_machines_paths_out_of_committed_files(repo, tmp_
 
 @pytest.mark.integration  # in process: no process but git
 def test_clients_without_an_uncommitted_project_file_refuse_local_scope(repo):
-    from cli_helpers import jgm_in
-
     for client, where in (
         ("codex", "~/.codex"),
         ("cursor", "~/.cursor"),
@@ -257,8 +252,6 @@ def test_clients_without_an_uncommitted_project_file_refuse_local_scope(repo):
 
 @pytest.mark.integration  # in process: no process but git
 def test_status_names_an_entry_an_older_jgm_wrote_with_one_machines_path(repo, tmp_path, monkeypatch):
-    from cli_helpers import jgm_in
-
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     old = {
         "mcpServers": {
