@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -25,6 +26,7 @@ class ChunkRow:
 
 
 _CHUNK_COLS = tuple(f.name for f in fields(ChunkRow))
+_owners_lock = threading.Lock()  # recalls on a server's threads share a catalog's rowid map
 _BATCH = 400  # record versions per query: two parameters each, under SQLite's oldest limit (999)
 
 
@@ -58,7 +60,9 @@ class CatalogReads:
     """Mixed into Catalog, which owns `_db` (the connection) and `view` (what `records`/`chunks` show)."""
 
     _db: sqlite3.Connection
+    _owners: tuple[Any, dict[int, str]]
     view: str | None
+    stamp: Callable[[], tuple]  # Catalog's: the file and generation a cache of its content is keyed on
     _record = staticmethod(record_row)
 
     # -- records and chunks -------------------------------------------------------------------
@@ -226,19 +230,31 @@ class CatalogReads:
         return out
 
     def term_records(self, terms: list[str]) -> dict[str, set[str]]:
-        """term -> ids of the records with a chunk containing it (porter-stemmed, as the lexical index)."""
+        """term -> ids of the records with a chunk containing it (porter-stemmed, as the lexical index).
+
+        Why rowids: reading `record_id` for every chunk a common word matches cost 50-120 ms per word at
+        50,000 chunks; the matching rowids come from the FTS doclist alone, and `_fts_owners` names their
+        records. The sets are the same, so corroboration's IDF values are unchanged."""
+        owners = self._fts_owners()
         out = {}
         for t in terms:
             try:
-                out[t] = {
-                    r[0]
-                    for r in self._db.execute(
-                        "SELECT DISTINCT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',)
-                    )
-                }
+                rows = self._db.execute("SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{t}"',))
+                out[t] = {owners[r] for (r,) in rows if r in owners}
             except sqlite3.OperationalError:
                 out[t] = set()
         return out
+
+    def _fts_owners(self) -> dict[int, str]:
+        """FTS rowid -> record id of every indexed chunk, read once per catalog file and generation (every
+        write of chunks bumps it): a server's recalls share one read."""
+        key = self.stamp()
+        with _owners_lock:
+            got = getattr(self, "_owners", None)
+            if got is None or got[0] != key:
+                got = (key, dict(self._db.execute("SELECT rowid, record_id FROM chunks_fts").fetchall()))
+                self._owners = got
+            return got[1]
 
     def record_count(self) -> int:
         return self._db.execute("SELECT count(*) FROM records").fetchone()[0]
