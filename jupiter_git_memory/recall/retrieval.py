@@ -202,7 +202,11 @@ def corroborate(
         return
     terms = fts_terms(query)
     cat = index.catalog
-    mass = idf_mass(terms, cat.term_records(terms), cat.record_count(), bigram_runs(query)) if terms else {}
+    only = {h.record_id for h in band}
+    mass: dict[str, float] = {}
+    if terms:
+        df, holders = cat.term_holders(terms, only)
+        mass = idf_mass(terms, holders, cat.record_count(), bigram_runs(query), only, df)
     for h in band:
         h.corroboration = mass.get(h.record_id, 0.0)
 
