@@ -112,6 +112,10 @@ class CatalogReads:
             return {r["id"]: _chunk(r) for r in self._db.execute("SELECT * FROM chunks")}
         return {r["id"]: _chunk(r) for r in self._where_in("SELECT * FROM chunks WHERE record_id IN ({})", record_ids)}
 
+    def version_chunk_ids(self, rid: str) -> list[str]:
+        """The chunk ids of every version of `rid` the catalog holds, in any view (by its primary key)."""
+        return [r[0] for r in self._db.execute("SELECT chunk_id FROM version_chunks WHERE record_id = ?", (rid,))]
+
     def chunks_by_id(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
         return {r["id"]: _chunk(r) for r in self._where_in("SELECT * FROM chunks WHERE id IN ({})", chunk_ids)}
 
