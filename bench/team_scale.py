@@ -270,6 +270,7 @@ def main() -> None:
         date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         again = [dict(recall_again(int(n), args.workdir, args.requests), date=date) for n in args.chunks.split(",")]
         print(json.dumps(again, indent=2))
+        kept = json.loads(args.out.read_text()) if args.out.is_file() else {}
         kept["recall_again"] = kept.get("recall_again", []) + again
         args.out.write_text(json.dumps(kept, indent=2) + "\n")
         return
@@ -285,6 +286,7 @@ def main() -> None:
         if args.workdir is None:
             shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(report, indent=2))
+    kept = json.loads(args.out.read_text()) if args.out.is_file() else {}  # again: another run may have written
     scale = kept.get("scale", {})
     scale.update({str(s["chunks"]): dict(s, date=report["date"]) for s in report["sizes"]})
     kept["scale"] = scale

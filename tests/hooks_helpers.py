@@ -56,7 +56,7 @@ def snapshot(repo: Path) -> Snapshot:
             got = index.vectors.col.get(include=["metadatas"])
             searchable: list[str] = []
             if count:
-                searchable = [i for i, _, _ in index.vectors.query(embedder.embed_query("knowledge"), count)]
+                searchable = [i for i, _ in index.vectors.query(embedder.embed_query("knowledge"), count)]
             return Snapshot(
                 cat.records(origin="file"),
                 set(chunks),

@@ -147,6 +147,16 @@ def test_idf_mass_counts_a_chain_of_bigrams_as_the_words_it_spells():
     assert idf_mass(["数据", "迁移"], {"数据": {"d"}, "迁移": {"d"}}, n, gap)["d"] == pytest.approx(2 * idf(1))
 
 
+def test_idf_mass_of_some_records_is_their_mass_among_all():
+    """Corroboration asks for the band's records only (issue 39): their masses, Latin and CJK, are unchanged."""
+    runs = bigram_runs("資料庫遷移 cache")
+    terms = fts_terms("資料庫遷移 cache")
+    has = {"数据": {"a", "b"}, "据库": {"a", "b", "e"}, "迁移": {"a", "c"}, "库迁": {"a"}, "cache": {"c", "d", "e"}}
+    every = idf_mass(terms, has, 30, runs)
+    for only in ({"a"}, {"c", "e"}, {"b", "d", "x"}, set()):
+        assert idf_mass(terms, has, 30, runs, only) == {r: m for r, m in every.items() if r in only}
+
+
 def test_the_lexical_key_names_the_tables_version():
     assert lexical_key().startswith("1:opencc ") and len(lexical_key()) == len("1:opencc ") + 16
 

@@ -35,7 +35,7 @@ def test_view_query_equals_filtering_a_full_search(repo, embedder):
         ]
         for keep in filters:
             for n in (3, 10, 100):
-                want = [c for c, _, _ in everything if keep(c)][:n]
+                want = [c for c, _ in everything if keep(c)][:n]
                 assert [c for c, _ in view_query(idx.vectors, v, n, keep)] == want
         rejected = {f"r-{i:02d}" for i in range(45) if i % 5 and STATUSES[i % len(STATUSES)] == "rejected"}
         assert {allowed[c][0] for c, _ in view_query(idx.vectors, v, 100, filters[1])} == rejected

@@ -378,12 +378,13 @@ class VectorIndex:
             for i in range(0, len(ids), 1000):
                 self.col.delete(ids=ids[i : i + 1000])
 
-    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float, dict]]:
-        """[(chunk_id, cosine similarity, metadata)] best first, unfiltered: which chunks count depends on the
-        view asking, so callers filter (recall.view_query; a `where` filter was ~6x slower locally anyway,
-        fact-bench-chroma-filtered-query)."""
-        res = self.col.query(query_embeddings=[vector], n_results=max(n, 1), include=["distances", "metadatas"])
-        return [(i, 1.0 - float(d), m) for i, d, m in zip(res["ids"][0], res["distances"][0], res["metadatas"][0])]
+    def query(self, vector: np.ndarray, n: int) -> list[tuple[str, float]]:
+        """[(chunk_id, cosine similarity)] best first, unfiltered: which chunks count depends on the view
+        asking, so callers filter (recall.view_query; a `where` filter was ~6x slower locally anyway,
+        fact-bench-chroma-filtered-query). Ids and distances only: the catalog holds what a chunk is, and
+        each metadata fetched was bytes a server sent on every recall for nobody."""
+        res = self.col.query(query_embeddings=[vector], n_results=max(n, 1), include=["distances"])
+        return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0])]
 
     def vectors(self, ids: list[str]) -> dict[str, np.ndarray]:
         if not ids:

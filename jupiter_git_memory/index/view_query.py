@@ -29,7 +29,7 @@ def view_query(
     fetch = min(n * OVERFETCH, total)
     while True:
         got = vectors.query(vector, fetch)
-        kept = [(cid, cos) for cid, cos, _ in got if keep(cid)]
+        kept = [(cid, cos) for cid, cos in got if keep(cid)]
         if len(kept) >= n or len(got) < fetch or fetch >= total:
             return kept[:n]
         fetch = min(fetch * OVERFETCH, total)

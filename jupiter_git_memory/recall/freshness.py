@@ -24,6 +24,7 @@ from ..index.migrations import CatalogNeedsMigration
 from ..index.recovery import CatalogCorrupt
 from ..index.views import at_view, worktree_view
 from ..records.language import language_of
+from ..seed.stale_watch import QuietSince
 from .errors import NotSeeded, RecallError
 from .fallback import unmapped_majority
 from .floors import FloorInfo, floor_for, floor_identity
@@ -65,6 +66,7 @@ class Views:
         self._seeder: Seeder | None = None
         self._map: tuple[tuple[str | None, int] | tuple[()], ViewMap] = ((), {})
         self._admitted: tuple[tuple[str | None, int] | tuple[()], dict[str, str]] = ((), {})
+        self._quiet = QuietSince()
 
     def use_settings(self, settings: Settings) -> None:
         """New settings (same model and Chroma URL): the next refresh builds its seeder with them."""
@@ -161,10 +163,16 @@ class Views:
         lock is free within RESEED_WAIT, else named in a warning with the command that indexes them. The
         reseed is the normal one (Seeder.seed: the one write path, under the workspace's write lock)."""
         from ..base.errors import JgmError
-        from ..seed.stale import changes
+        from ..seed import stale
 
-        root = self.workspace.repo_root
-        found = changes(self.wsdir, root, self.settings, view)
+        root, s, wsdir = self.workspace.repo_root, self.settings, self.wsdir
+        found = self._quiet.check(  # a resident reader stats only after an event (seed/stale_watch.py)
+            stale.look_key(wsdir, s, view),
+            root,
+            s,
+            lambda: stale.kept_files(wsdir, view),
+            lambda: stale.changes(wsdir, root, s, view),
+        )
         if not found:
             return []
         limit = self.settings.reseed_on_recall

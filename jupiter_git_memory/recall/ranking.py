@@ -243,9 +243,14 @@ def idf_mass(
     record_terms: dict[str, set[str]],
     n_records: int,
     runs: list[list[str | None]] | None = None,
+    only: set[str] | None = None,
+    df: dict[str, int] | None = None,
 ) -> dict[str, float]:
     """record id -> IDF mass of the query terms it contains, in units of ln(N+1). `record_terms` maps
-    each term to the records containing it (its document frequency is the size of that set).
+    each term to the records containing it (its document frequency is the size of that set). With `only`,
+    the masses of those records alone (the band corroboration decides): the same values, without a pass
+    over every record holding a common word; then `record_terms` may hold only those records, and `df`
+    gives each term's document frequency (index/queries.py `term_holders`).
 
     `runs` (records/lexical.py `bigram_runs`) are the question's CJK runs as overlapping bigrams: a chain of
     k consecutive bigrams a record contains spells k+1 characters, counted as (k+1)/2 words (the mean IDF of
@@ -255,7 +260,8 @@ def idf_mass(
     unit = math.log(n_records + 1)
 
     def idf(t: str) -> float:
-        return max(math.log((n_records + 1) / (len(record_terms.get(t) or ()) + 0.5)) / unit, 0.0)
+        held = df[t] if df is not None and t in df else len(record_terms.get(t) or ())
+        return max(math.log((n_records + 1) / (held + 0.5)) / unit, 0.0)
 
     in_runs = {b for run in runs or [] for b in run if b is not None}
     out: dict[str, float] = {}
@@ -263,11 +269,11 @@ def idf_mass(
         if t in in_runs:
             continue
         w = idf(t)
-        for rid in record_terms.get(t) or set():
+        for rid in _among(record_terms.get(t) or set(), only):
             out[rid] = out.get(rid, 0.0) + w
     wanted = set(terms)
     for run in runs or []:
-        holders = set().union(*(record_terms.get(b) or set() for b in run if b in wanted))
+        holders = set().union(*(_among(record_terms.get(b) or set(), only) for b in run if b in wanted))
         for rid in holders:
             chain: list[float] = []
             for b in [*run, None]:  # None ends a chain (a stop bigram, or the run's end)
@@ -277,6 +283,10 @@ def idf_mass(
                     out[rid] = out.get(rid, 0.0) + sum(chain) * (len(chain) + 1) / (2 * len(chain))
                     chain = []
     return out
+
+
+def _among(records: set[str], only: set[str] | None) -> set[str]:
+    return records if only is None else records & only
 
 
 def fts_match(terms: list[str]) -> str:

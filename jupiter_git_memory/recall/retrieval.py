@@ -114,13 +114,13 @@ def hits(
             got = allowed.get(cid)
             return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
 
-        fetched = _Fetched(index.vectors)
+        fetched = _Fetched(index.vectors, getattr(embedder, "searched", None))
         dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep)]
         _best_of(dense, allowed, best)
         if side is not None:
             on_side = [
                 (cid, sim(raw))
-                for cid, raw, _ in fetched.last
+                for cid, raw in fetched.last
                 if (got := allowed.get(cid)) is not None and got[2] in side_statuses and (not kinds or got[1] in kinds)
             ]
             _best_of(on_side, allowed, side)
@@ -135,7 +135,7 @@ def hits(
     # lexical score from the whole window, so a record the dense search found is not scored lower (lexical 0)
     # when fewer results are asked: the first results no longer depend on k
     joining = {cid for rid, cid, _, _, _ in lex[:n] if rid not in best}
-    vecs = index.vectors.vectors(sorted(joining))
+    vecs = _vectors(index, embedder, sorted(joining))
     for rid, cid, kind, effective, score in lex:
         if rid not in best and cid in joining and cid in vecs:
             best[rid] = Hit(rid, kind, effective, sim(float(vecs[cid] @ qvec)), cid)
@@ -145,18 +145,37 @@ def hits(
 
 
 class _Fetched:
-    """The vector index as view_query reads it, keeping the last (widest) batch it fetched."""
+    """The vector index as view_query reads it, keeping the last (widest) batch it fetched. With `memo` (one
+    find's: `_QueryOnce.searched`), a search asked again with the same vector and size is answered from
+    the first: a fallback search repeats the in-force search's Chroma queries, and a server round trip
+    costs 20-40 ms. Only identical questions: HNSW's best n are not a prefix of its best 4n."""
 
-    def __init__(self, vectors: Any):
+    def __init__(self, vectors: Any, memo: dict[tuple[bytes, int], list[tuple[str, float]]] | None = None):
         self._vectors = vectors
-        self.last: list[tuple[str, float, Any]] = []
+        self._memo = memo
+        self.last: list[tuple[str, float]] = []
 
     def count(self) -> int:
         return int(self._vectors.count())
 
-    def query(self, vector: Any, n: int) -> list[tuple[str, float, Any]]:
-        self.last = list(self._vectors.query(vector, n))
+    def query(self, vector: Any, n: int) -> list[tuple[str, float]]:
+        key = (vector.tobytes(), n)
+        if self._memo is not None and key in self._memo:
+            self.last = self._memo[key]
+        else:
+            self.last = list(self._vectors.query(vector, n))
+            if self._memo is not None:
+                self._memo[key] = self.last
         return self.last
+
+
+def _vectors(index: Index, embedder: Any, ids: list[str]) -> dict[str, Any]:
+    """The stored vectors of `ids`, each fetched once per find (`_QueryOnce.stored`) when it keeps them."""
+    kept: dict[str, Any] | None = getattr(embedder, "stored", None)
+    if kept is None:
+        return dict(index.vectors.vectors(ids))
+    kept.update(index.vectors.vectors([i for i in ids if i not in kept]))
+    return {i: kept[i] for i in ids if i in kept}
 
 
 def _best_of(chunks: list[tuple[str, float]], allowed: ViewMap, best: dict[str, Hit]) -> None:
@@ -192,9 +211,13 @@ def corroborate(
         return
     terms = fts_terms(query)
     cat = index.catalog
-    mass = idf_mass(terms, cat.term_records(terms), cat.record_count(), bigram_runs(query)) if terms else {}
+    only = {h.record_id for h in band}
+    mass: dict[str, float] = {}
+    if terms:
+        df, holders = cat.term_holders(terms, only)
+        mass = idf_mass(terms, holders, cat.record_count(), bigram_runs(query), only, df)
     if across:
-        for rid, (m, _) in cross_language.band_masses(cat, query, [h.record_id for h in band]).items():
+        for rid, (m, _) in cross_language.band_masses(cat, query, sorted(only)).items():
             mass[rid] = max(mass.get(rid, 0.0), m)
     for h in band:
         h.corroboration = mass.get(h.record_id, 0.0)
@@ -240,12 +263,15 @@ def search(
 
 
 class _QueryOnce:
-    """An embedder that embeds each query once: a fallback search reuses the first search's vector."""
+    """An embedder that embeds each query once: a fallback search reuses the first search's vector, its
+    Chroma queries (`searched`, see _Fetched) and the chunk vectors it fetched (`stored`)."""
 
     def __init__(self, embedder: Any):
         self._embedder = embedder
         self.spec = embedder.spec
         self._vectors: dict[str, Any] = {}
+        self.searched: dict[tuple[bytes, int], list[tuple[str, float]]] = {}
+        self.stored: dict[str, Any] = {}
 
     def embed_query(self, query: str) -> Any:
         if query not in self._vectors:

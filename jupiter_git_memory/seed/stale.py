@@ -211,6 +211,23 @@ class Changes:
         return ", ".join(items[:SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
+def look_key(wsdir: Path, settings: Settings, view: str) -> tuple:
+    """What a result of `changes` holds for, besides the files themselves: the view, the roots and the kept
+    look's version (a seed rewrites it). seed/stale_watch.py keys its quiet result on it."""
+    try:
+        st = (wsdir / FILE).stat()
+    except OSError:
+        return (view, _key(settings), None)
+    return (view, _key(settings), (st.st_mtime_ns, st.st_size, st.st_ino))
+
+
+def kept_files(wsdir: Path, view: str) -> list[str]:
+    """The repo-relative record files the view's last worktree seed read."""
+    entry = _load(wsdir / FILE).get(view)
+    files = entry.get("files") if isinstance(entry, dict) else None
+    return list(files) if isinstance(files, dict) else []
+
+
 def changes(wsdir: Path, root: Path, settings: Settings, view: str) -> Changes | None:
     """What changed since the view's last worktree seed; None when no seed of this version kept its look
     (a store seeded before this check existed: its next seed keeps one)."""

@@ -1,0 +1,60 @@
+"""Corroboration's figures per word (index/queries.py `term_records`, `term_holders`, `record_count`; issue
+39): read from the FTS doclist through a rowid map kept per catalog generation, they are the records a
+`DISTINCT record_id` match names, and a seed by another process that adds or removes a word's record shows
+in the next answer of a catalog held open (a server's). Real git, model, Chroma and seeds."""
+
+from __future__ import annotations
+
+import pytest
+from cli_helpers import jgm_in
+
+from jupiter_git_memory.base.store import workspace_dir
+from jupiter_git_memory.git.workspace import find_workspace
+from jupiter_git_memory.index.catalog import Catalog
+from jupiter_git_memory.index.views import worktree_view
+
+pytestmark = pytest.mark.integration
+
+WORDS = ["billing", "service", "json", "invoices", "port", "zebra", "listens"]
+
+
+def _distinct(cat: Catalog, word: str) -> set[str]:
+    """The query term_records replaced: every matching chunk's record id."""
+    rows = cat._db.execute("SELECT DISTINCT record_id FROM chunks_fts WHERE chunks_fts MATCH ?", (f'"{word}"',))
+    return {r[0] for r in rows}
+
+
+def _same(cat: Catalog, among: set[str]) -> None:
+    """term_records and term_holders agree with the DISTINCT query: sets, counts and the asked records'."""
+    want = {w: _distinct(cat, w) for w in WORDS}
+    assert cat.term_records(WORDS) == want
+    assert cat.term_holders(WORDS, among) == (
+        {w: len(v) for w, v in want.items()},
+        {w: v & among for w, v in want.items()},
+    )
+
+
+def test_the_sets_are_the_matching_records_and_follow_another_process_seed(repo):
+    repo.record("dec-port", title="Billing listens on port 8080", body="The billing service listens on port 8080.")
+    repo.record("dec-logs", title="Log as JSON lines", body="Every service writes JSON log lines to stdout.")
+    repo.commit("records")
+    assert jgm_in("seed", cwd=repo.path).returncode == 0
+    cat = Catalog(workspace_dir(find_workspace(repo.path).id) / "catalog.sqlite", worktree_view(repo.path))
+    try:
+        got = cat.term_records(WORDS)
+        assert got["service"] == {"dec-port", "dec-logs"} and got["invoices"] == set()
+        _same(cat, {"dec-port", "dec-pdf"})
+        assert cat.record_count() == 2
+
+        repo.record("dec-pdf", title="Invoices are PDF files", body="The billing service renders invoices as PDF.")
+        repo.record("dec-tax", title="Taxes per country", body="Invoices carry the tax of the buyer's country.")
+        (repo.path / "knowledge/dec-logs.md").unlink()
+        repo.commit("a record in, one out")
+        assert jgm_in("seed", cwd=repo.path).returncode == 0  # another process's write
+        got = cat.term_records(WORDS)
+        assert got["invoices"] == {"dec-pdf", "dec-tax"} and got["json"] == set()
+        assert got["billing"] == {"dec-port", "dec-pdf"}
+        _same(cat, {"dec-port", "dec-pdf", "dec-logs"})
+        assert cat.record_count() == 3
+    finally:
+        cat.close()
