@@ -12,6 +12,9 @@ from cli_helpers import jgm_in
 
 from jupiter_git_memory.app import records_ops
 from jupiter_git_memory.index.migrations import SCHEMA_VERSION
+from jupiter_git_memory.recall import retrieval
+from jupiter_git_memory.recall.floors import save_floor
+from jupiter_git_memory.recall.ranking import merge_weights, weight
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.records.lexical import lexical_key
 from jupiter_git_memory.seed.seeder import Seeder
@@ -162,3 +165,16 @@ def test_a_changed_conversion_table_reindexes_on_the_next_write(zh, monkeypatch)
     db.close()
     Seeder(zh.path).seed()
     assert [r["id"] for r in recall(zh, "备份", "lexical")["results"]] == ["dec-orders-db"]
+
+
+def test_a_record_the_lexical_gate_admits_is_weighed_by_drift_as_every_result(zh, monkeypatch):
+    """The gate's one record is ranked like any other: its weight carries the drift factor of its evidence."""
+    assert jgm_in("seed", cwd=zh.path).returncode == 0
+    rc = Recaller(zh.path)
+    langs = {"en": {"floor": 0.3}, "zh": {"floor": 0.99, "lexical_gate": {"from": -1.0, "mass": 0.0}}}
+    save_floor(rc.workspace.id, rc.floor_identity, 0.3, {"source": "auto", "languages": langs}, rc.store_root)
+    rc.close()
+    monkeypatch.setattr(retrieval, "factors", lambda *a, **k: {"dec-orders-db": 0.5})  # its cited code moved
+    got = Recaller(zh.path).recall("訂單的備份保留多久？", k=3, store=False).results
+    assert [r["id"] for r in got] == ["dec-orders-db"] and got[0]["why"]["admitted"] == "lexical-gate"
+    assert got[0]["why"]["weight"] == 0.5 * weight(merge_weights(None), "decision", "accepted")

@@ -306,7 +306,8 @@ def find(
     if pick is not None and pick.record_id in retired:  # nothing passed the floor: the gate's one record
         ranked = _forward(index, embedder, first_allowed, settings, weights, first_ask, got, [], retired, pick)
     elif pick is not None:  # (recall/lexical_gate.py), itself when in force, through its replacement when retired
-        ranked = rank([pick], ask.floor, weights, ask.k, ask.mode, settings.lexical_weight, gate=first_ask.gate)
+        drift = factors(index.catalog, settings.drift_weight, settings.missing_weight)  # as every result
+        ranked = rank([pick], ask.floor, weights, ask.k, ask.mode, settings.lexical_weight, 0.0, drift, first_ask.gate)
     if not ranked and pick is None and first_ask.mode == "hybrid" and first_ask.cross_gate is not None:
         ranked = _across(index, settings, weights, first_ask, first_allowed)
     results, rows = shape(index.catalog, ranked)
