@@ -81,6 +81,10 @@ class Records(Catalog):
     def chunks(self, ids):
         return {f"{r}#0": SimpleNamespace(record_id=r, body=self.texts[r]) for r in ids}
 
+    def term_holders(self, terms, among):
+        """As index/queries.py's: each term's record count, and which of `among` hold it."""
+        return {t: len(self.holders.get(t, ())) for t in terms}, {t: self.holders.get(t, set()) & among for t in terms}
+
 
 def test_the_gate_admits_one_chinese_record_the_question_may_see_with_more_mass_than_the_gate():
     cat = Records(
@@ -158,3 +162,21 @@ def test_the_census_counts_records_by_language_from_all_their_chunks():
     counts = cross_language.census(cat)
     assert counts == {"en": 3, "zh": 1}  # a CJK term in English prose leaves the record English
     assert cross_language.bilingual(counts) and not cross_language.bilingual(Counter(en=3))
+
+
+def test_the_band_is_weighed_from_its_own_holders_as_the_whole_index_weighs_it():
+    holders = {"回滚": {"ZH", "ZH2", "EN"}, "版本": {"ZH", "ZH2", "ZH3", "EN"}}
+    texts = {
+        "ZH": "回滚到上一个版本",
+        "ZH2": "版本回滚的规则",
+        "ZH3": "版本号",
+        "EN": "We roll back to the previous version.",
+    }
+    cat = Records(holders, 20, texts)
+    index = {"rollback": ("回滚",), "version": ("版本",)}
+    question = "How do I rollback to the last version?"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cross_language, "units", lambda q: units(q, index))
+        whole = cross_language.masses(cat, units(question, index))
+        band = cross_language.band_masses(cat, question, ["ZH", "ZH3", "EN"])
+    assert band == {"ZH": whole["ZH"], "ZH3": whole["ZH3"]}  # same figures; the English record is not counted

@@ -163,10 +163,10 @@ def _language_floor(
 ) -> dict:
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     top = max(rows, key=lambda r: r[1])
-    gate = probe_gate(catalog, [p for p, _, _ in rows], per_record, med) if lang in GATED_LANGUAGES else None
+    probes = [p for p, _, _ in rows]
+    gate = probe_gate(catalog, probes, per_record, med) if lang in GATED_LANGUAGES else None
     target = cross_language.PAIRS.get(lang)
     across = target is not None and langs is not None and cross_language.bilingual(langs)
-    probes = [p for p, _, _ in rows]
     return {
         "floor": floor,
         **({"lexical_gate": gate} if gate else {}),

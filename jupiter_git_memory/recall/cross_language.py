@@ -33,17 +33,24 @@ MAX_RECORDS_READ = 12  # records whose language is read per question, in mass or
 
 def masses(catalog: Any, question: list[Unit]) -> dict[str, tuple[float, list[str]]]:
     """record id -> (mass, the targets that counted), over every record holding a unit's target."""
-    n = catalog.record_count()
+    holders = catalog.term_records(_targets(question)) if question else {}
+    return weigh(question, catalog.record_count(), {t: len(h) for t, h in holders.items()}, holders)
+
+
+def weigh(
+    question: list[Unit], n: int, df: dict[str, int], holders: dict[str, set[str]]
+) -> dict[str, tuple[float, list[str]]]:
+    """record id -> (mass, the targets that counted) for the records in `holders` (target -> records holding
+    it: all of them, or only those asked about), with `df` each target's record count out of `n` records."""
     if n <= 0 or not question:
         return {}
     scale = math.log(n + 1)
-    holders = catalog.term_records(sorted({t for u in question for t in u.targets}))
     out: dict[str, tuple[float, list[str]]] = {}
     for u in question:
         best: dict[str, tuple[float, str]] = {}
         for t in u.targets:
             rids = holders.get(t) or set()
-            w = max(math.log((n + 1) / (len(rids) + 0.5)) / scale, 0.0) if rids else 0.0
+            w = max(math.log((n + 1) / (df.get(t, len(rids)) + 0.5)) / scale, 0.0) if rids else 0.0
             for rid in rids:  # a word the record holds counts once, whichever units translate to it
                 if w > best.get(rid, (0.0, ""))[0] and t not in out.get(rid, (0.0, []))[1]:
                     best[rid] = (w, t)
@@ -51,6 +58,10 @@ def masses(catalog: Any, question: list[Unit]) -> dict[str, tuple[float, list[st
             mass, terms = out.get(rid, (0.0, []))
             out[rid] = (mass + w, [*terms, t])
     return out
+
+
+def _targets(question: list[Unit]) -> list[str]:
+    return sorted({t for u in question for t in u.targets})
 
 
 def written_in(catalog: Any, rids: list[str], language: str) -> list[str]:
@@ -131,7 +142,9 @@ def pick(catalog: Any, query: str, gate: float, allowed: dict[str, tuple[str, st
 def band_masses(catalog: Any, query: str, rids: list[str]) -> dict[str, tuple[float, list[str]]]:
     """The translated mass of those of `rids` written in the other language: corroboration for the records a
     dense search put in the band just above the floor (recall/retrieval.py `corroborate`)."""
-    found = masses(catalog, units(query))
+    question = units(query)  # each target's holders among `rids` only (index/queries.py `term_holders`)
+    df, holders = catalog.term_holders(_targets(question), set(rids)) if question else ({}, {})
+    found = weigh(question, catalog.record_count(), df, holders)
     return {rid: found[rid] for rid in written_in(catalog, [r for r in rids if r in found], PAIRS[language_of(query)])}
 
 

@@ -38,7 +38,7 @@ class FloorInfo:
     provenance: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     gate: tuple[float, float] | None = None  # (from, mass): the lexical gate below the floor (lexical_gate.py)
-    cross_gate: float | None = None  # mass: an English question over Chinese records (cross_language.py)
+    cross_gate: float | None = None  # mass: a question over records in the other language (cross_language.py)
 
 
 def floor_identity(identity: dict[str, Any], spec: ModelSpec) -> dict[str, Any]:

@@ -43,7 +43,7 @@ class Ask:
     mode: str
     floor: float
     gate: tuple[float, float] | None = None  # the lexical gate below the floor (recall/lexical_gate.py)
-    cross_gate: float | None = None  # English question, Chinese records: recall/cross_language.py
+    cross_gate: float | None = None  # English over Chinese records, or Chinese over English: cross_language.py
 
 
 @dataclass
@@ -203,8 +203,8 @@ def corroborate(
     across: bool = False,
 ) -> None:
     """Set `corroboration` on the hits in the band just above the floor, and with a `gate` on those between
-    the gate's start and the floor (the only ones it decides). `across` (an English question, Chinese
-    records: the cross-language gate is measured): a Chinese record's words count in either language."""
+    the gate's start and the floor (the only ones it decides). `across` (the question's language has a
+    cross-language gate): a record in the other language also counts the question's translated words."""
     low = floor if gate is None else min(floor, gate[0])
     band = [h for h in found if low < h.cos <= floor + margin]
     if not band:

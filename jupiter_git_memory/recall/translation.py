@@ -196,6 +196,6 @@ def english_units(query: str, index: dict[str, tuple[str, ...]]) -> list[Unit]:
             for t in index.get(" ".join([*span[:-1], form]), ()):
                 if t not in found:
                     found.append(t)
-        if found:
+        if found:  # a single word keeps itself and MAX_TARGETS translations
             out.append(Unit(" ".join(span), tuple(found[: MAX_TARGETS + (len(span) == 1)])))
     return out
