@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from jupiter_git_memory.base import processes
 from jupiter_git_memory.surfaces.daemon.client import control
 from jupiter_git_memory.surfaces.daemon.paths import daemon_pid
 
@@ -25,17 +26,14 @@ def normalised(text: str) -> str:
 
 
 def alive(pid: int | None) -> bool:
+    """Running (an exited daemon waiting to be reaped, by us or by init, is gone: base/processes.py)."""
     if not pid:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a child of ours that exited is a zombie until reaped
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        return done == 0
+    try:  # a child of ours that exited is a zombie until we reap it
+        os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
-        return True
+        pass
+    return processes.alive(pid)
 
 
 def wait_gone(pid: int | None, seconds: float = 20.0) -> bool:

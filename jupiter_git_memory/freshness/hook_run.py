@@ -20,6 +20,7 @@ from pathlib import Path
 from ..base.environment import HOOK_SKIP, HOOK_SYNC
 from ..base.files import atomic_write
 from ..base.home import store_env
+from ..base.processes import alive
 from ..base.store import log, log_path, workspace_dir
 from ..git.home import use_store
 from ..git.runner import child_env
@@ -222,13 +223,10 @@ def running_jobs(wsdir: Path) -> list[int]:
     for m in (wsdir / JOBS_DIR).glob("*") if (wsdir / JOBS_DIR).is_dir() else []:
         if not m.name.isdigit():
             continue
-        try:
-            os.kill(int(m.name), 0)
+        if alive(int(m.name)):
             pids.append(int(m.name))
-        except ProcessLookupError:
+        else:  # exited (a zombie waiting for init counts as exited) without removing its marker
             m.unlink(missing_ok=True)
-        except PermissionError:
-            pids.append(int(m.name))
     return sorted(pids)
 
 
