@@ -58,3 +58,25 @@ def test_the_sets_are_the_matching_records_and_follow_another_process_seed(repo)
         assert cat.record_count() == 3
     finally:
         cat.close()
+
+
+def test_a_held_memo_answers_as_the_doclists_and_is_not_reused_after_another_seed(repo):
+    """`term_holders(..., held)` (one find's memo): the same figures as without it, and a memo filled before
+    a seed by another process adds a word's record is not read after it (the catalog generation moved)."""
+    repo.record("dec-port", title="Billing listens on port 8080", body="The billing service listens on port 8080.")
+    repo.commit("records")
+    assert jgm_in("seed", cwd=repo.path).returncode == 0
+    cat = Catalog(workspace_dir(find_workspace(repo.path).id) / "catalog.sqlite", worktree_view(repo.path))
+    try:
+        held: dict = {}
+        among = {"dec-port", "dec-pdf"}
+        assert cat.term_holders(WORDS, among, held) == cat.term_holders(WORDS, among)
+        assert set(held) == set(WORDS)
+        repo.record("dec-pdf", title="Invoices are PDF files", body="The billing service renders invoices as PDF.")
+        repo.commit("a record in")
+        assert jgm_in("seed", cwd=repo.path).returncode == 0  # another process's write
+        df, holders = cat.term_holders(WORDS, among, held)
+        assert df["billing"] == 2 and holders["invoices"] == {"dec-pdf"}
+        _same(cat, among)
+    finally:
+        cat.close()
