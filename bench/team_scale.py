@@ -246,6 +246,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=RESULTS)
     p.add_argument("--summarize", action="store_true", help="extrapolate every target to 100,000 chunks")
     p.add_argument("--recall-only", action="store_true", help="recall again on the stores kept in --workdir")
+    p.add_argument("--label", help="with --recall-only: what the rows measured, e.g. the commit (before/after)")
     p.add_argument("--child", metavar="REPO", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -269,6 +270,8 @@ def main() -> None:
         kept = json.loads(args.out.read_text()) if args.out.is_file() else {}
         date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         again = [dict(recall_again(int(n), args.workdir, args.requests), date=date) for n in args.chunks.split(",")]
+        if args.label:
+            again = [dict(row, label=args.label) for row in again]
         print(json.dumps(again, indent=2))
         kept = json.loads(args.out.read_text()) if args.out.is_file() else {}
         kept["recall_again"] = kept.get("recall_again", []) + again

@@ -132,8 +132,14 @@ class CatalogReads:
         return {r[0] for r in self._db.execute("SELECT id FROM chunk_store")}
 
     def stored_chunk_count(self) -> int:
-        """How many vectors Chroma should hold (every write keeps the two equal; see Index.missing_vectors)."""
-        return int(self._db.execute("SELECT count(*) FROM chunk_store").fetchone()[0])
+        """How many vectors Chroma should hold (every write keeps the two equal; see Index.missing_vectors).
+        Counted once per catalog generation (every write of chunks bumps it): every recall asks, and the
+        count cost ~2.5 ms at 100,000 chunks."""
+        key = self.stamp()
+        got = getattr(self, "_stored_counted", None)
+        if got is None or got[0] != key:
+            got = self._stored_counted = (key, self._db.execute("SELECT count(*) FROM chunk_store").fetchone()[0])
+        return int(got[1])
 
     def parsed_by_hash(self, hashes: Iterable[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """content hash -> (record id, parsed data) of stored file records: a new view reuses other views'
@@ -201,24 +207,16 @@ class CatalogReads:
         kinds: list[str] | None,
         limit: int,
         chunk_window: int = 200,
+        rows: list[tuple[str, float]] | None = None,
     ) -> list[tuple[str, str, str, str, float]]:
         """Best lexical chunk per allowed record: [(record_id, chunk_id, kind, effective, score)], best first.
 
         `allowed` is the view's chunk map (view_chunk_map): the FTS index holds the chunks of every view,
-        so a chunk counts only when the view holds it. bm25 is negated so higher is better. Only the best
-        `chunk_window` chunks are ranked: this runs on every hybrid recall (measured: the FTS5 OR-query is
-        most of its cost; a join or a rowid filter inside SQLite made it slower, not faster)."""
-        try:
-            rows = self._db.execute(
-                "SELECT chunk_id, bm25(chunks_fts, 0, 0, 2.0, 1.0) AS s FROM chunks_fts "
-                "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
-                (match, chunk_window),
-            ).fetchall()
-        except sqlite3.OperationalError:  # a query FTS5 cannot parse: no lexical evidence
-            return []
+        so a chunk counts only when the view holds it. bm25 is negated so higher is better. `rows`: the
+        ranked window `lexical_rows` already read for `match` (one find asks it once for both its searches)."""
         out: list[tuple[str, str, str, str, float]] = []
         seen: set[str] = set()
-        for cid, bm in rows:  # rows come best first
+        for cid, bm in self.lexical_rows(match, chunk_window) if rows is None else rows:  # best first
             if cid not in allowed:
                 continue
             rid, kind, effective = allowed[cid]
@@ -228,6 +226,20 @@ class CatalogReads:
             if effective in statuses and (not kinds or kind in kinds):
                 out.append((rid, cid, kind, effective, -float(bm)))
         return out[:limit]
+
+    def lexical_rows(self, match: str, chunk_window: int = 200) -> list[tuple[str, float]]:
+        """[(chunk id, bm25)] of the best `chunk_window` chunks matching `match`, best first (bm25: lower is
+        better), whatever view holds them. Only that window is ranked: this runs on every hybrid recall
+        (measured: the FTS5 OR-query is most of its cost; a join or a rowid filter inside SQLite made it
+        slower, not faster)."""
+        try:
+            return self._db.execute(
+                "SELECT chunk_id, bm25(chunks_fts, 0, 0, 2.0, 1.0) AS s FROM chunks_fts "
+                "WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?",
+                (match, chunk_window),
+            ).fetchall()
+        except sqlite3.OperationalError:  # a query FTS5 cannot parse: no lexical evidence
+            return []
 
     def term_chunk_counts(self, terms: list[str]) -> dict[str, int]:
         """How many chunks contain each term (FTS5 counts are cheap: no ranking)."""
@@ -246,21 +258,29 @@ class CatalogReads:
         owners = self._fts_owners()
         return {t: {owners.names[i] for i in np.flatnonzero(holding(self._db, t, owners))} for t in terms}
 
-    def term_holders(self, terms: list[str], among: set[str]) -> tuple[dict[str, int], dict[str, set[str]]]:
+    def term_holders(
+        self, terms: list[str], among: set[str], held: dict[str, tuple[Owners, np.ndarray]] | None = None
+    ) -> tuple[dict[str, int], dict[str, set[str]]]:
         """(term -> how many records hold it, term -> which of `among` do): what corroboration weighs a band
         of hits with (recall/ranking.py `idf_mass`), the same figures as `term_records` without a set of
         every record that holds a common word.
 
         Why: reading `record_id` for each chunk a common word matches cost 50-120 ms per word at 50,000
         chunks. The matching rowids come from the FTS doclist alone (one string per word), and a rowid ->
-        record table kept per catalog generation (`_fts_owners`) names their records."""
+        record table kept per catalog generation (`_fts_owners`) names their records. `held` (one find's):
+        each term's holders, read once for both of a find's searches."""
         owners = self._fts_owners()
         ask = [(rid, owners.number[rid]) for rid in among if rid in owners.number]
         df, holders = {}, {}
         for t in terms:
-            held = holding(self._db, t, owners)
-            df[t] = int(np.count_nonzero(held))
-            holders[t] = {rid for rid, i in ask if held[i]}
+            kept = held.get(t) if held is not None else None
+            got = kept[1] if kept is not None and kept[0] is owners else None  # the same catalog generation
+            if got is None:
+                got = holding(self._db, t, owners)
+                if held is not None:
+                    held[t] = (owners, got)
+            df[t] = int(np.count_nonzero(got))
+            holders[t] = {rid for rid, i in ask if got[i]}
         return df, holders
 
     def _fts_owners(self) -> Owners:

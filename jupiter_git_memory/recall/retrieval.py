@@ -72,17 +72,31 @@ def validate_filters(kinds: list[str] | None, statuses: list[str] | None) -> lis
 
 
 def lexical(
-    index: Index, allowed: ViewMap, query: str, statuses: list[str], kinds: list[str] | None
+    index: Index,
+    allowed: ViewMap,
+    query: str,
+    statuses: list[str],
+    kinds: list[str] | None,
+    matched: dict[tuple[str, int], list[tuple[str, float]]] | None = None,
 ) -> list[tuple[str, str, str, str, float]]:
     """(record id, chunk id, kind, effective status, bm25) of the view's lexical matches in the ranked window,
     best first: every record there, so a record the dense search found keeps its lexical score whatever the
-    number of results asked (`hits` takes lexical-only records into the pool from the best n only)."""
-    terms = fts_terms(query)
+    number of results asked (`hits` takes lexical-only records into the pool from the best n only).
+
+    With `matched` (one find's: `_QueryOnce.matched`), the ranked window of a question already read is not
+    read again: a fallback search asks the same FTS query as the in-force one (only the statuses kept from
+    it differ), and at 100,000 chunks that query and its term counts cost ~45 ms of CPU."""
     total = index.vectors.count()
-    if terms and total >= LEXICAL_PRUNE_FROM:
-        terms = discriminating(terms, index.catalog.term_chunk_counts(terms), total)
     window = 200 * min(10, max(1, -(-total // max(len(allowed), 1))))  # other views' chunks share the FTS
-    return list(index.catalog.lexical(fts_match(terms), allowed, statuses, kinds, window, window)) if terms else []
+    rows = matched.get((query, window)) if matched is not None else None
+    if rows is None:
+        terms = fts_terms(query)
+        if terms and total >= LEXICAL_PRUNE_FROM:
+            terms = discriminating(terms, index.catalog.term_chunk_counts(terms), total)
+        rows = index.catalog.lexical_rows(fts_match(terms), window) if terms else []
+        if matched is not None:
+            matched[(query, window)] = rows
+    return list(index.catalog.lexical("", allowed, statuses, kinds, window, window, rows)) if rows else []
 
 
 def hits(
@@ -104,7 +118,8 @@ def hits(
     records at `side_statuses` among the chunks the dense search fetched anyway (at least 4× the pool) are
     put there with their lexical scores, without taking a place in the pool (recall/forwarding.py)."""
     asked = [*statuses, *(st for st in side_statuses if st not in statuses)] if side is not None else statuses
-    lex_job = _POOL.submit(lexical, index, allowed, query, asked, kinds) if use_lexical else None
+    matched = getattr(embedder, "matched", None)
+    lex_job = _POOL.submit(lexical, index, allowed, query, asked, kinds, matched) if use_lexical else None
     try:
         qvec = embedder.embed_query(query)
         sim = embedder.spec.similarity  # every cosine on the common scale the floor and margins are in
@@ -201,10 +216,12 @@ def corroborate(
     margin: float,
     gate: tuple[float, float] | None = None,
     across: bool = False,
+    held: dict[str, Any] | None = None,
 ) -> None:
     """Set `corroboration` on the hits in the band just above the floor, and with a `gate` on those between
     the gate's start and the floor (the only ones it decides). `across` (the question's language has a
-    cross-language gate): a record in the other language also counts the question's translated words."""
+    cross-language gate): a record in the other language also counts the question's translated words.
+    `held` (one find's: `_QueryOnce.held`): each word's holders, read once for both of its searches."""
     low = floor if gate is None else min(floor, gate[0])
     band = [h for h in found if low < h.cos <= floor + margin]
     if not band:
@@ -214,7 +231,7 @@ def corroborate(
     only = {h.record_id for h in band}
     mass: dict[str, float] = {}
     if terms:
-        df, holders = cat.term_holders(terms, only)
+        df, holders = cat.term_holders(terms, only, held)
         mass = idf_mass(terms, holders, cat.record_count(), bigram_runs(query), only, df)
     if across:
         for rid, (m, _) in cross_language.band_masses(cat, query, sorted(only)).items():
@@ -251,7 +268,7 @@ def search(
         if ask.mode == "hybrid":
             found = got + list((retired or {}).values())
             margin, across = settings.corroborate_margin, ask.cross_gate is not None
-            corroborate(index, ask.query, found, ask.floor, margin, ask.gate, across)
+            corroborate(index, ask.query, found, ask.floor, margin, ask.gate, across, getattr(embedder, "held", None))
     except (ValueError, KeyError, NotSeeded):
         raise
     except index_failures() as e:
@@ -264,7 +281,9 @@ def search(
 
 class _QueryOnce:
     """An embedder that embeds each query once: a fallback search reuses the first search's vector, its
-    Chroma queries (`searched`, see _Fetched) and the chunk vectors it fetched (`stored`)."""
+    Chroma queries (`searched`, see _Fetched), the chunk vectors it fetched (`stored`), its lexical window
+    (`matched`, see `lexical`) and the records holding each word (`held`, see `corroborate`). Kept for one
+    find only: nothing here outlives the question, so no answer comes from an earlier one."""
 
     def __init__(self, embedder: Any):
         self._embedder = embedder
@@ -272,6 +291,8 @@ class _QueryOnce:
         self._vectors: dict[str, Any] = {}
         self.searched: dict[tuple[bytes, int], list[tuple[str, float]]] = {}
         self.stored: dict[str, Any] = {}
+        self.matched: dict[tuple[str, int], list[tuple[str, float]]] = {}
+        self.held: dict[str, Any] = {}
 
     def embed_query(self, query: str) -> Any:
         if query not in self._vectors:
