@@ -85,6 +85,9 @@ def teammate(tmp_path_factory):
         "HOME": str(mate / "home"),
         "JGM_HOME": str(mate / "store"),
         "JGM_NO_DAEMON": "1",
+        # what is checked here is each hook's answer; the deadline's own behaviour is tests/test_agent_hooks.py's.
+        # At load 7-9 a cold `jgm` hook once took longer than the default 10 s and failed open with nothing
+        "JGM_HOOK_DEADLINE": "120",
     }
     jgm_in("seed", "--repo", str(clone), env=env, check=True)  # the teammate's own store (the hooks run `jgm`)
     yield clone, env
