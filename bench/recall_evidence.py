@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from jupiter_git_memory.index.queries import best_lexical
 from jupiter_git_memory.recall.calibrate import load_probes
 from jupiter_git_memory.recall.eval import load_questions
 from jupiter_git_memory.recall.ranking import fts_match, fts_terms
@@ -75,7 +76,9 @@ def main() -> None:
         lex = (
             {
                 rid: s
-                for rid, _, _, _, s in cat.lexical(fts_match(terms), allowed, statuses, None, 10_000, 10 * len(ids))
+                for rid, _, _, _, s in best_lexical(
+                    cat.lexical_rows(fts_match(terms), 10 * len(ids)), allowed, statuses, None, 10_000
+                )
             }
             if terms
             else {}

@@ -38,6 +38,31 @@ def _chunk(row: sqlite3.Row) -> ChunkRow:
     return ChunkRow(**{k: row[k] for k in _CHUNK_COLS if k in have})
 
 
+def best_lexical(
+    rows: list[tuple[str, float]],
+    allowed: dict[str, tuple[str, str, str]],
+    statuses: list[str],
+    kinds: list[str] | None,
+    limit: int,
+) -> list[tuple[str, str, str, str, float]]:
+    """Best lexical chunk per allowed record of a ranked window (`CatalogReads.lexical_rows`): [(record_id,
+    chunk_id, kind, effective, score)], best first. `allowed` is the view's chunk map (view_chunk_map): the
+    FTS index holds the chunks of every view, so a chunk counts only when the view holds it. bm25 is negated
+    so higher is better."""
+    out: list[tuple[str, str, str, str, float]] = []
+    seen: set[str] = set()
+    for cid, bm in rows:  # best first
+        if cid not in allowed:
+            continue
+        rid, kind, effective = allowed[cid]
+        if rid in seen:
+            continue
+        seen.add(rid)
+        if effective in statuses and (not kinds or kind in kinds):
+            out.append((rid, cid, kind, effective, -float(bm)))
+    return out[:limit]
+
+
 def record_row(row: sqlite3.Row) -> RecordRow:
     """A `records` row (the view's record joined with its content) as a RecordRow, by column name."""
     data = json.loads(row["data"])
@@ -63,8 +88,7 @@ class CatalogReads:
     """Mixed into Catalog, which owns `_db` (the connection) and `view` (what `records`/`chunks` show)."""
 
     _db: sqlite3.Connection
-    _owners: tuple[Any, Owners]
-    _records_counted: tuple[Any, int]
+    _memos: dict[str, tuple[Any, Any]]
     view: str | None
     stamp: Callable[[], tuple]  # Catalog's: the file and generation a cache of its content is keyed on
     _record = staticmethod(record_row)
@@ -135,11 +159,7 @@ class CatalogReads:
         """How many vectors Chroma should hold (every write keeps the two equal; see Index.missing_vectors).
         Counted once per catalog generation (every write of chunks bumps it): every recall asks, and the
         count cost ~2.5 ms at 100,000 chunks."""
-        key = self.stamp()
-        got = getattr(self, "_stored_counted", None)
-        if got is None or got[0] != key:
-            got = self._stored_counted = (key, self._db.execute("SELECT count(*) FROM chunk_store").fetchone()[0])
-        return int(got[1])
+        return int(self._per_generation("stored", self.stamp(), lambda: self._count("chunk_store")))
 
     def parsed_by_hash(self, hashes: Iterable[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         """content hash -> (record id, parsed data) of stored file records: a new view reuses other views'
@@ -198,34 +218,6 @@ class CatalogReads:
 
     def views(self) -> list[dict[str, Any]]:
         return [dict(r) for r in self._db.execute("SELECT * FROM views ORDER BY used_at")]
-
-    def lexical(
-        self,
-        match: str,
-        allowed: dict[str, tuple[str, str, str]],
-        statuses: list[str],
-        kinds: list[str] | None,
-        limit: int,
-        chunk_window: int = 200,
-        rows: list[tuple[str, float]] | None = None,
-    ) -> list[tuple[str, str, str, str, float]]:
-        """Best lexical chunk per allowed record: [(record_id, chunk_id, kind, effective, score)], best first.
-
-        `allowed` is the view's chunk map (view_chunk_map): the FTS index holds the chunks of every view,
-        so a chunk counts only when the view holds it. bm25 is negated so higher is better. `rows`: the
-        ranked window `lexical_rows` already read for `match` (one find asks it once for both its searches)."""
-        out: list[tuple[str, str, str, str, float]] = []
-        seen: set[str] = set()
-        for cid, bm in self.lexical_rows(match, chunk_window) if rows is None else rows:  # best first
-            if cid not in allowed:
-                continue
-            rid, kind, effective = allowed[cid]
-            if rid in seen:
-                continue
-            seen.add(rid)
-            if effective in statuses and (not kinds or kind in kinds):
-                out.append((rid, cid, kind, effective, -float(bm)))
-        return out[:limit]
 
     def lexical_rows(self, match: str, chunk_window: int = 200) -> list[tuple[str, float]]:
         """[(chunk id, bm25)] of the best `chunk_window` chunks matching `match`, best first (bm25: lower is
@@ -286,22 +278,25 @@ class CatalogReads:
     def _fts_owners(self) -> Owners:
         """Each indexed chunk's record, by FTS rowid, read once per catalog file and generation (every
         write of chunks bumps it): a server's recalls share one read."""
-        key = self.stamp()
         with _owners_lock:
-            got = getattr(self, "_owners", None)
-            if got is None or got[0] != key:
-                got = (key, Owners.read(self._db))
-                self._owners = got
-            return got[1]
+            return self._per_generation("owners", self.stamp(), lambda: Owners.read(self._db))
 
     def record_count(self) -> int:
         """The view's records, counted once per catalog generation and view: every corroboration asks, and
         the count through the `records` view's join cost ~8 ms at 5,000 chunks."""
-        key = (self.stamp(), self.view)
-        got = getattr(self, "_records_counted", None)
+        return int(self._per_generation("records", (self.stamp(), self.view), lambda: self._count("records")))
+
+    def _count(self, table: str) -> int:
+        return int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+    def _per_generation(self, name: str, key: Any, read: Callable[[], Any]) -> Any:
+        """`read()`, kept under `name` until `key` (the catalog's stamp, with what else the value depends on)
+        changes: what every recall asks and only a write of the catalog changes."""
+        memos = self.__dict__.setdefault("_memos", {})
+        got = memos.get(name)
         if got is None or got[0] != key:
-            got = self._records_counted = (key, self._db.execute("SELECT count(*) FROM records").fetchone()[0])
-        return int(got[1])
+            got = memos[name] = (key, read())
+        return got[1]
 
     # -- named queries for the surfaces and the candidate flow -------------------------------
     def find_records(

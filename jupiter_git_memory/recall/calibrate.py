@@ -209,8 +209,7 @@ def calibrate(
     for lang, (qs, digest, files) in sets.items():
         per_record: list[dict[str, float]] = []
         measured[lang] = measure(recaller, qs, per_record)
-        floor = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record, langs)
-        by_language[lang] = floor
+        by_language[lang] = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record, langs)
     main = "en" if "en" in measured else next(iter(measured))
     rows = measured[main]
     probes, digest = [p for p, _, _ in rows], by_language[main]["probes_sha256"]

@@ -14,6 +14,7 @@ from typing import Any, cast
 from ..config import Settings
 from ..index.failures import index_failures
 from ..index.handle import Index
+from ..index.queries import best_lexical
 from ..index.view_query import lost_vectors, view_query
 from ..records.kinds import ALL_EFFECTIVE, KINDS, RETIRED, STATUS_ALIASES
 from ..records.lexical import bigram_runs
@@ -96,7 +97,7 @@ def lexical(
         rows = index.catalog.lexical_rows(fts_match(terms), window) if terms else []
         if matched is not None:
             matched[(query, window)] = rows
-    return list(index.catalog.lexical("", allowed, statuses, kinds, window, window, rows)) if rows else []
+    return best_lexical(rows, allowed, statuses, kinds, window)
 
 
 def hits(
