@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -12,6 +13,13 @@ import pytest
 # tiers: every test resolved to unit | integration | e2e and checked while it runs; pytester: tests of that check;
 # embed_memo: a text the real model embedded once in this process is not run through it again (same vector)
 pytest_plugins = ["tiers", "pytester", "embed_memo"]
+
+# The `jgm` under test first on PATH, as .ci/run has it: client hooks, `jgm agent status` and the read-only store
+# test run `jgm` from PATH as a user's shell would after activating the virtualenv. The README's test command
+# (`.venv/bin/python -m pytest`) does not activate it, and these tests then found no `jgm` (or another one).
+_BIN = os.path.dirname(sys.executable)  # not resolved: a virtualenv's python is a symlink out of its bin folder
+if os.path.exists(os.path.join(_BIN, "jgm")):
+    os.environ["PATH"] = os.pathsep.join([_BIN, os.environ.get("PATH", "")])
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
