@@ -1,17 +1,20 @@
-"""One find reads each lexical figure once (issue 39, recall latency at 100,000 chunks): a default recall
-that falls back to proposed records runs a second search on the same question, and that search takes the
-first one's FTS window (`_QueryOnce.matched`) and word holders (`_QueryOnce.held`) instead of reading
-them again. The answer is the one a find without those memos gives, field for field. Real git, model,
-Chroma and seed."""
+"""One find reads each figure once (issue 39, recall latency at 100,000 chunks): a default recall that
+falls back to proposed records runs a second search on the same question, and that search takes the
+first one's FTS window (`QueryOnce.matched`), word holders (`QueryOnce.held`) and Chroma queries, the
+widening ones asked ahead when the first search's dense results show nothing in force will pass. The
+answer is the one a find without those memos gives, field for field; a query asked ahead that failed is
+the recall's error. Real git, model, Chroma and seed."""
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
 import pytest
 
 from jupiter_git_memory.recall import retrieval
-from jupiter_git_memory.recall.service import Recaller
+from jupiter_git_memory.recall.query_once import QueryOnce
+from jupiter_git_memory.recall.service import Recaller, RecallError
 from jupiter_git_memory.seed.seeder import Seeder
 
 pytestmark = pytest.mark.integration
@@ -36,7 +39,7 @@ def kb(repo):
     return repo
 
 
-class _NoMemo(retrieval._QueryOnce):
+class _NoMemo(retrieval.QueryOnce):
     """The find before the memos: every search reads its lexical window and word holders itself."""
 
     def __init__(self, embedder):
@@ -45,9 +48,9 @@ class _NoMemo(retrieval._QueryOnce):
         self.held = None
 
 
-def _answer(rc: Recaller, q: str) -> tuple:
+def _answer(rc: Recaller, q: str, k: int = 5) -> tuple:
     """What a reader gets (the receipt aside: it carries the time)."""
-    res = rc.recall(q, k=5)
+    res = rc.recall(q, k=k)
     return res.results, res.why, res.fallback, res.warnings
 
 
@@ -65,7 +68,92 @@ def test_a_fallback_find_reads_the_fts_window_once_and_answers_as_without_the_me
         assert all(n == 1 for n in holders.values()), holders
 
         with_memo = {q: _answer(rc, q) for q in QUESTIONS}
-        monkeypatch.setattr(retrieval, "_QueryOnce", _NoMemo)
+        monkeypatch.setattr(retrieval, "QueryOnce", _NoMemo)
         assert {q: _answer(rc, q) for q in QUESTIONS} == with_memo
+    finally:
+        rc.close()
+
+
+TOPICS = [  # in force, none about logs: the log question falls back to the one proposed record
+    ("billing", "The billing service retries a declined card payment three times."),
+    ("search", "The search indexer rebuilds its shards every night at two."),
+    ("auth", "Sessions expire after thirty minutes without a request."),
+    ("deploy", "Deploys go out from the main branch after the tests pass."),
+    ("mail", "Outgoing mail is queued and sent by a separate worker."),
+    ("images", "Uploaded images are resized to three widths before storage."),
+    ("backup", "The database is backed up every six hours to object storage."),
+    ("flags", "Feature flags are read once per request from the config service."),
+    ("locale", "Prices are shown in the customer's currency, rounded to cents."),
+    ("cron", "Scheduled jobs run in UTC and never overlap themselves."),
+    ("pdf", "Invoices are rendered to PDF by a headless browser."),
+    ("geo", "Addresses are geocoded once, when the customer saves them."),
+]
+
+
+@pytest.fixture
+def wide(repo, monkeypatch):
+    """About 30 chunks, one of them proposed, and a dense pool of 6 (k=1): the in-force search's first
+    Chroma query (24 chunks) holds too few proposed chunks, so the fallback widens: a query it can ask ahead."""
+    for name, body in TOPICS:
+        repo.record(f"dec-{name}", status="accepted", title=body.split(" ")[1].capitalize(), body=body)
+        repo.record(f"fact-{name}", kind="fact", status="verified", title=f"About {name}", body=f"{body} Checked.")
+    repo.record("dec-logs", status="proposed", title="Write log lines as JSON", body=RECORDS[1][3])
+    repo.commit()
+    assert not Seeder(repo.path).seed().errors
+    monkeypatch.setattr(retrieval, "DENSE_POOL", 1)
+    return repo
+
+
+def _spy(monkeypatch, rc: Recaller, fail_ahead: bool = False) -> list[tuple[str, int]]:
+    """Each Chroma query the recall makes: (thread name, size); the real query runs (or, with `fail_ahead`,
+    one asked ahead fails as a server would)."""
+    asked: list[tuple[str, int]] = []
+    cls = type(rc.index().vectors)
+    real = cls.query
+
+    def query(self, vector, n):
+        thread = threading.current_thread().name
+        asked.append((thread, n))
+        if fail_ahead and thread.startswith("jgm-ahead"):
+            from chromadb.errors import InternalError  # fault injection only
+
+            raise InternalError("chroma server went away")
+        return real(self, vector, n)
+
+    monkeypatch.setattr(cls, "query", query)
+    return asked
+
+
+def test_the_fallback_s_queries_are_asked_ahead_once_and_answer_as_when_asked_in_turn(wide, monkeypatch):
+    rc = Recaller(wide.path)
+    try:
+        rc.recall("warm up the model and the catalog", k=1)
+        asked = _spy(monkeypatch, rc)
+        res = rc.recall(LOG_Q, k=1)
+        assert [r["id"] for r in res.results] == ["dec-logs"] and res.fallback
+        sizes = [n for _, n in asked]
+        assert len(sizes) == len(set(sizes)) >= 2, asked  # the fallback asked none of them again
+        assert any(t.startswith("jgm-ahead") for t, _ in asked), asked  # the widening query went ahead
+
+        asked.clear()
+        res = rc.recall("How many times is a declined card payment retried?", k=1)
+        assert [r["id"] for r in res.results][:1] in (["dec-billing"], ["fact-billing"]) and not res.fallback
+        assert not any(t.startswith("jgm-ahead") for t, _ in asked), asked  # in force answered: nothing ahead
+
+        qs = [LOG_Q, "When do sessions expire?", "What is the recipe for banana bread?"]
+        ahead = {q: _answer(rc, q, 1) for q in qs}
+        monkeypatch.setattr(QueryOnce, "dense_seen", lambda self, qvec, best: None)
+        assert {q: _answer(rc, q, 1) for q in qs} == ahead
+    finally:
+        rc.close()
+
+
+def test_a_query_asked_ahead_that_failed_is_an_error_never_an_empty_answer(wide, monkeypatch):
+    rc = Recaller(wide.path)
+    try:
+        rc.recall("warm up the model and the catalog", k=1)
+        _spy(monkeypatch, rc, fail_ahead=True)
+        with pytest.raises(RecallError, match="index unavailable: .*chroma server went away"):
+            rc.recall(LOG_Q, k=1)
     finally:
         rc.close()

@@ -76,6 +76,10 @@ class OnnxEmbedder:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or int(THREADS.get_or(0)) or (os.cpu_count() or 1)
         opts.inter_op_num_threads = 1
+        # idle workers sleep instead of spinning: a spinning worker took the core a recall's lexical worker and
+        # the Chroma server were waiting for (a query embedding 9.8 → 5.8 ms with the other core busy), and a
+        # seed embeds as fast without it (measured: 20.8 texts/s either way, 10% less CPU)
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         try:
             self.session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])

@@ -7,6 +7,7 @@ so the coordinator (recall/service.py) and the recall inspector (surfaces/web/in
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
@@ -24,6 +25,7 @@ from .evidence_state import evidence_by_id, factors
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .forwarding import FORWARD_FROM, forwarded_hits
 from .freshness import ViewMap
+from .query_once import Fetched, QueryOnce, fallback_ahead
 from .ranking import Hit, discriminating, fts_match, fts_terms, gate_pick, idf_mass, rank
 from .replacements import read_instead
 from .results import ResultRow, shape
@@ -84,7 +86,7 @@ def lexical(
     best first: every record there, so a record the dense search found keeps its lexical score whatever the
     number of results asked (`hits` takes lexical-only records into the pool from the best n only).
 
-    With `matched` (one find's: `_QueryOnce.matched`), the ranked window of a question already read is not
+    With `matched` (one find's: `QueryOnce.matched`), the ranked window of a question already read is not
     read again: a fallback search asks the same FTS query as the in-force one (only the statuses kept from
     it differ), and at 100,000 chunks that query and its term counts cost ~45 ms of CPU."""
     total = index.vectors.count()
@@ -126,12 +128,11 @@ def hits(
         sim = embedder.spec.similarity  # every cosine on the common scale the floor and margins are in
         best: dict[str, Hit] = {}
 
-        def keep(cid: str) -> bool:
-            got = allowed.get(cid)
-            return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
-
-        fetched = _Fetched(index.vectors, getattr(embedder, "searched", None))
+        keep = _keeping(allowed, statuses, kinds)
+        fetched = Fetched(index.vectors, getattr(embedder, "searched", None))
         dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep)]
+        if hasattr(embedder, "dense_seen"):  # find's QueryOnce: may ask the fallback's queries ahead
+            embedder.dense_seen(qvec, max((cos for _, cos in dense), default=float("-inf")))
         _best_of(dense, allowed, best)
         if side is not None:
             on_side = [
@@ -160,33 +161,23 @@ def hits(
     return list(best.values())
 
 
-class _Fetched:
-    """The vector index as view_query reads it, keeping the last (widest) batch it fetched. With `memo` (one
-    find's: `_QueryOnce.searched`), a search asked again with the same vector and size is answered from
-    the first: a fallback search repeats the in-force search's Chroma queries, and a server round trip
-    costs 20-40 ms. Only identical questions: HNSW's best n are not a prefix of its best 4n."""
+def _keeping(allowed: ViewMap, statuses: Sequence[str], kinds: list[str] | None) -> Callable[[str], bool]:
+    """Whether a chunk Chroma found counts for this search: in the view, at an asked status and kind."""
 
-    def __init__(self, vectors: Any, memo: dict[tuple[bytes, int], list[tuple[str, float]]] | None = None):
-        self._vectors = vectors
-        self._memo = memo
-        self.last: list[tuple[str, float]] = []
+    def keep(cid: str) -> bool:
+        got = allowed.get(cid)
+        return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
 
-    def count(self) -> int:
-        return int(self._vectors.count())
+    return keep
 
-    def query(self, vector: Any, n: int) -> list[tuple[str, float]]:
-        key = (vector.tobytes(), n)
-        if self._memo is not None and key in self._memo:
-            self.last = self._memo[key]
-        else:
-            self.last = list(self._vectors.query(vector, n))
-            if self._memo is not None:
-                self._memo[key] = self.last
-        return self.last
+
+def _pool(ask: Ask) -> int:
+    """Chunks asked of the dense search: at least 6 per result wanted."""
+    return max(DENSE_POOL, ask.k * 6)
 
 
 def _vectors(index: Index, embedder: Any, ids: list[str]) -> dict[str, Any]:
-    """The stored vectors of `ids`, each fetched once per find (`_QueryOnce.stored`) when it keeps them."""
+    """The stored vectors of `ids`, each fetched once per find (`QueryOnce.stored`) when it keeps them."""
     kept: dict[str, Any] | None = getattr(embedder, "stored", None)
     if kept is None:
         return dict(index.vectors.vectors(ids))
@@ -222,7 +213,7 @@ def corroborate(
     """Set `corroboration` on the hits in the band just above the floor, and with a `gate` on those between
     the gate's start and the floor (the only ones it decides). `across` (the question's language has a
     cross-language gate): a record in the other language also counts the question's translated words.
-    `held` (one find's: `_QueryOnce.held`): each word's holders, read once for both of its searches."""
+    `held` (one find's: `QueryOnce.held`): each word's holders, read once for both of its searches."""
     low = floor if gate is None else min(floor, gate[0])
     band = [h for h in found if low < h.cos <= floor + margin]
     if not band:
@@ -261,7 +252,7 @@ def search(
             ask.query,
             ask.statuses,
             ask.kinds,
-            max(DENSE_POOL, ask.k * 6),
+            _pool(ask),
             ask.mode != "dense",
             retired if forward_from else None,
             forward_from,
@@ -280,27 +271,6 @@ def search(
     return got, ranked
 
 
-class _QueryOnce:
-    """An embedder that embeds each query once: a fallback search reuses the first search's vector, its
-    Chroma queries (`searched`, see _Fetched), the chunk vectors it fetched (`stored`), its lexical window
-    (`matched`, see `lexical`) and the records holding each word (`held`, see `corroborate`). Kept for one
-    find only: nothing here outlives the question, so no answer comes from an earlier one."""
-
-    def __init__(self, embedder: Any):
-        self._embedder = embedder
-        self.spec = embedder.spec
-        self._vectors: dict[str, Any] = {}
-        self.searched: dict[tuple[bytes, int], list[tuple[str, float]]] = {}
-        self.stored: dict[str, Any] = {}
-        self.matched: dict[tuple[str, int], list[tuple[str, float]]] = {}
-        self.held: dict[str, Any] = {}
-
-    def embed_query(self, query: str) -> Any:
-        if query not in self._vectors:
-            self._vectors[query] = self._embedder.embed_query(query)
-        return self._vectors[query]
-
-
 def find(
     index: Index,
     embedder: Any,
@@ -315,7 +285,12 @@ def find(
     and the caller allows it; never "no match" from an index that lost vectors (RecallError instead).
     With the fallback allowed, the `admitted` proposed records (recall/fallback.py `unmapped_majority`)
     answer beside the in-force ones, marked as fallback results."""
-    embedder = _QueryOnce(embedder)  # the fallback search asks for the same query's vector
+    embedder = once = QueryOnce(embedder)  # the fallback search asks for the same query's vector
+    if may_fall_back:
+        # a hit within the corroboration margin above the floor may still be cut: the fallback is likely
+        likely = ask.floor + (settings.corroborate_margin if ask.mode == "hybrid" else 0.0)
+        keep = _keeping(allowed, FALLBACK_STATUSES, ask.kinds)
+        once.ahead = fallback_ahead(once, index.vectors, keep, _pool(ask), likely)
     retired: dict[str, Hit] = {}
     first_allowed, first_ask = allowed, ask
     if may_fall_back and admitted:  # only the admitted proposed records join the in-force ones
@@ -358,7 +333,7 @@ def find(
 
 def _forward(
     index: Index,
-    embedder: Any,  # find's _QueryOnce: the query's vector is the search's, not embedded again
+    embedder: Any,  # find's QueryOnce: the query's vector is the search's, not embedded again
     allowed: ViewMap,
     settings: Settings,
     weights: dict[str, dict[str, float]],
