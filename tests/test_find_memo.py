@@ -157,3 +157,23 @@ def test_a_query_asked_ahead_that_failed_is_an_error_never_an_empty_answer(wide,
             rc.recall(LOG_Q, k=1)
     finally:
         rc.close()
+
+
+def test_word_holders_read_beside_the_lexical_worker_answer_as_read_in_turn(kb, monkeypatch):
+    """A hybrid find reads its words' holders ahead, on the catalog's second connection, while the first
+    runs the FTS query: corroboration then reads none itself, and every answer is the one without it."""
+    rc = Recaller(kb.path)
+    try:
+        rc.recall("warm up the model and the catalog", k=5)
+        cat = rc.index().catalog
+        first: list[str] = []
+        cat._db.set_trace_callback(first.append)
+        rc.recall(LOG_Q, k=5)
+        cat._db.set_trace_callback(None)
+        assert cat._beside is not None and not [s for s in first if "group_concat(rowid)" in s], first
+
+        ahead = {q: _answer(rc, q) for q in QUESTIONS}
+        monkeypatch.setattr(type(cat), "prefetch_holders", lambda self, terms, held: None)
+        assert {q: _answer(rc, q) for q in QUESTIONS} == ahead
+    finally:
+        rc.close()

@@ -5,6 +5,8 @@ in the next answer of a catalog held open (a server's). Real git, model, Chroma 
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 from cli_helpers import jgm_in
 
@@ -88,3 +90,49 @@ def test_a_held_memo_answers_as_the_doclists_and_is_not_reused_after_another_see
         assert cat.stored_chunk_count() == _stored(cat) > before  # counted again for the new generation
     finally:
         cat.close()
+
+
+def test_holders_read_ahead_use_the_second_connection_and_the_generation_the_file_is_at(repo, tmp_path):
+    """`prefetch_holders` (a find's word holders, read beside the lexical worker's FTS query): on the
+    catalog's second connection, the figures term_holders reads itself, before and after another process's
+    seed (the rowid map is read again for the new generation); nothing for a catalog kept in memory; and
+    close() closes that connection too."""
+    repo.record("dec-port", title="Billing listens on port 8080", body="The billing service listens on port 8080.")
+    repo.commit("records")
+    assert jgm_in("seed", cwd=repo.path).returncode == 0
+    cat = Catalog(workspace_dir(find_workspace(repo.path).id) / "catalog.sqlite", worktree_view(repo.path))
+    try:
+        among = {"dec-port", "dec-pdf"}
+        first: list[str] = []
+        cat._db.set_trace_callback(first.append)
+        held: dict = {}
+        cat.prefetch_holders(WORDS, held)
+        assert set(held) == set(WORDS) and not [s for s in first if "chunks_fts" in s], first
+        cat._db.set_trace_callback(None)
+        assert cat.term_holders(WORDS, among, held) == cat.term_holders(WORDS, among)
+
+        repo.record("dec-pdf", title="Invoices are PDF files", body="The billing service renders invoices as PDF.")
+        repo.commit("a record in")
+        assert jgm_in("seed", cwd=repo.path).returncode == 0  # another process's write
+        moved: dict = {}
+        cat.prefetch_holders(WORDS, moved)
+        assert set(moved) == set(WORDS) and all(m[0] is not held["billing"][0] for m in moved.values())
+        first.clear()
+        cat._db.set_trace_callback(first.append)
+        df, holders = cat.term_holders(WORDS, among, moved)
+        cat._db.set_trace_callback(None)
+        assert df["billing"] == 2 and holders["invoices"] == {"dec-pdf"}
+        assert not [s for s in first if "chunks_fts" in s], first  # the map and holders read ahead serve it
+        _same(cat, among)
+        second = cat._beside
+    finally:
+        cat.close()
+    with pytest.raises(sqlite3.ProgrammingError):
+        second.execute("SELECT 1")
+    blank = Catalog(tmp_path / "none" / "catalog.sqlite")
+    try:
+        kept: dict = {}
+        blank.prefetch_holders(WORDS, kept)
+        assert kept == {} and blank._beside is None
+    finally:
+        blank.close()

@@ -29,7 +29,7 @@ class ChunkRow:
 
 
 _CHUNK_COLS = tuple(f.name for f in fields(ChunkRow))
-_owners_lock = threading.Lock()  # recalls on a server's threads share a catalog's rowid map (term_index.py)
+owners_lock = threading.Lock()  # recalls on a server's threads share a catalog's rowid map (term_index.py)
 _BATCH = 400  # record versions per query: two parameters each, under SQLite's oldest limit (999)
 
 
@@ -278,7 +278,7 @@ class CatalogReads:
     def _fts_owners(self) -> Owners:
         """Each indexed chunk's record, by FTS rowid, read once per catalog file and generation (every
         write of chunks bumps it): a server's recalls share one read."""
-        with _owners_lock:
+        with owners_lock:
             return self._per_generation("owners", self.stamp(), lambda: Owners.read(self._db))
 
     def record_count(self) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, cast
 
 from ..config import Settings
@@ -122,6 +123,8 @@ def hits(
     put there with their lexical scores, without taking a place in the pool (recall/forwarding.py)."""
     asked = [*statuses, *(st for st in side_statuses if st not in statuses)] if side is not None else statuses
     matched = getattr(embedder, "matched", None)
+    if isinstance(embedder, QueryOnce):
+        embedder.searching()
     lex_job = _POOL.submit(lexical, index, allowed, query, asked, kinds, matched) if use_lexical else None
     try:
         qvec = embedder.embed_query(query)
@@ -260,7 +263,8 @@ def search(
         if ask.mode == "hybrid":
             found = got + list((retired or {}).values())
             margin, across = settings.corroborate_margin, ask.cross_gate is not None
-            corroborate(index, ask.query, found, ask.floor, margin, ask.gate, across, getattr(embedder, "held", None))
+            held = embedder.ready_held() if isinstance(embedder, QueryOnce) else None
+            corroborate(index, ask.query, found, ask.floor, margin, ask.gate, across, held)
     except (ValueError, KeyError, NotSeeded):
         raise
     except index_failures() as e:
@@ -291,6 +295,8 @@ def find(
         likely = ask.floor + (settings.corroborate_margin if ask.mode == "hybrid" else 0.0)
         keep = _keeping(allowed, FALLBACK_STATUSES, ask.kinds)
         once.ahead = fallback_ahead(once, index.vectors, keep, _pool(ask), likely)
+    if ask.mode == "hybrid" and (terms := fts_terms(ask.query)):  # corroboration's holders, beside the FTS query
+        once.prefetch = partial(index.catalog.prefetch_holders, terms, once.held)
     retired: dict[str, Hit] = {}
     first_allowed, first_ask = allowed, ask
     if may_fall_back and admitted:  # only the admitted proposed records join the in-force ones
