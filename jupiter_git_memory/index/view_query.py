@@ -3,7 +3,8 @@
 Chroma holds the vectors of every view (content-addressed, shared), but a view holds only some of them, at
 its own statuses, so the filter cannot live in Chroma's metadata. Searching unfiltered and filtering here
 is also the fast path (a `where` filter made local Chroma ~6x slower; fact-bench-chroma-filtered-query):
-fetch OVERFETCH x n, keep the view's chunks, and widen the search only when too few pass.
+fetch OVERFETCH x n, keep the view's chunks, and widen the search only when too few pass and a wider one
+could still find a chunk that counts (`beyond`).
 """
 
 from __future__ import annotations
@@ -19,9 +20,17 @@ OVERFETCH = 4
 
 
 def view_query(
-    vectors: VectorIndex, vector: np.ndarray, n: int, keep: Callable[[str], bool]
+    vectors: VectorIndex,
+    vector: np.ndarray,
+    n: int,
+    keep: Callable[[str], bool],
+    beyond: Callable[[float], bool] | None = None,
 ) -> list[tuple[str, float]]:
-    """[(chunk id, cosine)] of the best `n` chunks passing `keep`, best first."""
+    """[(chunk id, cosine)] of the best `n` chunks passing `keep`, best first. `beyond(cos)`: whether no chunk
+    at or below that cosine can count (recall: nothing at or below the floor is admitted). Once the farthest
+    chunk fetched is beyond and at least one chunk passed (an empty answer still names the best one), a
+    wider search would only add chunks that cannot count: the proposed fallback, whose chunks are rare among
+    the nearest, used to widen 4x and 16x for them (two more Chroma round trips at 100,000 chunks)."""
     total = vectors.count()
     if not total:
         return []
@@ -32,6 +41,8 @@ def view_query(
         kept = [(cid, cos) for cid, cos in got if keep(cid)]
         if len(kept) >= n or len(got) < fetch or fetch >= total:
             return kept[:n]
+        if beyond is not None and kept and beyond(got[-1][1]):
+            return kept
         fetch = min(fetch * OVERFETCH, total)
 
 

@@ -26,7 +26,7 @@ from .evidence_state import evidence_by_id, factors
 from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .forwarding import FORWARD_FROM, forwarded_hits
 from .freshness import ViewMap
-from .query_once import Fetched, QueryOnce, fallback_ahead
+from .query_once import Fetched, QueryOnce
 from .ranking import Hit, discriminating, fts_match, fts_terms, gate_pick, idf_mass, rank
 from .replacements import read_instead
 from .results import ResultRow, shape
@@ -114,13 +114,15 @@ def hits(
     use_lexical: bool,
     side: dict[str, Hit] | None = None,
     side_statuses: tuple[str, ...] = (),
+    admit_above: float | None = None,
 ) -> list[Hit]:
     """Best evidence per record: dense top-n chunks plus lexical matches (their cosine computed too).
 
     The lexical query runs in a worker thread while the query is embedded and Chroma searched: SQLite,
     onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once. With `side`, the
     records at `side_statuses` among the chunks the dense search fetched anyway (at least 4× the pool) are
-    put there with their lexical scores, without taking a place in the pool (recall/forwarding.py)."""
+    put there with their lexical scores, without taking a place in the pool (recall/forwarding.py). With
+    `admit_above`, the dense search widens no further once its farthest chunk is at or below it."""
     asked = [*statuses, *(st for st in side_statuses if st not in statuses)] if side is not None else statuses
     matched = getattr(embedder, "matched", None)
     if isinstance(embedder, QueryOnce):
@@ -133,9 +135,8 @@ def hits(
 
         keep = _keeping(allowed, statuses, kinds)
         fetched = Fetched(index.vectors, getattr(embedder, "searched", None))
-        dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep)]
-        if hasattr(embedder, "dense_seen"):  # find's QueryOnce: may ask the fallback's queries ahead
-            embedder.dense_seen(qvec, max((cos for _, cos in dense), default=float("-inf")))
+        beyond = None if admit_above is None else (lambda raw: sim(raw) <= admit_above)
+        dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep, beyond)]
         _best_of(dense, allowed, best)
         if side is not None:
             on_side = [
@@ -172,6 +173,14 @@ def _keeping(allowed: ViewMap, statuses: Sequence[str], kinds: list[str] | None)
         return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
 
     return keep
+
+
+def _admit_above(ask: Ask) -> float | None:
+    """The cosine at or below which no hit of `ask` can be admitted: the floor, or the lexical gate's start
+    below it (recall/lexical_gate.py). None in lexical mode, which admits by words whatever the cosine."""
+    if ask.mode == "lexical":
+        return None
+    return ask.floor if ask.gate is None else min(ask.floor, ask.gate[0])
 
 
 def _pool(ask: Ask) -> int:
@@ -259,6 +268,7 @@ def search(
             ask.mode != "dense",
             retired if forward_from else None,
             forward_from,
+            _admit_above(ask),
         )
         if ask.mode == "hybrid":
             found = got + list((retired or {}).values())
@@ -290,13 +300,9 @@ def find(
     With the fallback allowed, the `admitted` proposed records (recall/fallback.py `unmapped_majority`)
     answer beside the in-force ones, marked as fallback results."""
     embedder = once = QueryOnce(embedder)  # the fallback search asks for the same query's vector
-    if may_fall_back:
-        # a hit within the corroboration margin above the floor may still be cut: the fallback is likely
-        likely = ask.floor + (settings.corroborate_margin if ask.mode == "hybrid" else 0.0)
-        keep = _keeping(allowed, FALLBACK_STATUSES, ask.kinds)
-        once.ahead = fallback_ahead(once, index.vectors, keep, _pool(ask), likely)
-    if ask.mode == "hybrid" and (terms := fts_terms(ask.query)):  # corroboration's holders, beside the FTS query
-        once.prefetch = partial(index.catalog.prefetch_holders, terms, once.held)
+    held = once.held
+    if ask.mode == "hybrid" and held is not None and (terms := fts_terms(ask.query)):  # read beside the FTS query
+        once.prefetch = partial(index.catalog.prefetch_holders, terms, held)
     retired: dict[str, Hit] = {}
     first_allowed, first_ask = allowed, ask
     if may_fall_back and admitted:  # only the admitted proposed records join the in-force ones
