@@ -95,6 +95,7 @@ class Catalog(CatalogReads):
         blank = not write and (not path.exists() or path.stat().st_size == 0)
         self.blank = blank  # long-lived readers reopen once a writer has made the file (Recaller.index)
         self._beside: sqlite3.Connection | None = None  # a second connection, opened when first asked
+        self._beside_busy = threading.Lock()  # one read transaction at a time on it
         self._file = None if blank else _file_id(path)  # before connecting: a swap in between reopens once more
         where = ":memory:" if blank else str(path)
         self._db = sqlite3.connect(where, timeout=60, isolation_level=None, check_same_thread=False)
@@ -144,7 +145,7 @@ class Catalog(CatalogReads):
         db = self._second()
         if db is None:
             return
-        with store_errors(self.path):
+        with self._beside_busy, store_errors(self.path):
             db.execute("BEGIN")
             try:
                 gen = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()

@@ -7,7 +7,6 @@ so the coordinator (recall/service.py) and the recall inspector (surfaces/web/in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -133,7 +132,10 @@ def hits(
         sim = embedder.spec.similarity  # every cosine on the common scale the floor and margins are in
         best: dict[str, Hit] = {}
 
-        keep = _keeping(allowed, statuses, kinds)
+        def keep(cid: str) -> bool:
+            got = allowed.get(cid)
+            return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
+
         fetched = Fetched(index.vectors, getattr(embedder, "searched", None))
         beyond = None if admit_above is None else (lambda raw: sim(raw) <= admit_above)
         dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep, beyond)]
@@ -165,27 +167,12 @@ def hits(
     return list(best.values())
 
 
-def _keeping(allowed: ViewMap, statuses: Sequence[str], kinds: list[str] | None) -> Callable[[str], bool]:
-    """Whether a chunk Chroma found counts for this search: in the view, at an asked status and kind."""
-
-    def keep(cid: str) -> bool:
-        got = allowed.get(cid)
-        return got is not None and got[2] in statuses and (not kinds or got[1] in kinds)
-
-    return keep
-
-
 def _admit_above(ask: Ask) -> float | None:
     """The cosine at or below which no hit of `ask` can be admitted: the floor, or the lexical gate's start
     below it (recall/lexical_gate.py). None in lexical mode, which admits by words whatever the cosine."""
     if ask.mode == "lexical":
         return None
     return ask.floor if ask.gate is None else min(ask.floor, ask.gate[0])
-
-
-def _pool(ask: Ask) -> int:
-    """Chunks asked of the dense search: at least 6 per result wanted."""
-    return max(DENSE_POOL, ask.k * 6)
 
 
 def _vectors(index: Index, embedder: Any, ids: list[str]) -> dict[str, Any]:
@@ -264,7 +251,7 @@ def search(
             ask.query,
             ask.statuses,
             ask.kinds,
-            _pool(ask),
+            max(DENSE_POOL, ask.k * 6),
             ask.mode != "dense",
             retired if forward_from else None,
             forward_from,
