@@ -33,7 +33,8 @@ def build(checkout: Path, folders: list[str], extra: list[str], dest: Path) -> N
             if got.returncode and optional:
                 continue
             got.check_returncode()
-            tarfile.open(fileobj=io.BytesIO(got.stdout)).extractall(dest, filter="data")
+            with tarfile.open(fileobj=io.BytesIO(got.stdout)) as tar:  # no filters before Python 3.11.4 (Debian 12)
+                tar.extractall(dest, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     commit_all(dest, "existing ADRs")
 
 

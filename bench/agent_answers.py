@@ -46,7 +46,7 @@ def this_repo(dest: Path) -> None:
     """This checkout's HEAD as a fresh one-commit repository."""
     blob = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD"], capture_output=True, check=True, timeout=120)
     with tarfile.open(fileobj=io.BytesIO(blob.stdout)) as tar:
-        tar.extractall(dest, filter="data")
+        tar.extractall(dest, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))  # 3.11.2: no filters
     for argv in (
         ["init", "-q", "-b", "main"],
         ["add", "-A"],

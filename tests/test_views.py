@@ -170,7 +170,8 @@ def test_a_store_made_before_views_migrates_without_reembedding(tmp_path, jgm_ho
     repo = tmp_path / "repo"
     v1_store.make_repo(repo)
     with tarfile.open(Path(__file__).parent / "fixtures/store-v1.tar.gz") as tar:
-        tar.extractall(jgm_home / "workspaces", filter="data")
+        # Python before 3.11.4 (Debian 12 ships 3.11.2) has no extraction filters; the archive is ours
+        tar.extractall(jgm_home / "workspaces", **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
     (wsdir,) = (jgm_home / "workspaces").iterdir()
     db = sqlite3.connect(wsdir / "catalog.sqlite")
     assert db.execute("PRAGMA user_version").fetchone()[0] == 0  # really a v1 store
