@@ -6,12 +6,15 @@ The answer is the one a find without those gives, field for field. Real git, mod
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from collections import Counter
 
 import pytest
 
 from jupiter_git_memory.config.schema import Settings
-from jupiter_git_memory.recall import retrieval
+from jupiter_git_memory.recall import query_once, retrieval
 from jupiter_git_memory.recall.service import Recaller
 from jupiter_git_memory.seed.seeder import Seeder
 
@@ -171,3 +174,10 @@ def test_word_holders_read_beside_the_lexical_worker_answer_as_read_in_turn(kb, 
         assert {q: _answer(rc, q) for q in QUESTIONS} == ahead
     finally:
         rc.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="thread priorities are Linux's")
+def test_reads_ahead_run_at_a_lower_priority_and_the_process_keeps_its_own():
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    ahead = query_once._AHEAD.submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
+    assert ahead == min(before + 10, 19) and os.getpriority(os.PRIO_PROCESS, 0) == before
