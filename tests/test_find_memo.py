@@ -48,6 +48,9 @@ class _NoMemo(retrieval.QueryOnce):
         self.matched = None  # type: ignore[assignment]
         self.held = None
 
+    def searching(self):  # nor reads them ahead
+        pass
+
 
 def _answer(rc: Recaller, q: str, k: int = 5) -> tuple:
     """What a reader gets (the receipt aside: it carries the time)."""

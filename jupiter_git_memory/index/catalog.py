@@ -149,16 +149,12 @@ class Catalog(CatalogReads):
             db.execute("BEGIN")
             try:
                 gen = db.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-                key = (self._file, int(gen[0]) if gen else 0)
-                with owners_lock:
-                    memo = self.__dict__.setdefault("_memos", {}).get("owners")
-                if memo is None or memo[0] != key:  # once per generation, as corroboration would read it
-                    memo = (key, Owners.read(db))
-                    with owners_lock:
-                        self._memos["owners"] = memo
+                key = (self._file, int(gen[0]) if gen else 0)  # what stamp() reads, in this transaction
+                with owners_lock:  # the map _fts_owners keeps, read here when this generation has none yet
+                    owners = self._per_generation("owners", key, lambda: Owners.read(db))
                 for t in terms:
                     if t not in held:
-                        held[t] = (memo[1], holding(db, t, memo[1]))
+                        held[t] = (owners, holding(db, t, owners))
             finally:
                 db.execute("COMMIT")
 

@@ -287,9 +287,8 @@ def find(
     With the fallback allowed, the `admitted` proposed records (recall/fallback.py `unmapped_majority`)
     answer beside the in-force ones, marked as fallback results."""
     embedder = once = QueryOnce(embedder)  # the fallback search asks for the same query's vector
-    held = once.held
-    if ask.mode == "hybrid" and held is not None and (terms := fts_terms(ask.query)):  # read beside the FTS query
-        once.prefetch = partial(index.catalog.prefetch_holders, terms, held)
+    if ask.mode == "hybrid" and (terms := fts_terms(ask.query)):  # corroboration's holders, beside the FTS query
+        once.prefetch = partial(index.catalog.prefetch_holders, terms, once.held)
     retired: dict[str, Hit] = {}
     first_allowed, first_ask = allowed, ask
     if may_fall_back and admitted:  # only the admitted proposed records join the in-force ones
