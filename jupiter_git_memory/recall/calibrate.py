@@ -159,19 +159,22 @@ def _language_floor(
     files: str,
     catalog: Any,
     per_record: list,
-    langs: Counter[str] | None = None,
+    written: dict[str, str] | None = None,
 ) -> dict:
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     top = max(rows, key=lambda r: r[1])
     probes = [p for p, _, _ in rows]
     gate = probe_gate(catalog, probes, per_record, med) if lang in GATED_LANGUAGES else None
     target = cross_language.PAIRS.get(lang)
-    across = target is not None and langs is not None and cross_language.bilingual(langs)
+    langs = Counter((written or {}).values())
+    across = target is not None and written is not None and cross_language.bilingual(langs)
+    dictionary = across and translation.available()
     return {
         "floor": floor,
         **({"lexical_gate": gate} if gate else {}),
         # stored as null where it does not apply: measured, so an upgrade does not measure it again
-        "cross_gate": cross_language.probe_gate(catalog, probes, lang, langs[target]) if across else None,
+        "cross_gate": cross_language.probe_gate(catalog, probes, lang, langs[target]) if dictionary else None,
+        "cross_floor": _pair_floor(per_record, written or {}, target) if across and target else None,
         "median_cos": round(med, 4),
         "mad_cos": round(mad, 4),
         "max_cos": round(top[1], 4),
@@ -179,6 +182,18 @@ def _language_floor(
         "probes_sha256": digest,
         "probes_file": files,
     }
+
+
+def _pair_floor(per_record: list[dict[str, float]], written: dict[str, str], target: str) -> dict | None:
+    """The floor over the records written in `target` alone, by the same statistic over the same probes'
+    best cosines among them (dec-floor-per-language-pair): a question's cosines against records in the
+    other language sit lower, answer or not, so its own floor would cut every answer across."""
+    bests = [max(got) for seen in per_record if (got := [c for r, c in seen.items() if written.get(r) == target])]
+    if not bests:
+        return None
+    floor, med, mad = robust_floor(bests)
+    records = sum(1 for v in written.values() if v == target)
+    return {"floor": floor, "median_cos": round(med, 4), "mad_cos": round(mad, 4), "records": records}
 
 
 def probes_language(probes: list[str]) -> str:
@@ -205,11 +220,11 @@ def calibrate(
     old = get_floor(recaller.workspace.id, recaller.floor_identity, recaller.store_root) or {}
     by_language = dict(old.get("languages") or {}) if not per_language else {}
     measured = {}
-    langs = cross_language.census(index.catalog) if translation.available() else None  # for the cross gate
+    written = cross_language.record_languages(index.catalog)  # for the cross gate and the pair floors
     for lang, (qs, digest, files) in sets.items():
         per_record: list[dict[str, float]] = []
         measured[lang] = measure(recaller, qs, per_record)
-        by_language[lang] = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record, langs)
+        by_language[lang] = _language_floor(lang, measured[lang], digest, files, index.catalog, per_record, written)
     main = "en" if "en" in measured else next(iter(measured))
     rows = measured[main]
     probes, digest = [p for p, _, _ in rows], by_language[main]["probes_sha256"]
@@ -272,7 +287,7 @@ def auto_calibrate(recaller: Reader) -> dict:
     change = corpus_change((entry or {}).get("corpus"), chunk_ids)
     ungated = entry is not None and any(
         (lang in GATED_LANGUAGES and "lexical_gate" not in v)
-        or (lang in cross_language.PAIRS and "cross_gate" not in v)
+        or (lang in cross_language.PAIRS and ("cross_gate" not in v or "cross_floor" not in v))
         for lang, v in (entry.get("languages") or {}).items()
     )  # measured before a gate existed: measured again once, so an upgrade gets it without a corpus change
     if entry and change < MATERIAL_CHANGE and not ungated:
@@ -290,7 +305,7 @@ def auto_calibrate(recaller: Reader) -> dict:
         "reason": (
             "first measurement for this knowledge base"
             if not entry
-            else "measured before the lexical gate or the cross-language gate"
+            else "measured before the lexical gate, the cross-language gate or the floors per language pair"
             if ungated and change < MATERIAL_CHANGE
             else f"corpus changed {change:.0%} since"
         )

@@ -103,9 +103,14 @@ def bilingual(counts: Counter[str]) -> bool:
 
 
 def census(catalog: Any) -> Counter[str]:
-    """Records by language, in streamed passes (a large index is never held): a record with no CJK text
-    counts as English, the dictionary's other side (an English knowledge base costs one regex search per
-    chunk); the others are told by `language_of` over all their chunks."""
+    """Records by language (`record_languages`)."""
+    return Counter(record_languages(catalog).values())
+
+
+def record_languages(catalog: Any) -> dict[str, str]:
+    """record id -> the language it is written in, in streamed passes (a large index is never held): a
+    record with no CJK text is English, the dictionary's other side (an English knowledge base costs one
+    regex search per chunk); the others are told by `language_of` over all their chunks."""
     seen: set[str] = set()
     cjk: set[str] = set()
     for rid, body in catalog.chunk_bodies():
@@ -117,9 +122,24 @@ def census(catalog: Any) -> Counter[str]:
         for rid, body in catalog.chunk_bodies():
             if rid in texts:
                 texts[rid].append(body)
-    counts = Counter(language_of(" ".join(b)) for b in texts.values())
-    counts[EN] += len(seen - cjk)
-    return counts
+    out = dict.fromkeys(seen - cjk, EN)
+    out.update({rid: language_of(" ".join(b)) for rid, b in texts.items()})
+    return out
+
+
+def mark_pair_floors(catalog: Any, query: str, found: list[Hit], floor: float, pair_floor: float | None) -> None:
+    """Hold each hit written in the other language to `pair_floor`, the floor the question's language has
+    over those records alone (measured by the same probes, `calibrate._pair_floor`): e5 scores a Chinese
+    question 0.05-0.07 lower against English records than against Chinese ones, whether they answer it or
+    not, so the question's one floor cut every answer across. Hits at or below both floors stay cut."""
+    target = PAIRS.get(language_of(query))
+    if pair_floor is None or target is None:
+        return
+    near = [h for h in found if h.cos > min(floor, pair_floor)]
+    other = set(written_in(catalog, sorted({h.record_id for h in near}), target)) if near else set()
+    for h in near:
+        if h.record_id in other:
+            h.floor = pair_floor
 
 
 def pick(catalog: Any, query: str, gate: float, allowed: dict[str, tuple[str, str, str]], ask: Any) -> Hit | None:

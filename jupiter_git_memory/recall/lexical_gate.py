@@ -63,3 +63,10 @@ def cross_gate_of(entry: dict[str, Any] | None) -> float | None:
     when it has none (no record in the other language, no dictionary, or measured before it existed)."""
     g = (entry or {}).get("cross_gate")
     return float(g["mass"]) if isinstance(g, dict) and isinstance(g.get("mass"), (int, float)) else None
+
+
+def cross_floor_of(entry: dict[str, Any] | None) -> float | None:
+    """The floor a language's questions have over records in the other language (calibrate._pair_floor),
+    None when it has none (one language only, or measured before it existed)."""
+    g = (entry or {}).get("cross_floor")
+    return float(g["floor"]) if isinstance(g, dict) and isinstance(g.get("floor"), (int, float)) else None

@@ -72,12 +72,18 @@ class Hit:
     score: float = 0.0
     why: dict[str, Any] = field(default_factory=dict)
     cut: str | None = None  # set by rank: the rule that kept it out (see `exclusion`), None when admitted
+    floor: float | None = None  # its own floor, a record in the other language (cross_language.py); else the ask's
+
+
+def floor_of(h: Hit, floor: float) -> float:
+    """The floor `h` is held to: its own (a record written in the other language) or the question's."""
+    return floor if h.floor is None else h.floor
 
 
 def corroborated(h: Hit, floor: float, margin: float) -> bool:
     """Hybrid admission: clear of the band above the floor, or corroborated by informative words.
     Without measured corroboration (None) any lexical match counts, as before."""
-    if h.cos > floor + margin:
+    if h.cos > floor_of(h, floor) + margin:
         return True
     if h.corroboration is None:
         return h.lexical > 0
@@ -96,7 +102,7 @@ def exclusion(h: Hit, floor: float, mode: str, margin: float) -> str | None:
     whoever explains a cut (the recall inspector) reads the decision, not a copy."""
     if mode == "lexical":
         return None if h.lexical > 0 else "no-lexical"
-    if h.cos <= floor:
+    if h.cos <= floor_of(h, floor):
         return "floor"
     if mode == "hybrid" and margin > 0 and not corroborated(h, floor, margin):
         return "corroboration"
@@ -107,12 +113,13 @@ def cut_reason(h: Hit, floor: float, margin: float) -> str | None:
     """`h.cut` in words, with the figures the rule compared."""
     if h.cut == "no-lexical":
         return "no lexical match (lexical mode): the record contains none of the question's content words"
+    floor, own = floor_of(h, floor), "" if h.floor is None else " (its language pair's)"
     if h.cut == "floor":
-        return f"floor: cosine {h.cos:.3f} ≤ floor {floor:.3f}"
+        return f"floor: cosine {h.cos:.3f} ≤ floor {floor:.3f}{own}"
     if h.cut == "corroboration":
         mass = "no lexical match" if h.corroboration is None else f"informative-word mass {h.corroboration:.2f}"
         return (
-            f"corroboration: cosine {h.cos:.3f} is within {margin:.2f} of the floor {floor:.3f} and needs "
+            f"corroboration: cosine {h.cos:.3f} is within {margin:.2f} of the floor {floor:.3f}{own} and needs "
             f"the question's informative words (IDF mass ≥ {CORROBORATION_MIN:g} × ln(N+1)); it has {mass}"
         )
     return None
@@ -161,7 +168,7 @@ def rank(
             top = max(top, lexical_top)
         for h in scored:
             order_cos = h.cos if h.cos2 is None else (1 - SECOND_CHUNK_WEIGHT) * h.cos + SECOND_CHUNK_WEIGHT * h.cos2
-            dense = relevance(order_cos, floor)
+            dense = relevance(order_cos, floor_of(h, floor))
             lex = (h.lexical / top) if (mode == "hybrid" and top > 0) else 0.0
             a = lexical_weight if mode == "hybrid" else 0.0
             h.relevance = (1 - a) * dense + a * lex
@@ -169,8 +176,10 @@ def rank(
                 "cos": round(h.cos, 4),
                 "dense": round(dense, 4),
                 "lexical": round(lex, 4),
-                "admitted": _admitted(h, floor, mode, corroborate_margin),
+                "admitted": _admitted(h, floor_of(h, floor), mode, corroborate_margin),
             }
+            if h.floor is not None:
+                h.why["pair_floor"] = h.floor
             if h.corroboration is not None:
                 h.why["corroboration"] = round(h.corroboration, 3)
     for h in scored:
@@ -226,12 +235,15 @@ def _no_answer(hits: list[Hit], floor: float, mode: str, corroborate_margin: flo
     if best is None:
         return {"decision": "no-answer", "reason": "no record matches the filters"}
     why = {"decision": "no-answer", "best_record": best.record_id, "best_cos": round(best.cos, 4), "floor": floor}
+    if best.floor is not None:  # written in the other language: held to that language pair's floor
+        why["pair_floor"] = floor = best.floor
+    which = "the floor" if best.floor is None else "its language pair's floor"
     if best.cos <= floor:
-        why["reason"] = f"best cosine {best.cos:.3f} is at or below the floor {floor:.2f}"
+        why["reason"] = f"best cosine {best.cos:.3f} is at or below {which} {floor:.2f}"
     else:
         why["corroboration"] = None if best.corroboration is None else round(best.corroboration, 3)
         why["reason"] = (
-            f"best cosine {best.cos:.3f} is within {corroborate_margin:.2f} of the floor {floor:.2f} and "
+            f"best cosine {best.cos:.3f} is within {corroborate_margin:.2f} of {which} {floor:.2f} and "
             f"no record there is corroborated by informative words (needs IDF mass >= "
             f"{CORROBORATION_MIN:g} x ln(N+1))"
         )

@@ -26,7 +26,7 @@ from .fallback import FALLBACK, FALLBACK_STATUSES, mark
 from .forwarding import FORWARD_FROM, forwarded_hits
 from .freshness import ViewMap
 from .query_once import Fetched, QueryOnce
-from .ranking import Hit, discriminating, fts_match, fts_terms, gate_pick, idf_mass, rank
+from .ranking import Hit, discriminating, floor_of, fts_match, fts_terms, gate_pick, idf_mass, rank
 from .replacements import read_instead
 from .results import ResultRow, shape
 
@@ -47,6 +47,7 @@ class Ask:
     floor: float
     gate: tuple[float, float] | None = None  # the lexical gate below the floor (recall/lexical_gate.py)
     cross_gate: float | None = None  # English over Chinese records, or Chinese over English: cross_language.py
+    cross_floor: float | None = None  # the floor over records written in the other language (the pair's)
 
 
 @dataclass
@@ -172,7 +173,8 @@ def _admit_above(ask: Ask) -> float | None:
     below it (recall/lexical_gate.py). None in lexical mode, which admits by words whatever the cosine."""
     if ask.mode == "lexical":
         return None
-    return ask.floor if ask.gate is None else min(ask.floor, ask.gate[0])
+    low = ask.floor if ask.cross_floor is None else min(ask.floor, ask.cross_floor)
+    return low if ask.gate is None else min(low, ask.gate[0])
 
 
 def _vectors(index: Index, embedder: Any, ids: list[str]) -> dict[str, Any]:
@@ -212,9 +214,15 @@ def corroborate(
     """Set `corroboration` on the hits in the band just above the floor, and with a `gate` on those between
     the gate's start and the floor (the only ones it decides). `across` (the question's language has a
     cross-language gate): a record in the other language also counts the question's translated words.
-    `held` (one find's: `QueryOnce.held`): each word's holders, read once for both of its searches."""
-    low = floor if gate is None else min(floor, gate[0])
-    band = [h for h in found if low < h.cos <= floor + margin]
+    `held` (one find's: `QueryOnce.held`): each word's holders, read once for both of its searches. A hit
+    with a floor of its own (its language pair's: `cross_language.mark_pair_floors`) has its band above it."""
+
+    def in_band(h: Hit) -> bool:
+        own = floor_of(h, floor)
+        low = own if gate is None or h.floor is not None else min(own, gate[0])  # the gate is same-language
+        return low < h.cos <= own + margin
+
+    band = [h for h in found if in_band(h)]
     if not band:
         return
     terms = fts_terms(query)
@@ -257,8 +265,10 @@ def search(
             forward_from,
             _admit_above(ask),
         )
+        found = got + list((retired or {}).values())
+        if ask.mode != "lexical":  # a record in the other language is held to its language pair's floor
+            cross_language.mark_pair_floors(index.catalog, ask.query, found, ask.floor, ask.cross_floor)
         if ask.mode == "hybrid":
-            found = got + list((retired or {}).values())
             margin, across = settings.corroborate_margin, ask.cross_gate is not None
             held = embedder.ready_held() if isinstance(embedder, QueryOnce) else None
             corroborate(index, ask.query, found, ask.floor, margin, ask.gate, across, held)

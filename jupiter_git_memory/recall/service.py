@@ -13,7 +13,7 @@ from ..embedding.registry import load_embedder
 from ..git.workspace import Workspace, find_workspace
 from ..index.handle import Index, vector_identity
 from ..seed import model_choice
-from . import retrieval
+from . import cross_language, retrieval
 from .calibrate import calibrating_seeder
 from .errors import NotSeeded, RecallError
 from .fallback import fallback_warning, mostly_proposed, unmapped_warning
@@ -103,7 +103,10 @@ class Recaller:
         floor: float,
         gate: tuple[float, float] | None = None,
         across: bool = False,
+        cross_floor: float | None = None,
     ) -> None:
+        """As recall corroborates: the hits in the other language held to their pair's floor first."""
+        cross_language.mark_pair_floors(index.catalog, query, hits, floor, cross_floor)
         retrieval.corroborate(index, query, hits, floor, self.settings.corroborate_margin, gate, across)
 
     def _floor_warnings(self, info: FloorInfo) -> list[str]:
@@ -139,7 +142,15 @@ class Recaller:
         may_fall_back = asked is None and (s.proposed_fallback if fallback is None else fallback)
         info = self.floor_info(query)
         ask = retrieval.Ask(
-            query, list(asked or DEFAULT_STATUSES), kinds, k, mode, info.value, info.gate, info.cross_gate
+            query,
+            list(asked or DEFAULT_STATUSES),
+            kinds,
+            k,
+            mode,
+            info.value,
+            info.gate,
+            info.cross_gate,
+            info.cross_floor,
         )
         view, stale = self.prepare(at)
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):

@@ -13,7 +13,8 @@ import copy
 from typing import Any
 
 from ...base.store import workspace_lock
-from ...recall.ranking import cut_reason, rank, relevance
+from ...recall.cross_language import mark_pair_floors
+from ...recall.ranking import cut_reason, floor_of, rank, relevance
 from ...records.model import ALL_EFFECTIVE
 
 MAX_CUTS = 15
@@ -85,7 +86,9 @@ def cuts(
         index = recaller.index()
         hits = recaller.hits(index, query, list(ALL_EFFECTIVE), None, max(30, k * 6), mode != "dense")
         if mode == "hybrid":  # as recall does: measured corroboration for the band above the floor
-            recaller.corroborate(index, query, hits, floor, info.gate, info.cross_gate is not None)
+            recaller.corroborate(index, query, hits, floor, info.gate, info.cross_gate is not None, info.cross_floor)
+        elif mode == "dense":  # a record in the other language is held to its pair's floor in every mode
+            mark_pair_floors(index.catalog, query, hits, floor, info.cross_floor)
         rows = index.catalog.records_by_ids([h.record_id for h in hits if h.record_id not in returned])
     allowed = [copy.copy(h) for h in hits if _filtered(h, statuses, kinds) is None]
     w = recaller.weights
@@ -114,7 +117,7 @@ def cuts(
                 "status": h.status,
                 "origin": row.origin,
                 "cos": round(h.cos, 4),
-                "relevance": round(relevance(h.cos, floor), 4),
+                "relevance": round(relevance(h.cos, floor_of(h, floor)), 4),
                 "lexical": round(h.lexical / top_lexical, 3) if top_lexical > 0 else 0.0,
                 "corroboration": None if h.corroboration is None else round(h.corroboration, 3),
                 "rule": judged.cut if judged is not None else "filter",
