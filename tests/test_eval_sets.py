@@ -72,10 +72,10 @@ EVAL = PROJECT / "tests/eval"
 PROBES = SHIPPED_PROBES.parent
 
 # The gates: what the chosen model measures today (see the docstring). Raise them; never lower them to pass.
-ZH_MIN_RECALL = 0.72
+ZH_MIN_RECALL = 0.74
 ZH_MIN_IN_DOMAIN_EMPTY = 1.0
 ZH_MIN_OFF_TOPIC_EMPTY = 1.0
-ZH_HELDOUT_MIN_RECALL = 0.61  # the held-out set is gated too (it is never tuned on), every unanswerable empty
+ZH_HELDOUT_MIN_RECALL = 0.66  # the held-out set is gated too (it is never tuned on), every unanswerable empty
 TEAM_MIN_RECALL = 0.64
 TEAM_MIN_IN_DOMAIN_EMPTY = 1.0
 TEAM_MIN_OFF_TOPIC_EMPTY = 1.0

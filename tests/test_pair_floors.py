@@ -14,7 +14,7 @@ from jupiter_git_memory.recall import cross_language
 from jupiter_git_memory.recall.calibrate import _pair_floor, robust_floor
 from jupiter_git_memory.recall.floors import floor_for, save_floor
 from jupiter_git_memory.recall.ranking import Hit, cut_reason, merge_weights, no_answer_reason, rank
-from jupiter_git_memory.recall.retrieval import Ask, _admit_above, corroborate
+from jupiter_git_memory.recall.retrieval import Ask, _admit_above, _join_across, corroborate
 
 pytestmark = pytest.mark.unit
 
@@ -136,3 +136,40 @@ def test_a_stored_pair_floor_reaches_recall_and_an_entry_without_one_gives_none(
     zh = floor_for("ws", ident, E5_SMALL_Q4, store=tmp_path, language="zh")
     assert (zh.value, zh.cross_floor) == (0.48, 0.24)
     assert floor_for("ws", ident, E5_SMALL_Q4, store=tmp_path, language="en").cross_floor is None
+
+
+def test_records_in_the_other_language_beyond_the_dense_pool_join_it_when_above_their_pair_floor():
+    cat = Texts(
+        {
+            "EN-NEAR": "Each region runs three clusters.",
+            "EN-LOW": "Spot instances for dev only.",
+            "ZH-FAR": "台灣站跑在東京區域的叢集上。",
+            "EN-POOLED": "Backups run nightly.",
+        }
+    )
+    allowed = {f"{r}#{i}": (r, "decision", "accepted") for r in cat.texts for i in (0, 1)}
+    allowed["EN-HIDDEN#0"] = ("EN-HIDDEN", "decision", "superseded")
+    cat.texts["EN-HIDDEN"] = "Retired English record."
+    best = {"EN-POOLED": hit("EN-POOLED", 0.50)}
+    fetched = [
+        ("EN-POOLED#1", 0.80),  # the pooled record's other chunk: the pool already has it
+        ("ZH-FAR#0", 0.79),  # the question's language: stays out, the pool already took its best
+        ("EN-NEAR#0", 0.78),
+        ("EN-NEAR#1", 0.77),
+        ("EN-HIDDEN#0", 0.90),  # not in the asked statuses
+        ("EN-LOW#0", 0.70),  # at or below the pair floor
+    ]
+
+    class Index:
+        catalog = cat
+
+    def keep(cid: str) -> bool:
+        return allowed[cid][2] == "accepted"
+
+    _join_across(Index(), "台灣站部署在哪個區域？", fetched, keep, allowed, best, lambda raw: raw > 0.75, lambda r: r)
+    assert sorted(best) == ["EN-NEAR", "EN-POOLED"]
+    assert (best["EN-NEAR"].cos, best["EN-NEAR"].cos2) == (0.78, pytest.approx(0.775))
+    assert best["EN-POOLED"].cos == 0.50  # untouched
+    english = {"EN-POOLED": hit("EN-POOLED", 0.5)}  # an English question: the Chinese record joins instead
+    _join_across(Index(), "Which region?", fetched, keep, allowed, english, lambda raw: raw > 0.75, lambda r: r)
+    assert sorted(english) == ["EN-POOLED", "ZH-FAR"]

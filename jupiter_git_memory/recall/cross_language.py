@@ -127,16 +127,21 @@ def record_languages(catalog: Any) -> dict[str, str]:
     return out
 
 
+def in_other_language(catalog: Any, query: str, rids: list[str]) -> set[str]:
+    """Those of `rids` written in the other language of the question's pair (none for a language without one)."""
+    target = PAIRS.get(language_of(query))
+    return set(written_in(catalog, sorted(set(rids)), target)) if target is not None and rids else set()
+
+
 def mark_pair_floors(catalog: Any, query: str, found: list[Hit], floor: float, pair_floor: float | None) -> None:
     """Hold each hit written in the other language to `pair_floor`, the floor the question's language has
     over those records alone (measured by the same probes, `calibrate._pair_floor`): e5 scores a Chinese
     question 0.05-0.07 lower against English records than against Chinese ones, whether they answer it or
     not, so the question's one floor cut every answer across. Hits at or below both floors stay cut."""
-    target = PAIRS.get(language_of(query))
-    if pair_floor is None or target is None:
+    if pair_floor is None:
         return
     near = [h for h in found if h.cos > min(floor, pair_floor)]
-    other = set(written_in(catalog, sorted({h.record_id for h in near}), target)) if near else set()
+    other = in_other_language(catalog, query, [h.record_id for h in near])
     for h in near:
         if h.record_id in other:
             h.floor = pair_floor

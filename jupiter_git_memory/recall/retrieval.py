@@ -115,6 +115,7 @@ def hits(
     side: dict[str, Hit] | None = None,
     side_statuses: tuple[str, ...] = (),
     admit_above: float | None = None,
+    pair_floor: float | None = None,
 ) -> list[Hit]:
     """Best evidence per record: dense top-n chunks plus lexical matches (their cosine computed too).
 
@@ -122,7 +123,10 @@ def hits(
     onnxruntime and Chroma's Rust core all release the GIL, so the two cores work at once. With `side`, the
     records at `side_statuses` among the chunks the dense search fetched anyway (at least 4× the pool) are
     put there with their lexical scores, without taking a place in the pool (recall/forwarding.py). With
-    `admit_above`, the dense search widens no further once its farthest chunk is at or below it."""
+    `admit_above`, the dense search widens no further once its farthest chunk is at or below it. With
+    `pair_floor`, the records written in the other language among the chunks it fetched beyond the pool join
+    it when above that floor: the model ranks them below every record in the question's language, so the
+    nearest n chunks rarely hold one (dec-floor-per-language-pair)."""
     asked = [*statuses, *(st for st in side_statuses if st not in statuses)] if side is not None else statuses
     matched = getattr(embedder, "matched", None)
     if isinstance(embedder, QueryOnce):
@@ -141,6 +145,8 @@ def hits(
         beyond = None if admit_above is None else (lambda raw: sim(raw) <= admit_above)
         dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep, beyond)]
         _best_of(dense, allowed, best)
+        if pair_floor is not None:
+            _join_across(index, query, fetched.last, keep, allowed, best, lambda raw: sim(raw) > pair_floor, sim)
         if side is not None:
             on_side = [
                 (cid, sim(raw))
@@ -166,6 +172,23 @@ def hits(
         if rid in best:
             best[rid].lexical = score
     return list(best.values())
+
+
+def _join_across(
+    index: Index,
+    query: str,
+    fetched: list[tuple[str, float]],
+    keep: Any,
+    allowed: ViewMap,
+    best: dict[str, Hit],
+    above: Any,
+    sim: Any,
+) -> None:
+    """Into `best`: the records beyond the dense pool, among the chunks fetched, that are written in the
+    other language and above their pair floor (`above`), each with its best chunk."""
+    more = [(cid, raw) for cid, raw in fetched if keep(cid) and allowed[cid][0] not in best and above(raw)]
+    other = cross_language.in_other_language(index.catalog, query, [allowed[cid][0] for cid, _ in more])
+    _best_of([(cid, sim(raw)) for cid, raw in more if allowed[cid][0] in other], allowed, best)
 
 
 def _admit_above(ask: Ask) -> float | None:
@@ -264,6 +287,7 @@ def search(
             retired if forward_from else None,
             forward_from,
             _admit_above(ask),
+            None if ask.mode == "lexical" else ask.cross_floor,
         )
         found = got + list((retired or {}).values())
         if ask.mode != "lexical":  # a record in the other language is held to its language pair's floor

@@ -90,10 +90,19 @@ class Recaller:
         return info.value, info.source, info.warnings
 
     def hits(
-        self, index: Index, query: str, statuses: list[str], kinds: list[str] | None, n: int, use_lexical: bool
+        self,
+        index: Index,
+        query: str,
+        statuses: list[str],
+        kinds: list[str] | None,
+        n: int,
+        use_lexical: bool,
+        pair_floor: float | None = None,
     ) -> list[Hit]:
         allowed = self.view_map(index)
-        return retrieval.hits(index, self.embedder, allowed, query, statuses, kinds, n, use_lexical)
+        return retrieval.hits(
+            index, self.embedder, allowed, query, statuses, kinds, n, use_lexical, pair_floor=pair_floor
+        )
 
     def corroborate(
         self,

@@ -84,7 +84,8 @@ def cuts(
     floor, margin = info.value, s.corroborate_margin
     with workspace_lock(recaller.wsdir, exclusive=False):
         index = recaller.index()
-        hits = recaller.hits(index, query, list(ALL_EFFECTIVE), None, max(30, k * 6), mode != "dense")
+        pair = info.cross_floor if mode != "lexical" else None  # as recall: the other language's beyond the pool
+        hits = recaller.hits(index, query, list(ALL_EFFECTIVE), None, max(30, k * 6), mode != "dense", pair)
         if mode == "hybrid":  # as recall does: measured corroboration for the band above the floor
             recaller.corroborate(index, query, hits, floor, info.gate, info.cross_gate is not None, info.cross_floor)
         elif mode == "dense":  # a record in the other language is held to its pair's floor in every mode
