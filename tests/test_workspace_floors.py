@@ -120,6 +120,21 @@ def test_a_floor_measured_before_the_lexical_gate_is_measured_again_once(make_re
     assert Seeder(repo.path, calibrate=after_seed).seed().floor["action"] == "kept"
 
 
+def test_a_floor_measured_before_the_pair_floors_is_measured_again_once(make_repo):
+    repo = make_repo("pair")
+    _corpus(repo)  # English records only: measured, there is no pair floor, and it says so as null
+    Seeder(repo.path, calibrate=after_seed).seed()
+    rc = Recaller(repo.path)
+    entry = get_floor(rc.workspace.id, rc.floor_identity)
+    assert entry["languages"]["en"]["cross_floor"] is None and rc.floor_info().cross_floor is None
+    del entry["languages"]["en"]["cross_floor"]  # as a store calibrated by an earlier version holds it
+    save_floor(rc.workspace.id, rc.floor_identity, entry["floor"], entry)
+    again = Seeder(repo.path, calibrate=after_seed).seed().floor
+    assert again["action"] == "calibrated" and "the floors per language pair" in again["reason"]
+    assert "cross_floor" in get_floor(rc.workspace.id, rc.floor_identity)["languages"]["en"]
+    assert Seeder(repo.path, calibrate=after_seed).seed().floor["action"] == "kept"
+
+
 def test_only_recallable_records_count_towards_calibrating(make_repo):
     """The records a floor is measured on are the ones recall returns by default: proposed and superseded
     records of the view do not make a small corpus large enough."""
