@@ -166,6 +166,8 @@ def test_zh_set_passes_check_and_eval_gate(make_repo):
     assert across, "no English question was answered through the cross-language gate"
     paired = [q for q in [*hybrid["per_question"], *held["per_question"]] if "pair_floor" in q["why"] and q["ok"]]
     assert paired, "no question was answered by a record held to its language pair's floor"
+    listed = jgm_in("floors", cwd=kb.path).stdout  # and `jgm floors` says what each language is held to
+    assert f"zh questions: floor {zh.value}" in listed and f"in the other language floor {zh.cross_floor}" in listed
     for q in across:  # one record, above the measured gate, by words it holds
         gate = (zh if language_of(q["query"]) == "zh" else en).cross_gate
         assert len(q["returned"]) == 1 and q["why"]["mass"] > q["why"]["gate"] == gate and q["why"]["matched"]

@@ -12,6 +12,7 @@ from jupiter_git_memory.recall.floors import (
     floor_for,
     floors_path,
     get_floor,
+    language_lines,
     list_floors,
     round_up,
     save_floor,
@@ -154,3 +155,24 @@ def test_the_first_save_creates_the_store_directory(tmp_path):
     root = tmp_path / "not" / "yet"
     save_floor(WS, IDENT, 0.3, {}, root)
     assert get_floor(WS, IDENT, root)["floor"] == 0.3
+
+
+def test_jgm_floors_says_what_each_question_language_is_held_to():
+    entry = {
+        "floor": 0.31,
+        "languages": {
+            "zh": {
+                "floor": 0.48,
+                "lexical_gate": {"from": 0.3993, "mass": 1.52},
+                "cross_gate": {"mass": 1.8},
+                "cross_floor": {"floor": 0.24, "records": 5},
+            },
+            "en": {"floor": 0.31, "cross_gate": None, "cross_floor": None},
+        },
+    }
+    assert language_lines(entry) == [
+        "en questions: floor 0.31",
+        "zh questions: floor 0.48; lexical gate above cosine 0.3993 at IDF mass > 1.52; over the 5 records in the "
+        "other language floor 0.24; cross-language gate at mass > 1.8",
+    ]
+    assert language_lines({"floor": 0.3}) == ["en questions: floor 0.3"]  # from before languages: English

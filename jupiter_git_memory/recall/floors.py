@@ -198,6 +198,25 @@ def in_force(info: FloorInfo) -> str:
     return f"{head}{which}: {p.get('model')}'s shipped default, because {why}"
 
 
+def language_lines(entry: dict[str, Any]) -> list[str]:
+    """What a stored floor holds per question language, one line each, for `jgm floors`: the language's
+    floor, its lexical gate, and over the records written in the other language its pair floor and
+    cross-language gate (each only where measured)."""
+    out = []
+    for lang, one in sorted(_calibrated(entry).items()):
+        parts = [f"{lang} questions: floor {one['floor']}"]
+        gate = gate_of(one)
+        if gate is not None:
+            parts.append(f"lexical gate above cosine {gate[0]:g} at IDF mass > {gate[1]:g}")
+        pair, cross = one.get("cross_floor"), cross_gate_of(one)
+        if isinstance(pair, dict) and cross_floor_of(one) is not None:
+            parts.append(f"over the {pair.get('records')} records in the other language floor {pair['floor']}")
+        if cross is not None:
+            parts.append(f"cross-language gate at mass > {cross:g}")
+        out.append("; ".join(parts))
+    return out
+
+
 def _floor_for(
     workspace: str,
     identity: dict[str, Any],

@@ -120,15 +120,12 @@ def floors_cmd(
 
     from ...base import error_codes as E
     from ...git.workspace import find_workspace
-    from ...recall.floors import list_floors
+    from ...recall.floors import language_lines, list_floors
 
     with reported(as_json, recode={Exception: E.MEMORY_NO_WORKSPACE}, hint="; pass --repo PATH or --all"):
         only = None if all_workspaces else find_workspace(repo).id
-    rows = [
-        {k: v for k, v in e.items() if k not in ("identity",)}
-        for e in list_floors()
-        if only is None or e.get("workspace") == only
-    ]
+    entries = [e for e in list_floors() if only is None or e.get("workspace") == only]
+    rows = [{k: v for k, v in e.items() if k not in ("identity",)} for e in entries]
     for r in rows:
         r["corpus"] = {k: v for k, v in (r.get("corpus") or {}).items() if k != "sketch"}
     if as_json:
@@ -147,6 +144,8 @@ def floors_cmd(
             f"{r['corpus'].get('records')} records, {r['corpus'].get('chunks')} chunks",
             markup=False,
         )
+        for line in language_lines(r):
+            out.print(f"  {line}", markup=False)
 
 
 def register(app: typer.Typer) -> None:
