@@ -166,10 +166,11 @@ def test_records_in_the_other_language_beyond_the_dense_pool_join_it_when_above_
     def keep(cid: str) -> bool:
         return allowed[cid][2] == "accepted"
 
-    _join_across(Index(), "台灣站部署在哪個區域？", fetched, keep, allowed, best, lambda raw: raw > 0.75, lambda r: r)
+    _join_across(Index(), "台灣站部署在哪個區域？", fetched, keep, allowed, best, 0.75, lambda r: r)
     assert sorted(best) == ["EN-NEAR", "EN-POOLED"]
     assert (best["EN-NEAR"].cos, best["EN-NEAR"].cos2) == (0.78, pytest.approx(0.775))
+    assert best["EN-NEAR"].floor == 0.75 and best["EN-POOLED"].floor is None  # held to the pair floor it passed
     assert best["EN-POOLED"].cos == 0.50  # untouched
     english = {"EN-POOLED": hit("EN-POOLED", 0.5)}  # an English question: the Chinese record joins instead
-    _join_across(Index(), "Which region?", fetched, keep, allowed, english, lambda raw: raw > 0.75, lambda r: r)
+    _join_across(Index(), "Which region?", fetched, keep, allowed, english, 0.75, lambda r: r)
     assert sorted(english) == ["EN-POOLED", "ZH-FAR"]

@@ -159,22 +159,22 @@ def _language_floor(
     files: str,
     catalog: Any,
     per_record: list,
-    written: dict[str, str] | None = None,
+    written: dict[str, str],
 ) -> dict:
     floor, med, mad = robust_floor([c for _, c, _ in rows])
     top = max(rows, key=lambda r: r[1])
     probes = [p for p, _, _ in rows]
     gate = probe_gate(catalog, probes, per_record, med) if lang in GATED_LANGUAGES else None
     target = cross_language.PAIRS.get(lang)
-    langs = Counter((written or {}).values())
-    across = target is not None and written is not None and cross_language.bilingual(langs)
+    langs = Counter(written.values())
+    across = target is not None and cross_language.bilingual(langs)
     dictionary = across and translation.available()
     return {
         "floor": floor,
         **({"lexical_gate": gate} if gate else {}),
         # stored as null where it does not apply: measured, so an upgrade does not measure it again
         "cross_gate": cross_language.probe_gate(catalog, probes, lang, langs[target]) if dictionary else None,
-        "cross_floor": _pair_floor(per_record, written or {}, target) if across and target else None,
+        "cross_floor": _pair_floor(per_record, written, target) if across and target else None,
         "median_cos": round(med, 4),
         "mad_cos": round(mad, 4),
         "max_cos": round(top[1], 4),

@@ -79,7 +79,7 @@ def _ranked(found: dict[str, tuple[float, list[str]]]) -> list[str]:
 
 def probe_gate(catalog: Any, probes: list[str], language: str, others: int) -> dict[str, Any] | None:
     """{"mass": the largest mass a probe in `language` reached on a record written in the other language,
-    "probe", "record", "terms", "records": `others`, how many are (`census`)}; None without the dictionary,
+    "probe", "record", "terms", "records": `others`, how many are (`record_languages`)}; None without the dictionary,
     for a language it does not translate, or with no such record."""
     target = PAIRS.get(language)
     if target is None or not others or not available():
@@ -96,15 +96,10 @@ def probe_gate(catalog: Any, probes: list[str], language: str, others: int) -> d
 
 
 def bilingual(counts: Counter[str]) -> bool:
-    """Whether records are written in both languages of the pair (`census`), where the gate is measured and
+    """Whether records are written in both languages of the pair (counted from `record_languages`), where the gate is measured and
     used: on the Chinese set every cross-language answer it gave was right; in a one-language knowledge
     base it was never measured, so it stays off there."""
     return counts[ZH] > 0 and counts[EN] > 0
-
-
-def census(catalog: Any) -> Counter[str]:
-    """Records by language (`record_languages`)."""
-    return Counter(record_languages(catalog).values())
 
 
 def record_languages(catalog: Any) -> dict[str, str]:
@@ -137,10 +132,11 @@ def mark_pair_floors(catalog: Any, query: str, found: list[Hit], floor: float, p
     """Hold each hit written in the other language to `pair_floor`, the floor the question's language has
     over those records alone (measured by the same probes, `calibrate._pair_floor`): e5 scores a Chinese
     question 0.05-0.07 lower against English records than against Chinese ones, whether they answer it or
-    not, so the question's one floor cut every answer across. Hits at or below both floors stay cut."""
+    not, so the question's one floor cut every answer across. Hits at or below both floors stay cut; a hit
+    already held to it (joined from beyond the pool, retrieval._join_across) is not read again."""
     if pair_floor is None:
         return
-    near = [h for h in found if h.cos > min(floor, pair_floor)]
+    near = [h for h in found if h.floor is None and h.cos > min(floor, pair_floor)]
     other = in_other_language(catalog, query, [h.record_id for h in near])
     for h in near:
         if h.record_id in other:

@@ -208,9 +208,9 @@ def language_lines(entry: dict[str, Any]) -> list[str]:
         gate = gate_of(one)
         if gate is not None:
             parts.append(f"lexical gate above cosine {gate[0]:g} at IDF mass > {gate[1]:g}")
-        pair, cross = one.get("cross_floor"), cross_gate_of(one)
-        if isinstance(pair, dict) and cross_floor_of(one) is not None:
-            parts.append(f"over the {pair.get('records')} records in the other language floor {pair['floor']}")
+        pair, cross = cross_floor_of(one), cross_gate_of(one)
+        if pair is not None:
+            parts.append(f"over the {one['cross_floor'].get('records')} records in the other language floor {pair:g}")
         if cross is not None:
             parts.append(f"cross-language gate at mass > {cross:g}")
         out.append("; ".join(parts))

@@ -146,7 +146,7 @@ def hits(
         dense = [(cid, sim(raw)) for cid, raw in view_query(cast(Any, fetched), qvec, n, keep, beyond)]
         _best_of(dense, allowed, best)
         if pair_floor is not None:
-            _join_across(index, query, fetched.last, keep, allowed, best, lambda raw: sim(raw) > pair_floor, sim)
+            _join_across(index, query, fetched.last, keep, allowed, best, pair_floor, sim)
         if side is not None:
             on_side = [
                 (cid, sim(raw))
@@ -181,14 +181,17 @@ def _join_across(
     keep: Any,
     allowed: ViewMap,
     best: dict[str, Hit],
-    above: Any,
+    pair_floor: float,
     sim: Any,
 ) -> None:
-    """Into `best`: the records beyond the dense pool, among the chunks fetched, that are written in the
-    other language and above their pair floor (`above`), each with its best chunk."""
-    more = [(cid, raw) for cid, raw in fetched if keep(cid) and allowed[cid][0] not in best and above(raw)]
+    """Into `best`: the records beyond the dense pool, among the chunks fetched (raw cosines, `sim` puts them
+    on the common scale), that are written in the other language and above `pair_floor`, each with its best
+    chunk and held to that floor."""
+    more = [(cid, raw) for cid, raw in fetched if keep(cid) and allowed[cid][0] not in best and sim(raw) > pair_floor]
     other = cross_language.in_other_language(index.catalog, query, [allowed[cid][0] for cid, _ in more])
     _best_of([(cid, sim(raw)) for cid, raw in more if allowed[cid][0] in other], allowed, best)
+    for rid in other:
+        best[rid].floor = pair_floor
 
 
 def _admit_above(ask: Ask) -> float | None:

@@ -13,7 +13,7 @@ from ..embedding.registry import load_embedder
 from ..git.workspace import Workspace, find_workspace
 from ..index.handle import Index, vector_identity
 from ..seed import model_choice
-from . import cross_language, retrieval
+from . import retrieval
 from .calibrate import calibrating_seeder
 from .errors import NotSeeded, RecallError
 from .fallback import fallback_warning, mostly_proposed, unmapped_warning
@@ -112,10 +112,7 @@ class Recaller:
         floor: float,
         gate: tuple[float, float] | None = None,
         across: bool = False,
-        cross_floor: float | None = None,
     ) -> None:
-        """As recall corroborates: the hits in the other language held to their pair's floor first."""
-        cross_language.mark_pair_floors(index.catalog, query, hits, floor, cross_floor)
         retrieval.corroborate(index, query, hits, floor, self.settings.corroborate_margin, gate, across)
 
     def _floor_warnings(self, info: FloorInfo) -> list[str]:

@@ -124,8 +124,11 @@ def floors_cmd(
 
     with reported(as_json, recode={Exception: E.MEMORY_NO_WORKSPACE}, hint="; pass --repo PATH or --all"):
         only = None if all_workspaces else find_workspace(repo).id
-    entries = [e for e in list_floors() if only is None or e.get("workspace") == only]
-    rows = [{k: v for k, v in e.items() if k not in ("identity",)} for e in entries]
+    rows = [
+        {k: v for k, v in e.items() if k not in ("identity",)}
+        for e in list_floors()
+        if only is None or e.get("workspace") == only
+    ]
     for r in rows:
         r["corpus"] = {k: v for k, v in (r.get("corpus") or {}).items() if k != "sketch"}
     if as_json:
