@@ -159,12 +159,15 @@ class Catalog(CatalogReads):
                 db.execute("COMMIT")
 
     def _second(self) -> sqlite3.Connection | None:
-        """The second (read-only) connection; None for a catalog kept in memory."""
+        """The second connection, for reads only (one deferred transaction at a time); None for a catalog kept
+        in memory. Opened `mode=rw` (it never creates the file), not `mode=ro`: with a read-only connection
+        beside it, a receipt a hook process committed on the first connection reached the WAL file, yet no
+        other process saw it (tests/test_hook_receipts.py)."""
         if self.blank:
             return None
         with _beside_lock:
             if self._beside is None:
-                uri = f"{Path(self.path).resolve().as_uri()}?mode=ro"
+                uri = f"{Path(self.path).resolve().as_uri()}?mode=rw"
                 self._beside = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None, check_same_thread=False)
             return self._beside
 
