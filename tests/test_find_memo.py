@@ -184,3 +184,50 @@ def test_reads_ahead_run_at_a_lower_priority_and_the_process_keeps_its_own():
     before = os.getpriority(os.PRIO_PROCESS, 0)
     ahead = query_once._AHEAD.submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
     assert ahead == min(before + 10, 19) and os.getpriority(os.PRIO_PROCESS, 0) == before
+
+
+def test_the_question_is_embedded_once_in_a_worker_while_the_view_is_readied(kb, monkeypatch):
+    """Recall starts the question's embedding before it prepares the view, in a worker of normal priority;
+    both searches of a fallback answer take that one vector, and every answer is the one embedded in turn."""
+    from jupiter_git_memory.recall import service
+
+    rc = Recaller(kb.path)
+    try:
+        rc.recall("warm up the model and the catalog", k=5)
+        real = rc.embedder.embed_query
+        threads: list[str] = []
+
+        def embed_query(text):
+            threads.append(threading.current_thread().name)
+            return real(text)
+
+        monkeypatch.setattr(rc.embedder, "embed_query", embed_query)
+        early = {q: _answer(rc, q) for q in QUESTIONS}
+        assert early[LOG_Q][2] and len(threads) == len(QUESTIONS), threads  # the fallback embedded nothing more
+        assert all(t.startswith("jgm-embed") for t in threads), threads
+        threads.clear()
+        monkeypatch.setattr(service, "QueryOnce", lambda embedder, early=None: query_once.QueryOnce(embedder))
+        assert {q: _answer(rc, q) for q in QUESTIONS} == early
+        assert threads == ["MainThread"] * len(QUESTIONS), threads
+    finally:
+        rc.close()
+
+
+def test_an_early_embedding_that_fails_fails_the_answer_where_the_search_asks_for_it():
+    """Plumbing (no model needed): the error reaches the search that asks for the vector, as an embedding in
+    turn would raise it, and is never an empty answer; another question is embedded when asked."""
+
+    class Broken:
+        spec = object()
+
+        def embed_query(self, text):
+            if text == "boom":
+                raise RuntimeError("the engine failed")
+            return [len(text)]
+
+    once = query_once.QueryOnce(Broken(), early="boom")  # starting it raises nothing
+    with pytest.raises(RuntimeError, match="engine failed"):
+        once.embed_query("boom")
+    assert once.embed_query("other") == [5]
+    fine = query_once.QueryOnce(Broken(), early="fine")
+    assert fine.embed_query("fine") is fine.embed_query("fine")  # embedded once, kept

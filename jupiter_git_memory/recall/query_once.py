@@ -34,6 +34,9 @@ def _lower() -> None:
 
 
 _AHEAD = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-ahead", initializer=_lower)  # not the lexical pool
+# The question's own embedding, started before the view is prepared: it is on every answer's critical path, so
+# its thread keeps the normal priority (two workers: two answers at once in a server).
+_EARLY = ThreadPoolExecutor(max_workers=2, thread_name_prefix="jgm-embed")
 
 
 class Fetched:
@@ -65,12 +68,20 @@ class QueryOnce:
     """An embedder that embeds each query once and keeps what one find read: its Chroma queries
     (`searched`, see Fetched), the chunk vectors it fetched (`stored`), its lexical window (`matched`, see
     retrieval.lexical) and the records holding each word (`held`, see retrieval.corroborate). `prefetch`,
-    set by find, is started by the first search (retrieval.hits) once."""
+    set by find, is started by the first search (retrieval.hits) once.
 
-    def __init__(self, embedder: Any):
+    With `early`, that question's embedding starts now in a worker, while the answer's thread prepares the
+    view, reads the floor and the view map (~1 ms, more on a stale view) and starts the lexical query; the
+    first search waits for it. The vector is the embedder's own, so answers are identical; an embedding error
+    is raised where the search asks for the vector, as before."""
+
+    def __init__(self, embedder: Any, early: str | None = None):
         self._embedder = embedder
         self.spec = embedder.spec
         self._vectors: dict[str, Any] = {}
+        self._early: dict[str, Future[Any]] = {}
+        if early is not None:
+            self._early[early] = _EARLY.submit(embedder.embed_query, early)
         self.searched: dict[tuple[bytes, int], list[tuple[str, float]]] = {}
         self.stored: dict[str, Any] = {}
         self.matched: dict[tuple[str, int], list[tuple[str, float]]] = {}
@@ -80,7 +91,8 @@ class QueryOnce:
 
     def embed_query(self, query: str) -> Any:
         if query not in self._vectors:
-            self._vectors[query] = self._embedder.embed_query(query)
+            started = self._early.pop(query, None)
+            self._vectors[query] = started.result() if started is not None else self._embedder.embed_query(query)
         return self._vectors[query]
 
     def searching(self) -> None:

@@ -323,7 +323,8 @@ def find(
     and the caller allows it; never "no match" from an index that lost vectors (RecallError instead).
     With the fallback allowed, the `admitted` proposed records (recall/fallback.py `unmapped_majority`)
     answer beside the in-force ones, marked as fallback results."""
-    embedder = once = QueryOnce(embedder)  # the fallback search asks for the same query's vector
+    # the fallback search asks for the same query's vector; recall hands one whose embedding already started
+    embedder = once = embedder if isinstance(embedder, QueryOnce) else QueryOnce(embedder)
     if ask.mode == "hybrid" and (terms := fts_terms(ask.query)):  # corroboration's holders, beside the FTS query
         once.prefetch = partial(index.catalog.prefetch_holders, terms, once.held)
     retired: dict[str, Hit] = {}

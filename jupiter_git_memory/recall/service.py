@@ -19,6 +19,7 @@ from .errors import NotSeeded, RecallError
 from .fallback import fallback_warning, mostly_proposed, unmapped_warning
 from .floors import FloorInfo
 from .freshness import ViewMap, Views
+from .query_once import QueryOnce
 from .ranking import DEFAULT_STATUSES, Hit, check_mode, merge_weights, no_answer_reason
 from .receipts import answer_receipt, store_receipt
 from .results import RecallResult
@@ -146,6 +147,8 @@ class Recaller:
         s = self.settings
         mode = check_mode(mode or ("hybrid" if s.hybrid else "dense"))  # before any work
         may_fall_back = asked is None and (s.proposed_fallback if fallback is None else fallback)
+        # the question's vector is on every answer's critical path: it is embedded while the view is readied
+        embedder = QueryOnce(self.embedder, early=query)
         info = self.floor_info(query)
         ask = retrieval.Ask(
             query,
@@ -162,10 +165,10 @@ class Recaller:
         with workspace_lock(self.wsdir, exclusive=False), self.index().catalog.viewing(view):
             index = self.ensure_seeded()
             if info.source == "shipped-default":  # why it holds depends on this view's records: one COUNT
-                info = self.floor_info(query, index.catalog.count_in(DEFAULT_STATUSES))
+                info = self.floor_info(query, self.views.in_force(index))
             admitted = self.views.unmapped_admitted(index) if may_fall_back else {}
             allowed = self.view_map(index)
-            found = retrieval.find(index, self.embedder, allowed, s, self.weights, ask, may_fall_back, admitted)
+            found = retrieval.find(index, embedder, allowed, s, self.weights, ask, may_fall_back, admitted)
             filters = {
                 "kinds": kinds or [],
                 "statuses": ask.statuses,
