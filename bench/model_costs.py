@@ -20,7 +20,8 @@ Recall: e5 costs ~0.6 s of CPU per 300-token chunk on these cores (0.13 s for a 
 10,000 chunks for real would take hours on two shared cores. The recall stores are generated repos of
 ~10,000 chunks of each model's own chunking, seeded as bench/ui_pages.py does: the passage vectors are sums
 of the model's real embeddings of the generator's topic phrases found in each chunk, plus noise, under the
-model's own identity, so the served workspace loads the real model and embeds every query with it. What a
+model's own identity, so the served workspace loads the real model and embeds every query with it; then its
+floor is measured with the shipped probes, as `jgm seed` does after a seed (since 2026-12-05). What a
 recall costs (the query's embedding, Chroma's search over ~10,000 vectors of 384 dimensions, the FTS5 query
 over ~10,000 real-size chunks, ranking, the receipt) is real; only the stored vectors' values are not.
 Measured with bench/api_latency.py's `measure` (`jgm serve` as a real process, keep-alive client, hybrid,
@@ -134,6 +135,22 @@ def child_seed(repo: Path, mode: str) -> dict:
     return out
 
 
+def child_calibrate(repo: Path) -> dict:
+    """The floor a seeded store of this size has: `jgm seed` measures one with the shipped probes after a seed
+    of 20 records or more (recall/calibrate.py `auto_calibrate`, kept while the corpus is unchanged). The
+    filled stores skip the seed's post-step, and a store on the shipped default pays a COUNT of its records
+    on every recall that no seeded store pays, so each is calibrated as a seed would before it is timed."""
+    from jupiter_git_memory.recall.calibrate import auto_calibrate
+    from jupiter_git_memory.recall.service import Recaller
+
+    rc = Recaller(repo)
+    try:
+        done = auto_calibrate(rc)
+        return {k: done.get(k) for k in ("action", "floor", "records", "reason")}
+    finally:
+        rc.close()
+
+
 def run_child(args: list[str], env: dict) -> dict:
     p = subprocess.run([sys.executable, __file__, "--child", *args], env=env, capture_output=True, text=True)
     if p.returncode != 0:
@@ -216,6 +233,8 @@ def bench_recall(work: Path, n: int, requests: int, rounds: int) -> dict:
             (homes[m] / "seeded").write_text(json.dumps(seeds[m]))
         else:
             seeds[m] = json.loads((homes[m] / "seeded").read_text())
+        env = dict(os.environ, JGM_HOME=str(homes[m]), JGM_MODEL=m)
+        seeds[m]["floor"] = run_child(["calibrate", str(repos[m])], env)
         print(f"recall store {m}: {json.dumps(seeds[m])}", file=sys.stderr, flush=True)
     out: dict = {"target_chunks": n, "requests_per_round": requests, "stores": seeds, "rounds": {m: [] for m in MODELS}}
     for r in range(rounds):
@@ -260,7 +279,8 @@ def main() -> None:
     ap.add_argument("--child", nargs=2, metavar=("MODE", "REPO"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child_seed(Path(args.child[1]), args.child[0])))
+        mode, repo = args.child
+        print(json.dumps(child_calibrate(Path(repo)) if mode == "calibrate" else child_seed(Path(repo), mode)))
         return
     work = args.workdir or Path(tempfile.mkdtemp(prefix="jgm-model-costs-"))
     work.mkdir(parents=True, exist_ok=True)
