@@ -76,3 +76,40 @@ def test_small_pieces_go_back_with_the_words_that_separated_them():
 def test_content_words_and_the_bound():
     assert content_words("HTTP 429 in 2 s and also 12 x") == ["http", "429"]
     assert len(split_concerns(", also ".join(f"topic number {i}" for i in range(9)))) == MAX_CONCERNS
+
+
+def test_chinese_goals_split_at_their_punctuation_and_connectives():
+    # full-width commas, with the connective after them part of the separator, and the discourse words dropped
+    assert split_concerns("把資料庫的密碼換掉，另外確認備份保留幾天，順便看一下登入多久會過期") == [
+        "把資料庫的密碼換掉",
+        "備份保留幾天",
+        "登入多久會過期",
+    ]
+    # questions end sentences, full-width or ASCII glued to Chinese; 以及 and 并且 split without a comma
+    assert split_concerns("新版本先放多少流量？出问题会自动回退吗?数据库迁移要注意什么") == [
+        "新版本先放多少流量",
+        "出问题会自动回退吗",
+        "数据库迁移要注意什么",
+    ]
+    assert split_concerns("幫支付 API 加上冪等檢查以及處理支付寶的重複通知") == [
+        "幫支付 API 加上冪等檢查",
+        "處理支付寶的重複通知",
+    ]
+    assert split_concerns("待辦：1. 折價券能不能疊加 2. 配送時段的容量怎麼算") == [
+        "待辦",
+        "折價券能不能疊加",
+        "配送時段的容量怎麼算",
+    ]
+    assert split_concerns("部署到台灣區的叢集，並確認應用日誌保留多久") == ["部署到台灣區的叢集", "應用日誌保留多久"]
+
+
+def test_small_chinese_pieces_stay_with_their_neighbour():
+    # an enumeration of short names is one concern; a clause under two topic words goes back with its comma
+    assert split_concerns("台灣站的金流要支援信用卡、ATM、超商代碼") == []
+    assert split_concerns("短信验证码用的是哪家供应商、多久过期") == []
+    assert split_concerns("这周轮到我值班，值班是怎么排的") == []
+    # 并 starts a word here (并发: concurrency), not a connective: nothing is dropped from it
+    assert split_concerns("接口的并发连接数太多了；另外 Redis 的内存也快满了") == [
+        "接口的并发连接数太多了",
+        "Redis 的内存也快满了",
+    ]

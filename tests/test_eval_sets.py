@@ -63,6 +63,7 @@ from jupiter_git_memory.embedding import registry
 from jupiter_git_memory.recall.calibrate import SHIPPED_PROBES, load_probes
 from jupiter_git_memory.recall.eval_lint import shared_run
 from jupiter_git_memory.recall.service import Recaller
+from jupiter_git_memory.recall.task_eval import GATES, load_tasks, run_task_eval
 from jupiter_git_memory.records.language import language_of
 
 pytestmark = [pytest.mark.unit, pytest.mark.slow]  # slow: scheduled first (conftest.py)
@@ -149,6 +150,12 @@ def test_zh_set_passes_check_and_eval_gate(make_repo):
     assert heldout.returncode == 0 and held["forbidden_leaks"] == 0, [q for q in held["per_question"] if not q["ok"]]
     rc = Recaller(kb.path)
     try:  # the seed measured the lexical gate below the Chinese floor with the same probes; English has none
+        tasks = load_tasks(EVAL / "zh/tasks.yaml")  # Chinese goals of several concerns, written freely
+        split, whole = run_task_eval(rc, tasks, k=5), run_task_eval(rc, tasks, k=5, split=False)
+        assert sum(t.kind == "free" for t in tasks) >= 12 and split["leaks"] == 0, split["per_task"]
+        assert split["free_complete"] >= GATES["free_complete"], split["per_task"]
+        assert split["free_complete"] > whole["free_complete"], whole  # the concerns, not the goal, find them
+        assert split["unanswerable_mean_results"] <= GATES["unanswerable_mean_results"]
         zh, en = rc.floor_info("訂單放在哪裡？"), rc.floor_info("Where are orders stored?")
         assert zh.gate is not None and zh.gate[0] < zh.value and zh.gate[1] > 0, zh.provenance
         assert en.gate is None
