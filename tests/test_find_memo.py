@@ -206,7 +206,9 @@ def test_the_question_is_embedded_once_in_a_worker_while_the_view_is_readied(kb,
         assert early[LOG_Q][2] and len(threads) == len(QUESTIONS), threads  # the fallback embedded nothing more
         assert all(t.startswith("jgm-embed") for t in threads), threads
         threads.clear()
-        monkeypatch.setattr(service, "QueryOnce", lambda embedder, early=None: query_once.QueryOnce(embedder))
+        monkeypatch.setattr(
+            service, "QueryOnce", lambda embedder, early=None, started=None: query_once.QueryOnce(embedder)
+        )
         assert {q: _answer(rc, q) for q in QUESTIONS} == early
         assert threads == ["MainThread"] * len(QUESTIONS), threads
     finally:
@@ -231,3 +233,43 @@ def test_an_early_embedding_that_fails_fails_the_answer_where_the_search_asks_fo
     assert once.embed_query("other") == [5]
     fine = query_once.QueryOnce(Broken(), early="fine")
     assert fine.embed_query("fine") is fine.embed_query("fine")  # embedded once, kept
+
+
+def test_a_tasks_questions_are_embedded_ahead_two_at_a_time_and_answer_as_in_turn(kb, monkeypatch):
+    """Task recall begins embedding the goal and every concern before its first recall; each question is
+    embedded once, in the early workers, and the task's answer is the one embedded question by question."""
+    from jupiter_git_memory.recall.task import fused_recall
+
+    goal = "Which database engine keeps the orders, and also in what format should services write their log lines"
+    rc = Recaller(kb.path)
+    try:
+        rc.recall("warm up the model and the catalog", k=5)
+        real, recall = rc.embedder.embed_query, Recaller.recall
+        asked: list[tuple[str, str]] = []
+        answered: list[int] = []  # how many embeddings had begun when each recall returned
+
+        def embed_query(text):
+            asked.append((text, threading.current_thread().name))
+            return real(text)
+
+        def counted(self, *a, **k):
+            try:
+                return recall(self, *a, **k)
+            finally:
+                answered.append(len(asked))
+
+        monkeypatch.setattr(rc.embedder, "embed_query", embed_query)
+        monkeypatch.setattr(Recaller, "recall", counted)
+        ahead = fused_recall(rc, goal)
+        texts = [t for t, _ in asked]
+        assert len(texts) == len(set(texts)) == 3 and goal in texts, asked  # the goal and its two concerns
+        assert all(name.startswith("jgm-embed") for _, name in asked), asked
+        assert answered[0] >= 2, answered  # a concern's embedding began before the goal's recall returned
+        assert rc._ahead == {}  # every question begun was asked
+        asked.clear()
+        answered.clear()
+        monkeypatch.setattr(Recaller, "embed_ahead", lambda self, queries: None)
+        assert fused_recall(rc, goal)[0] == ahead[0]
+        assert len(asked) == 3 and answered == [1, 2, 3], answered  # in turn: one question at a time
+    finally:
+        rc.close()

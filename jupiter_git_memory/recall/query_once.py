@@ -75,13 +75,13 @@ class QueryOnce:
     first search waits for it. The vector is the embedder's own, so answers are identical; an embedding error
     is raised where the search asks for the vector, as before."""
 
-    def __init__(self, embedder: Any, early: str | None = None):
+    def __init__(self, embedder: Any, early: str | None = None, started: Future[Any] | None = None):
         self._embedder = embedder
         self.spec = embedder.spec
         self._vectors: dict[str, Any] = {}
         self._early: dict[str, Future[Any]] = {}
-        if early is not None:
-            self._early[early] = _EARLY.submit(embedder.embed_query, early)
+        if early is not None:  # `started`: that embedding, already begun (embed_ahead)
+            self._early[early] = started or embed_ahead(embedder, early)
         self.searched: dict[tuple[bytes, int], list[tuple[str, float]]] = {}
         self.stored: dict[str, Any] = {}
         self.matched: dict[tuple[str, int], list[tuple[str, float]]] = {}
@@ -106,6 +106,11 @@ class QueryOnce:
         if self._prefetched is not None:
             self._prefetched.result()
         return self.held
+
+
+def embed_ahead(embedder: Any, query: str) -> Future[Any]:
+    """`query`'s vector, embedded in the early workers from now (two at a time)."""
+    return _EARLY.submit(embedder.embed_query, query)
 
 
 def _quietly(fn: Callable[[], None]) -> None:

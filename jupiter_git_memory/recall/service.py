@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from ..embedding.registry import load_embedder
 from ..git.workspace import Workspace, find_workspace
 from ..index.handle import Index, vector_identity
 from ..seed import model_choice
-from . import retrieval
+from . import query_once, retrieval
 from .calibrate import calibrating_seeder
 from .errors import NotSeeded, RecallError
 from .fallback import fallback_warning, mostly_proposed, unmapped_warning
@@ -54,6 +56,7 @@ class Recaller:
             self.workspace, settings, store_root, self.identity, self.embedder, self.wsdir, calibrating_seeder
         )
         self._floor_warned = False
+        self._ahead: dict[str, Future[Any]] = {}  # questions asked next, their embedding begun (embed_ahead)
 
     @property
     def settings(self) -> Settings:
@@ -66,6 +69,13 @@ class Recaller:
 
     def index(self) -> Index:
         return self.views.index()
+
+    def embed_ahead(self, queries: Iterable[str]) -> None:
+        """Begin embedding the questions this reader asks next, in turn (a task's goal, concerns and errors):
+        two embed at once beside the recalls that use them, so each recall waits only for what is left of its
+        own vector. The vectors are the embedder's, so answers are the same; a question not asked costs only
+        its embedding. Replaces what an earlier call began."""
+        self._ahead = {q: query_once.embed_ahead(self.embedder, q) for q in dict.fromkeys(queries)}
 
     def prepare(self, at: str | None = None) -> tuple[str, list[str]]:
         return self.views.prepare(at)
@@ -148,7 +158,7 @@ class Recaller:
         mode = check_mode(mode or ("hybrid" if s.hybrid else "dense"))  # before any work
         may_fall_back = asked is None and (s.proposed_fallback if fallback is None else fallback)
         # the question's vector is on every answer's critical path: it is embedded while the view is readied
-        embedder = QueryOnce(self.embedder, early=query)
+        embedder = QueryOnce(self.embedder, early=query, started=self._ahead.pop(query, None))
         info = self.floor_info(query)
         ask = retrieval.Ask(
             query,

@@ -60,6 +60,7 @@ def merged_recall(
     best: dict[str, dict] = {}
     warnings: list[str] = []
     state: dict = {}
+    recaller.embed_ahead(queries)
     for q in queries:
         res = recaller.recall(q, k=k, kinds=kinds, statuses=statuses, store=False)
         state = res.receipt["index"]
@@ -101,6 +102,7 @@ def fused_recall(
     warnings: list[str] = []
     state: dict = {}
     fell_back: list[str] = []
+    recaller.embed_ahead(q for _, q in queries)  # two at a time, beside the recalls that use them
     for label, q in queries:
         res = recaller.recall(q, k=k, statuses=statuses, store=False, fallback=fallback)
         state = res.receipt["index"]
