@@ -1,10 +1,14 @@
 """Task-recall eval and the latency cost of the concern split: prints JSON.
 
-Seeds tests/eval/task_repo into a temporary git repository and store, then runs tests/eval/tasks.yaml
-with the goal split into concerns (the default) and without (the goal asked as one query), a few rounds
-each after a warm-up, and reports the eval figures of both and the per-task latency (median, p90).
+Seeds each task set's corpus into a temporary git repository and store — tests/eval/task_repo for
+tests/eval/tasks.yaml (English, MiniLM chosen), tests/eval/zh/knowledge for tests/eval/zh/tasks.yaml (Chinese,
+e5 chosen) — then runs its tasks with the goal split into concerns (the default) and without (the goal asked
+as one query), a few rounds each after a warm-up, and reports the eval figures of both and the per-task
+latency (median, p90). Each set is measured under the floor `jgm seed` leaves (calibrated with the shipped
+probes once a corpus has 20 records: `calibrated`); the English set also under the model's shipped floor
+(`shipped-floor`: a seed without its post-step, as tests/test_task_eval.py gates it).
 
-    python bench/task_recall.py [--rounds 3]
+    python bench/task_recall.py [--rounds 3] [--sets en,zh]
 """
 
 from __future__ import annotations
@@ -19,37 +23,35 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SETS = {  # name -> (corpus folder copied as the repository's files, tasks)
+    "en": (ROOT / "tests/eval/task_repo", ROOT / "tests/eval/tasks.yaml"),
+    "zh": (ROOT / "tests/eval/zh", ROOT / "tests/eval/zh/tasks.yaml"),
+}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=3)
-    args = ap.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="jgm-task-bench-"))
-    os.environ["JGM_HOME"] = str(tmp / "home")
-    from jupiter_git_memory.recall.service import Recaller
-    from jupiter_git_memory.recall.task_eval import load_tasks, run_task_eval
-    from jupiter_git_memory.seed.seeder import Seeder
-
-    repo = tmp / "parcelhub"
-    shutil.copytree(ROOT / "tests/eval/task_repo", repo)
+def _repo(tmp: Path, name: str, corpus: Path) -> Path:
+    repo = tmp / name
+    shutil.copytree(corpus, repo, ignore=shutil.ignore_patterns("*.yaml") if name == "zh" else None)
     env = dict(
         os.environ, GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@x", GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@x"
     )
-    for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "parcelhub"]):
+    for cmd in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", name]):
         subprocess.run(["git", "-C", str(repo), *cmd], check=True, env=env)
-    Seeder(repo).seed()
-    rc = Recaller(repo)
-    tasks = load_tasks(ROOT / "tests/eval/tasks.yaml")
+    return repo
+
+
+def _measure(rc, tasks, rounds: int) -> dict:
+    from jupiter_git_memory.recall.task_eval import run_task_eval
+
     run_task_eval(rc, tasks)  # warm-up: model, Chroma, caches
-    out = {}
+    out: dict = {"floor": rc.floor_info().provenance.get("in_force")}
     for split in (True, False):
         times: list[float] = []
         report: dict = {}
-        for _ in range(args.rounds):
+        for _ in range(rounds):
             report = run_task_eval(rc, tasks, split=split)
             times += [r["ms"] for r in report["per_task"]]
-        multi = [r["ms"] for r in report["per_task"] if r["kind"] == "multi"]
+        multi = [r["ms"] for r in report["per_task"] if r["kind"] in ("multi", "free")]
         out["split" if split else "whole-goal"] = {
             "recall_at_5": report["recall_at_k"],
             "recall_by_kind": report["recall_by_kind"],
@@ -67,11 +69,43 @@ def main() -> None:
         "median_ms": round(s["ms_median"] - w["ms_median"], 1),
         "multi_task_ms": round(s["ms_multi_mean_last_round"] - w["ms_multi_mean_last_round"], 1),
     }
-    out["tasks"], out["rounds"], out["cpu_count"] = len(tasks), args.rounds, os.cpu_count()
+    out["tasks"] = len(tasks)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--sets", default="en,zh")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="jgm-task-bench-"))
+    os.environ["JGM_HOME"] = str(tmp / "home")
+    from jupiter_git_memory.recall.calibrate import auto_calibrate
+    from jupiter_git_memory.recall.service import Recaller
+    from jupiter_git_memory.recall.task_eval import load_tasks
+    from jupiter_git_memory.seed.seeder import Seeder
+
+    out: dict = {"rounds": args.rounds, "cpu_count": os.cpu_count()}
+    try:
+        for name in args.sets.split(","):
+            corpus, tasks_file = SETS[name]
+            repo = _repo(tmp, name, corpus)
+            Seeder(repo).seed()  # the seed without its post-step: the model's shipped floor
+            rc = Recaller(repo)
+            tasks = load_tasks(tasks_file)
+            got: dict = {"model": rc.embedder.spec.name}
+            if name == "en":
+                got["shipped-floor"] = _measure(rc, tasks, args.rounds)
+            got["calibration"] = {k: v for k, v in auto_calibrate(rc).items() if k in ("action", "floor", "reason")}
+            rc.close()
+            rc = Recaller(repo)  # as `jgm seed` leaves it: the floor measured with the shipped probes
+            got["calibrated"] = _measure(rc, tasks, args.rounds)
+            rc.close()
+            out[name] = got
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     out["load_average"] = [round(x, 2) for x in os.getloadavg()]
     print(json.dumps(out, indent=2))
-    rc.close()
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
