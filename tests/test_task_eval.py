@@ -31,3 +31,26 @@ def test_task_recall_eval_holds_the_gate(repo):
         misses,
     )
     assert report["leaks"] == 0 and report["recall_by_kind"]["files"] == 1.0
+
+
+def test_task_recall_under_the_floor_a_seed_calibrates_keeps_its_measured_figures(repo):
+    """The gate above runs under MiniLM's shipped floor (0.30); `jgm seed` calibrates one on this repository's
+    40 records (0.37), and that is what a user gets. Measured there (bench/README.md): recall@5 0.876, free
+    tasks complete 0.636, below issue 34's 0.75 (concerns whose record scores under 0.37). This holds the
+    default path to those figures: no leak, nothing for the unanswerable tasks, no loss."""
+    from jupiter_git_memory.recall.calibrate import calibrating_seeder
+
+    shutil.copytree(EVAL / "task_repo", repo.path, dirs_exist_ok=True)
+    repo.commit("parcelhub")
+    assert not calibrating_seeder(repo.path).seed().errors  # as `jgm seed`: seed, then calibrate
+    rc = Recaller(repo.path)
+    try:
+        assert rc.floor_info().source == "calibrated", rc.floor_info().provenance
+        report = run_task_eval(rc, load_tasks(EVAL / "tasks.yaml"), k=5)
+    finally:
+        rc.close()
+    assert report["leaks"] == 0 and report["unanswerable_mean_results"] == 0.0, report["per_task"]
+    assert report["recall_at_k"] >= 0.87 and report["free_complete"] >= 0.63, (
+        report["recall_at_k"],
+        report["free_complete"],
+    )
