@@ -101,6 +101,9 @@ def test_chinese_goals_split_at_their_punctuation_and_connectives():
         "配送時段的容量怎麼算",
     ]
     assert split_concerns("部署到台灣區的叢集，並確認應用日誌保留多久") == ["部署到台灣區的叢集", "應用日誌保留多久"]
+    # a decimal after Chinese is a number, not a list item
+    assert split_concerns("把服務升級到3.11版本並打開新的快取功能") == []
+    assert split_concerns("把服務升級到3.11版，另外快取保留2.5天") == ["把服務升級到3.11版", "快取保留2.5天"]
 
 
 def test_small_chinese_pieces_stay_with_their_neighbour():

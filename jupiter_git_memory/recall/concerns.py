@@ -42,7 +42,7 @@ _ZH_JOIN = (
 )
 _SENTENCES = re.compile(
     rf"((?<=[.!?;:])\s+(?:{_ITEM}\s+)*|\s*\n+\s*(?:{_ITEM}\s+)*|^\s*(?:{_ITEM}\s+)+|\s+\(?\d{{1,2}}\)\s+"
-    rf"|(?<=[。！？；：])\s*(?:{_ITEM}\s*)*|(?<=[?!;])(?=[{_HAN}])|(?<=[{_HAN}])\s*\d{{1,2}}[.)、]\s*)"
+    rf"|(?<=[。！？；：])\s*(?:{_ITEM}\s*)*|(?<=[?!;])(?=[{_HAN}])|(?<=[{_HAN}])\s*\d{{1,2}}[.)、](?!\d)\s*)"
 )
 _CLAUSES = re.compile(
     r"(\s*,\s*(?:(?:and|or|then|with|plus|including|also|but)\s+)?|\s+(?:and|or|with|plus|including|as well as|then|"
