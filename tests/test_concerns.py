@@ -111,6 +111,9 @@ def test_small_chinese_pieces_stay_with_their_neighbour():
     assert split_concerns("台灣站的金流要支援信用卡、ATM、超商代碼") == []
     assert split_concerns("短信验证码用的是哪家供应商、多久过期") == []
     assert split_concerns("这周轮到我值班，值班是怎么排的") == []
+    # words that also start a noun stay where no verb follows them (請假: leave; 最後一筆: the last one)
+    assert split_concerns("請假流程要改；另外最後一筆訂單的狀態不對") == ["請假流程要改", "最後一筆訂單的狀態不對"]
+    assert split_concerns("請確認備份保留幾天；最後把快取清掉") == ["備份保留幾天", "把快取清掉"]
     # 并 starts a word here (并发: concurrency), not a connective: nothing is dropped from it
     assert split_concerns("接口的并发连接数太多了；另外 Redis 的内存也快满了") == [
         "接口的并发连接数太多了",

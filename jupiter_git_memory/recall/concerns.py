@@ -60,8 +60,10 @@ _LEAD = re.compile(
     r"check that)\b[\s,]*)+",
     re.IGNORECASE,
 )
+# In front of a concern; a word that also starts a noun (請假, 麻煩的是, 最後一筆) only where a verb follows
 _ZH_LEAD = re.compile(
-    rf"^(?:(?:{_ZH_JOIN}|記得|记得|別忘了|别忘了|不要忘了|請|请|幫我|帮我|麻煩|麻烦|(?:並|并|也|再)(?=確|确|檢|检|看|查)"
+    r"^(?:(?:另外|此外|還有|还有|順便|顺便|順帶|顺带|同時|同时|以及|並且|并且|而且|然後|然后|記得|记得|別忘了|别忘了"
+    r"|不要忘了|幫我|帮我|(?:請|请|麻煩|麻烦|並|并|也|再|最後|最后|接著|接着)(?=確|确|檢|检|看|查|幫|帮|把|將|将)"
     r"|確認一下|确认一下|確認|确认|檢查一下|检查一下|看一下|看看|查一下)[\s，,、]*)+"
 )
 _ZH_GRAMMAR = frozenset("的了嗎吗呢吧啊呀是個个些們们麼么這这那哪怎要會会能")  # characters that name no topic
