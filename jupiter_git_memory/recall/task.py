@@ -53,25 +53,6 @@ def task_queries(goal: str, errors=(), concerns=()) -> list[tuple[str, str]]:
     return qs
 
 
-def merged_recall(
-    recaller: Recaller, queries: list[str], k: int, kinds=None, statuses=None
-) -> tuple[list[dict], list[str], dict]:
-    """Run each query, keep each record's best score; returns results, warnings, and the last index state."""
-    best: dict[str, dict] = {}
-    warnings: list[str] = []
-    state: dict = {}
-    recaller.embed_ahead(queries)
-    for q in queries:
-        res = recaller.recall(q, k=k, kinds=kinds, statuses=statuses, store=False)
-        state = res.receipt["index"]
-        warnings += [w for w in res.warnings if w not in warnings]
-        for r in res.results:
-            if r["id"] not in best or r["score"] > best[r["id"]]["score"]:
-                best[r["id"]] = dict(r, matched_query=q)
-    ranked = sorted(best.values(), key=lambda r: (-r["score"], r["id"]))[:k]
-    return ranked, warnings, state
-
-
 def _fusion_why(ranks: dict[str, int], semantic: dict | None) -> str:
     by = ", ".join(f"{rank} by {label}" for label, rank in ranks.items())
     return f"reciprocal rank fusion of the task's lists: ranked {by}" + (
