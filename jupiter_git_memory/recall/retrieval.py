@@ -265,6 +265,27 @@ def corroborate(
         h.corroboration = mass.get(h.record_id, 0.0)
 
 
+def weigh(
+    index: Index,
+    query: str,
+    found: list[Hit],
+    mode: str,
+    floor: float,
+    margin: float,
+    gates: tuple[tuple[float, float] | None, float | None, float | None] = (None, None, None),
+    held: dict[str, Any] | None = None,
+) -> None:
+    """What every hit is held to before `rank` decides, for recall's search and the recall inspector alike:
+    a record written in the other language to its language pair's floor (`cross_language.mark_pair_floors`;
+    not in lexical mode), and in hybrid mode the measured corroboration of the band above each hit's floor
+    (`corroborate`). `gates`: the question's (lexical gate, cross-language gate, pair floor)."""
+    gate, cross_gate, pair_floor = gates
+    if mode != "lexical":
+        cross_language.mark_pair_floors(index.catalog, query, found, floor, pair_floor)
+    if mode == "hybrid":
+        corroborate(index, query, found, floor, margin, gate, cross_gate is not None, held)
+
+
 def search(
     index: Index,
     embedder: Any,
@@ -293,12 +314,9 @@ def search(
             None if ask.mode == "lexical" else ask.cross_floor,
         )
         found = got + list((retired or {}).values())
-        if ask.mode != "lexical":  # a record in the other language is held to its language pair's floor
-            cross_language.mark_pair_floors(index.catalog, ask.query, found, ask.floor, ask.cross_floor)
-        if ask.mode == "hybrid":
-            margin, across = settings.corroborate_margin, ask.cross_gate is not None
-            held = embedder.ready_held() if isinstance(embedder, QueryOnce) else None
-            corroborate(index, ask.query, found, ask.floor, margin, ask.gate, across, held)
+        held = embedder.ready_held() if ask.mode == "hybrid" and isinstance(embedder, QueryOnce) else None
+        gates = (ask.gate, ask.cross_gate, ask.cross_floor)
+        weigh(index, ask.query, found, ask.mode, ask.floor, settings.corroborate_margin, gates, held)
     except (ValueError, KeyError, NotSeeded):
         raise
     except index_failures() as e:

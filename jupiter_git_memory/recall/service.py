@@ -115,16 +115,10 @@ class Recaller:
             index, self.embedder, allowed, query, statuses, kinds, n, use_lexical, pair_floor=pair_floor
         )
 
-    def corroborate(
-        self,
-        index: Index,
-        query: str,
-        hits: list[Hit],
-        floor: float,
-        gate: tuple[float, float] | None = None,
-        across: bool = False,
-    ) -> None:
-        retrieval.corroborate(index, query, hits, floor, self.settings.corroborate_margin, gate, across)
+    def weigh(self, index: Index, query: str, hits: list[Hit], mode: str, info: FloorInfo) -> None:
+        """Hold `hits` to their floors and measure their words as recall's search does (`retrieval.weigh`)."""
+        gates = (info.gate, info.cross_gate, info.cross_floor)
+        retrieval.weigh(index, query, hits, mode, info.value, self.settings.corroborate_margin, gates)
 
     def _floor_warnings(self, info: FloorInfo) -> list[str]:
         """Warn about the floor once per Recaller, and only where it matters: a shipped default that was

@@ -13,7 +13,6 @@ import copy
 from typing import Any
 
 from ...base.store import workspace_lock
-from ...recall.cross_language import mark_pair_floors
 from ...recall.ranking import cut_reason, floor_of, rank, relevance
 from ...records.model import ALL_EFFECTIVE
 
@@ -86,10 +85,7 @@ def cuts(
         index = recaller.index()
         pair = info.cross_floor if mode != "lexical" else None  # as recall: the other language's beyond the pool
         hits = recaller.hits(index, query, list(ALL_EFFECTIVE), None, max(30, k * 6), mode != "dense", pair)
-        if mode != "lexical":  # as recall does: a record in the other language is held to its pair's floor
-            mark_pair_floors(index.catalog, query, hits, floor, info.cross_floor)
-        if mode == "hybrid":  # as recall does: measured corroboration for the band above the floor
-            recaller.corroborate(index, query, hits, floor, info.gate, info.cross_gate is not None)
+        recaller.weigh(index, query, hits, mode, info)  # as recall does: pair floors, measured corroboration
         rows = index.catalog.records_by_ids([h.record_id for h in hits if h.record_id not in returned])
     allowed = [copy.copy(h) for h in hits if _filtered(h, statuses, kinds) is None]
     w = recaller.weights
