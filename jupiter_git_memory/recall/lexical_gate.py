@@ -58,15 +58,20 @@ def gate_of(entry: dict[str, Any] | None) -> tuple[float, float] | None:
     return None
 
 
+def _stored(entry: dict[str, Any] | None, key: str, figure: str) -> float | None:
+    """`entry[key][figure]` of a language's stored calibration when it is a number, else None (null where it
+    does not apply, or absent: measured before it existed)."""
+    g = (entry or {}).get(key)
+    return float(g[figure]) if isinstance(g, dict) and isinstance(g.get(figure), (int, float)) else None
+
+
 def cross_gate_of(entry: dict[str, Any] | None) -> float | None:
     """The cross-language gate's mass of a language's stored calibration (recall/cross_language.py), None
     when it has none (no record in the other language, no dictionary, or measured before it existed)."""
-    g = (entry or {}).get("cross_gate")
-    return float(g["mass"]) if isinstance(g, dict) and isinstance(g.get("mass"), (int, float)) else None
+    return _stored(entry, "cross_gate", "mass")
 
 
 def cross_floor_of(entry: dict[str, Any] | None) -> float | None:
     """The floor a language's questions have over records in the other language (calibrate._pair_floor),
     None when it has none (one language only, or measured before it existed)."""
-    g = (entry or {}).get("cross_floor")
-    return float(g["floor"]) if isinstance(g, dict) and isinstance(g.get("floor"), (int, float)) else None
+    return _stored(entry, "cross_floor", "floor")
