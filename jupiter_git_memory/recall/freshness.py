@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from ..base.store import LockTimeout
 from ..config import Settings
@@ -37,6 +37,7 @@ REFRESH_WAIT = 30.0  # seconds a read waits for the write lock to refresh a stal
 STALE = "record files changed since the last seed are not in this answer"  # how the warning starts
 RESEED_WAIT = 2.0  # seconds a read waits for the write lock to index a few edited record files, else it warns
 ViewMap = dict[str, tuple[str, str, str]]  # chunk id -> (record id, kind, effective status)
+T = TypeVar("T")
 
 
 class Views:
@@ -65,16 +66,15 @@ class Views:
         self._index: Index | None = None
         self._generation = -1
         self._seeder: Seeder | None = None
-        self._map: tuple[tuple[str | None, int] | tuple[()], ViewMap] = ((), {})
-        self._admitted: tuple[tuple[str | None, int] | tuple[()], dict[str, str]] = ((), {})
-        self._in_force: tuple[tuple[str | None, int] | tuple[()], int] = ((), 0)
+        # what is read once per view and catalog generation (`_per_generation`): name -> (key, value)
+        self._kept: dict[str, tuple[tuple[str | None, int], Any]] = {}
         self._quiet = QuietSince()
 
     def use_settings(self, settings: Settings) -> None:
         """New settings (same model and Chroma URL): the next refresh builds its seeder with them."""
         self.settings = settings
         self._seeder = None
-        self._admitted = ((), {})  # the roots may have changed
+        self._kept.pop("admitted", None)  # the roots may have changed
 
     def index(self) -> Index:
         """The open index, reopened first when a writer moved it on."""
@@ -98,9 +98,7 @@ class Views:
     def close(self) -> None:
         """Forget the index before closing it, so a close that fails never leaves a closed one in use."""
         index, self._index = self._index, None
-        self._map = ((), {})  # keyed by generation, which a replaced catalog may repeat
-        self._admitted = ((), {})
-        self._in_force = ((), 0)
+        self._kept.clear()  # keyed by generation, which a replaced catalog may repeat
         if index is not None:
             index.close()
 
@@ -238,21 +236,23 @@ class Views:
             "generation": cat.generation(),
         }
 
+    def _per_generation(self, name: str, index: Index, read: Callable[[], T]) -> T:
+        """`read()` once per view and catalog generation: what only a write to the catalog can change."""
+        key = (index.catalog.view, index.catalog.generation())
+        kept = self._kept.get(name)
+        if kept is None or kept[0] != key:
+            kept = self._kept[name] = (key, read())
+        return cast(T, kept[1])
+
     def view_map(self, index: Index) -> ViewMap:
         """chunk id -> (record id, kind, effective status) of the current view, cached per generation."""
-        key = (index.catalog.view, index.catalog.generation())
-        if self._map[0] != key:
-            self._map = (key, index.catalog.view_chunk_map())
-        return self._map[1]
+        return self._per_generation("map", index, index.catalog.view_chunk_map)
 
     def in_force(self, index: Index) -> int:
         """How many of the current view's records are in force: why a shipped floor holds depends on it (below
         MIN_RECORDS the seed does not calibrate). A COUNT over the view costs 3 ms at 7,000 records, on the
         path of every recall with a shipped floor, so it is counted once per generation like the view map."""
-        key = (index.catalog.view, index.catalog.generation())
-        if self._in_force[0] != key:
-            self._in_force = (key, index.catalog.count_in(DEFAULT_STATUSES))
-        return self._in_force[1]
+        return self._per_generation("in_force", index, lambda: index.catalog.count_in(DEFAULT_STATUSES))
 
     def unmapped_admitted(self, index: Index) -> dict[str, str]:
         """record id -> unmapped word, of the proposed records of collections most of whose records carry
@@ -260,14 +260,14 @@ class Views:
         seed/reading.py `status_notes` reports the words; a record without a path (a candidate) has none."""
         from ..seed.sources import root_of
 
-        key = (index.catalog.view, index.catalog.generation())
-        if self._admitted[0] != key:
+        def read() -> dict[str, str]:
             rows = index.catalog.status_words()
             roots = [
                 (rid, (root_of(path, self.settings) or ".") if path else None, eff, w) for rid, path, eff, w in rows
             ]
-            self._admitted = (key, unmapped_majority(roots))
-        return self._admitted[1]
+            return unmapped_majority(roots)
+
+        return self._per_generation("admitted", index, read)
 
     def effective(self, index: Index) -> list[str]:
         """Each record's effective status in the current view."""
