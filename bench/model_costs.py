@@ -227,13 +227,13 @@ def bench_recall(work: Path, n: int, requests: int, rounds: int) -> dict:
         if not (repos[m] / ".git").is_dir():
             generate(repos[m], records)
         homes[m] = work / f"home-recall-{m}"
+        env = dict(os.environ, JGM_HOME=str(homes[m]), JGM_MODEL=m)
         if not (homes[m] / "seeded").exists():
             shutil.rmtree(homes[m], ignore_errors=True)
-            seeds[m] = run_child(["fill", str(repos[m])], dict(os.environ, JGM_HOME=str(homes[m]), JGM_MODEL=m))
+            seeds[m] = run_child(["fill", str(repos[m])], env)
             (homes[m] / "seeded").write_text(json.dumps(seeds[m]))
         else:
             seeds[m] = json.loads((homes[m] / "seeded").read_text())
-        env = dict(os.environ, JGM_HOME=str(homes[m]), JGM_MODEL=m)
         seeds[m]["floor"] = run_child(["calibrate", str(repos[m])], env)
         print(f"recall store {m}: {json.dumps(seeds[m])}", file=sys.stderr, flush=True)
     out: dict = {"target_chunks": n, "requests_per_round": requests, "stores": seeds, "rounds": {m: [] for m in MODELS}}
