@@ -144,6 +144,14 @@ def ratios(results: dict[str, dict]) -> dict:
     return out
 
 
+def emit(report: dict, out: Path | None) -> None:
+    """Print the report as JSON, and write it to `out` too when given."""
+    text = json.dumps(report, indent=1, ensure_ascii=False)
+    if out:
+        out.write_text(text + "\n", "utf-8")
+    print(text)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", default="minilm-l6-v2-int8", help="comma-separated model names")
@@ -171,10 +179,7 @@ def main() -> None:
     report = {"mode": a.mode, "k": 3, "models": results}
     if len(models) > 1:
         report["ratios"] = ratios(results)
-    text = json.dumps(report, indent=1, ensure_ascii=False)
-    if a.out:
-        a.out.write_text(text + "\n", "utf-8")
-    print(text)
+    emit(report, a.out)
 
 
 if __name__ == "__main__":

@@ -82,8 +82,10 @@ def test_project_knowledge_base_passes_check_and_eval_gate(make_repo):
     """Our own knowledge/ is valid and holds the eval gate: the floor is calibrated automatically by the
     seed, no question copies its record, off-topic questions stay empty, nothing leaks. Issue 13's target
     (recall@3 >= 0.95, in-domain empty >= 0.9) is not reached yet; the gate holds what is (bench/README.md:
-    0.88-0.90 recall@3 at ~100 records; 0.86 recall@3 and 0.5 in-domain empty at 151 records, 2026-12-04:
-    each new record can become a near miss for an unanswerable question, so the margin is one question)."""
+    0.88-0.90 recall@3 at ~100 records; 0.86 recall@3 and 0.5 in-domain empty at 151 records, 2026-12-04;
+    0.884 at 158 records, 2026-12-05). The recall gate is two questions below: `cutoff-value` and `store-path`
+    sit at their floors, and the numerics of another machine can move both (bench/eval_noise.py: with each
+    question's vector moved by noise of 3e-4 per component, 0.837-0.884 over 24 runs)."""
     kb = make_repo("self")
     shutil.copytree(PROJECT / "knowledge", kb.path / "knowledge")
     shutil.copy(PROJECT / "pyproject.toml", kb.path / "pyproject.toml")
@@ -94,7 +96,7 @@ def test_project_knowledge_base_passes_check_and_eval_gate(make_repo):
         "eval",
         str(PROJECT / "tests/eval/questions.yaml"),
         "--min-recall",
-        "0.85",
+        "0.83",
         "--min-off-topic-empty",
         "1.0",
         "--min-in-domain-empty",
