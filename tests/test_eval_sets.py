@@ -291,7 +291,7 @@ def _eval_queries() -> dict[str, list[str]]:
     for f in (PROJECT / "bench/adr_questions.yaml", PROJECT / "bench/wild_questions.yaml"):
         collections = yaml.safe_load(f.read_text("utf-8"))["collections"].values()
         out[str(f.relative_to(PROJECT))] = [q["q"] for c in collections for q in c["questions"]]
-    for tasks in (EVAL / "tasks.yaml", EVAL / "zh/tasks.yaml"):
+    for tasks in (EVAL / "tasks.yaml", EVAL / "tasks_heldout.yaml", EVAL / "zh/tasks.yaml"):
         out[str(tasks.relative_to(PROJECT))] = [t["goal"] for t in yaml.safe_load(tasks.read_text("utf-8"))["tasks"]]
     return out
 

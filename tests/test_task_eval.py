@@ -54,3 +54,32 @@ def test_task_recall_under_the_floor_a_seed_calibrates_keeps_its_measured_figure
         report["recall_at_k"],
         report["free_complete"],
     )
+
+
+def test_the_held_out_task_set_is_valid_and_holds_what_it_measured_once(repo):
+    """tests/eval/tasks_heldout.yaml was written after the gate above and run once, never tuned on: 14 free
+    goals in phrasings the first sets lack, 3 with nothing to find. Under the floor `jgm seed` leaves (0.37)
+    it measured recall@5 0.667 and free complete 0.429 (6 of 14; bench/README.md), far under tasks.yaml's
+    0.876 / 0.636: the English free-phrasing figure does not carry over. Held one record / one task below."""
+    from jupiter_git_memory.recall.calibrate import calibrating_seeder
+
+    shutil.copytree(EVAL / "task_repo", repo.path, dirs_exist_ok=True)
+    repo.commit("parcelhub")
+    assert not calibrating_seeder(repo.path).seed().errors
+    tasks = load_tasks(EVAL / "tasks_heldout.yaml")
+    assert sum(t.kind == "free" and len(t.expect) >= 2 for t in tasks) >= 12
+    assert sum(t.kind == "unanswerable" for t in tasks) >= 3
+    rc = Recaller(repo.path)
+    try:
+        status = {rid: row.effective_status for rid, row in rc.index().catalog.records().items()}
+        report = run_task_eval(rc, tasks, k=5)
+    finally:
+        rc.close()
+    for t in tasks:  # every expected record is in force, every forbidden one retired or not reviewed
+        assert all(status[rid] in ("accepted", "verified", "unverified") for rid in t.expect), t.id
+        assert all(status[rid] not in ("accepted", "verified", "unverified") for rid in t.forbid), t.id
+    assert report["leaks"] == 0 and report["unanswerable_mean_results"] == 0.0, report["per_task"]
+    assert report["recall_at_k"] >= 0.63 and report["free_complete"] >= 0.35, (
+        report["recall_at_k"],
+        report["free_complete"],
+    )
