@@ -258,7 +258,8 @@ def private_tree(location: str) -> None:
 
 
 class VectorIndex:
-    """One workspace's collection. Metadata per chunk: record_id, kind, status, path, commit, ordinal."""
+    """One workspace's collection. Metadata per chunk: its record_id only (index/plan.py `chunk_meta`); what
+    differs between views (status, path, commit) lives in the catalog."""
 
     def __init__(self, location: str, collection: str, identity: dict, write: bool = True):
         self.location = location

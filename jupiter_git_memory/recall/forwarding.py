@@ -15,9 +15,10 @@ The rules, said once here:
   chain A → B → C reaches C, a cycle stops, MAX_DEPTH bounds it. A replacement must be in the view, have an
   asked status (in force, as the answer's filters say) and an asked kind; otherwise nothing is forwarded.
 - Score: `relevance(source) × HOP_FACTOR ** steps × weight(replacement)`, where relevance(source) is the
-  retired record's relevance under the contract (its cosine against the floor; retired records carry no
-  lexical evidence). So a forwarded record never scores above what the retired record itself would with the
-  replacement's weight, and a direct match of equal cosine ranks above it.
+  retired record's relevance under the contract (its cosine against the floor and, in hybrid mode, its bm25
+  against the best of the in-force pool's: retrieval._forward). So a forwarded record never scores above what
+  the retired record itself would with the replacement's weight, and a direct match of equal relevance ranks
+  above it.
 - A replacement admitted by itself keeps its own score and is not marked; the retired record never appears.
 """
 

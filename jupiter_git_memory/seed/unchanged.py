@@ -4,7 +4,7 @@ and daemon refresh pays.
 Why: a full seed that finds nothing to change still reads, parses and resolves every record and rewrites
 the view (0.2-0.3 s for 1,000 records, 3-4 % of a cold seed). What it depends on is cheaper to look at: the
 git state (HEAD, refs, the index file), `git status` (which the seed reads anyway), the metadata of every
-file and folder under the roots and of every path git reports, the settings, the parser's code and the
+file and folder under the roots and of every path git reports, the settings, the package's code and the
 model, and the index it would write to (the catalog's file and generation, the vector collection and its
 count). When all of that equals what it was before the last seed of the view, that seed left the index as
 a full seed would leave it now, so the answer is that seed's report as a no-op (nothing added, updated,
