@@ -15,10 +15,18 @@ from jupiter_git_memory.seed.seeder import Seeder
 EVAL = Path(__file__).parent / "eval"
 
 
-def test_task_recall_eval_holds_the_gate(repo):
+def _seed_task_repo(repo, calibrate: bool) -> None:
+    """The task repository committed into `repo` and seeded: as `jgm seed` does (seed, then calibrate) with
+    `calibrate`, else without the post-step (the model's shipped floor)."""
+    from jupiter_git_memory.recall.calibrate import calibrating_seeder
+
     shutil.copytree(EVAL / "task_repo", repo.path, dirs_exist_ok=True)
     repo.commit("parcelhub")
-    assert not Seeder(repo.path).seed().errors
+    assert not (calibrating_seeder(repo.path) if calibrate else Seeder(repo.path)).seed().errors
+
+
+def test_task_recall_eval_holds_the_gate(repo):
+    _seed_task_repo(repo, calibrate=False)
     tasks = load_tasks(EVAL / "tasks.yaml")
     assert {t.kind for t in tasks} == {"paraphrase", "files", "multi", "free", "error", "unanswerable"}
     assert len(tasks) >= 55 and sum(t.kind == "free" for t in tasks) >= 8
@@ -38,11 +46,7 @@ def test_task_recall_under_the_floor_a_seed_calibrates_keeps_its_measured_figure
     40 records (0.37), and that is what a user gets. Measured there (bench/README.md): recall@5 0.876, free
     tasks complete 0.636, below issue 34's 0.75 (concerns whose record scores under 0.37). This holds the
     default path to those figures: no leak, nothing for the unanswerable tasks, no loss."""
-    from jupiter_git_memory.recall.calibrate import calibrating_seeder
-
-    shutil.copytree(EVAL / "task_repo", repo.path, dirs_exist_ok=True)
-    repo.commit("parcelhub")
-    assert not calibrating_seeder(repo.path).seed().errors  # as `jgm seed`: seed, then calibrate
+    _seed_task_repo(repo, calibrate=True)
     rc = Recaller(repo.path)
     try:
         assert rc.floor_info().source == "calibrated", rc.floor_info().provenance
@@ -61,12 +65,9 @@ def test_the_held_out_task_set_is_valid_and_holds_what_it_measured_once(repo):
     goals in phrasings the first sets lack, 3 with nothing to find. Under the floor `jgm seed` leaves (0.37)
     it measured recall@5 0.667 and free complete 0.429 (6 of 14; bench/README.md), far under tasks.yaml's
     0.876 / 0.636: the English free-phrasing figure does not carry over. Held one record / one task below."""
-    from jupiter_git_memory.recall.calibrate import calibrating_seeder
     from jupiter_git_memory.records.kinds import DEFAULT_STATUSES
 
-    shutil.copytree(EVAL / "task_repo", repo.path, dirs_exist_ok=True)
-    repo.commit("parcelhub")
-    assert not calibrating_seeder(repo.path).seed().errors
+    _seed_task_repo(repo, calibrate=True)
     tasks = load_tasks(EVAL / "tasks_heldout.yaml")
     assert sum(t.kind == "free" and len(t.expect) >= 2 for t in tasks) >= 12
     assert sum(t.kind == "unanswerable" for t in tasks) >= 3
